@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"expvar"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// helloBody is what the target server answers when no body size is given.
+var helloBody = []byte("Hello, Go!")
+
+// shutdownGrace bounds how long a graceful shutdown waits for requests in flight.
+const shutdownGrace = 5 * time.Second
+
+// serveConfig holds the knobs of gust serve, filled from its flags.
+type serveConfig struct {
+	// Addr is the host:port the target server listens on.
+	Addr string
+	// DebugAddr, if not empty, is a second listener for /debug/vars and /debug/pprof/.
+	DebugAddr string
+	// Handler says what every request is answered with.
+	Handler handlerConfig
+}
+
+// handlerConfig says what the hello handler answers. The zero value answers
+// "Hello, Go!" at once.
+type handlerConfig struct {
+	// Body is written on every response; nil means "Hello, Go!" and an empty,
+	// non-nil slice means an empty body.
+	Body []byte
+	// Delay is how long the handler waits before answering; zero answers at once.
+	Delay time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	var (
+		cfg      serveConfig
+		bodySize int
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a small net/http target server that answers Hello, Go! on every path",
+		Long: "Run a small target server for trying gust and for tests. It answers every path and\n" +
+			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given.\n" +
+			"SIGINT or SIGTERM shut it down gracefully.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("body-size") {
+				body, err := filledBody(bodySize)
+				if err != nil {
+					return err
+				}
+				cfg.Handler.Body = body
+			}
+			if cfg.Handler.Delay < 0 {
+				return fmt.Errorf("serve: --delay is %s; give a duration of 0 or more, e.g. 2s", cfg.Handler.Delay)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, cfg, cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "host:port to listen on")
+	f.DurationVar(&cfg.Handler.Delay, "delay", 0, "wait this long before answering each request, e.g. 2s")
+	f.IntVar(&bodySize, "body-size", 0, "answer with a body of this many bytes instead of Hello, Go!")
+	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
+	return cmd
+}
+
+// filledBody returns a response body of n bytes, built once at start-up so
+// that answering costs no allocation.
+func filledBody(n int) ([]byte, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("serve: --body-size is %d; give a size of 0 or more bytes", n)
+	}
+	// Repeat the greeting so a body read by a person still looks like ours.
+	return bytes.Repeat(helloBody, n/len(helloBody)+1)[:n], nil
+}
+
+// newHelloHandler returns the handler gust serve answers with, whatever the
+// engine that drives it.
+func newHelloHandler(cfg handlerConfig) http.Handler {
+	body := cfg.Body
+	if body == nil {
+		body = helloBody
+	}
+	contentLength := strconv.Itoa(len(body))
+	delay := cfg.Delay
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				// The client is gone; there is no one left to answer.
+				t.Stop()
+				return
+			}
+		}
+		h := w.Header()
+		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Length"] = []string{contentLength}
+		_, _ = w.Write(body)
+	})
+}
+
+// publishGoroutines registers the expvar "goroutines" once per process:
+// expvar.Publish panics on a second registration of the same name.
+var publishGoroutines = sync.OnceFunc(func() {
+	expvar.Publish("goroutines", expvar.Func(func() any { return runtime.NumGoroutine() }))
+})
+
+// newDebugHandler returns a mux of its own serving /debug/vars and
+// /debug/pprof/, so nothing depends on http.DefaultServeMux.
+func newDebugHandler() http.Handler {
+	publishGoroutines()
+	mux := http.NewServeMux()
+	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
+}
+
+// runServe listens on cfg.Addr (and cfg.DebugAddr, if set), serves until ctx
+// is done, then shuts down gracefully within shutdownGrace. It writes its
+// start-up lines to log.
+func runServe(ctx context.Context, cfg serveConfig, log io.Writer) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
+	}
+	// Timeouts stay zero on purpose: a target under load should not cut the
+	// connections the generator is measuring.
+	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler)}}
+	listeners := []net.Listener{ln}
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: listen on --debug-addr %q: %w", cfg.DebugAddr, err)
+		}
+		servers = append(servers, &http.Server{Handler: newDebugHandler()})
+		listeners = append(listeners, dln)
+	}
+
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp)\n", ln.Addr())
+	if len(listeners) > 1 {
+		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", listeners[1].Addr())
+	}
+
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+		serveErr = fmt.Errorf("serve: %w", serveErr)
+	}
+
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+			if serveErr == nil {
+				serveErr = fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
+			}
+		}
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		return nil
+	}
+	return serveErr
+}

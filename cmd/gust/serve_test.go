@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHelloHandler(t *testing.T) {
+	body25, err := filledBody(25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		cfg       handlerConfig
+		method    string
+		path      string
+		wantBody  string
+		wantDelay time.Duration
+	}{
+		{
+			name:     "the zero config answers Hello, Go!",
+			method:   http.MethodGet,
+			path:     "/",
+			wantBody: "Hello, Go!",
+		},
+		{
+			name:     "any method and path gets the same answer",
+			method:   http.MethodPost,
+			path:     "/some/deep/path?q=1",
+			wantBody: "Hello, Go!",
+		},
+		{
+			name:     "a body size gives a body of that many bytes",
+			cfg:      handlerConfig{Body: body25},
+			method:   http.MethodGet,
+			path:     "/",
+			wantBody: "Hello, Go!Hello, Go!Hello",
+		},
+		{
+			name:     "a body size of zero gives an empty body",
+			cfg:      handlerConfig{Body: []byte{}},
+			method:   http.MethodGet,
+			path:     "/",
+			wantBody: "",
+		},
+		{
+			name:      "a delay holds the answer back",
+			cfg:       handlerConfig{Delay: 50 * time.Millisecond},
+			method:    http.MethodGet,
+			path:      "/",
+			wantBody:  "Hello, Go!",
+			wantDelay: 50 * time.Millisecond,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHelloHandler(tt.cfg)
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+			elapsed := time.Since(start)
+
+			if rec.Code != http.StatusOK {
+				t.Errorf("status = %d, want 200", rec.Code)
+			}
+			if got := rec.Body.String(); got != tt.wantBody {
+				t.Errorf("body = %q, want %q", got, tt.wantBody)
+			}
+			if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+				t.Errorf("Content-Type = %q, want text/plain", ct)
+			}
+			if cl, want := rec.Header().Get("Content-Length"), len(tt.wantBody); cl != strconv.Itoa(want) {
+				t.Errorf("Content-Length = %q, want %d", cl, want)
+			}
+			if elapsed < tt.wantDelay {
+				t.Errorf("answered after %s, want at least %s", elapsed, tt.wantDelay)
+			}
+		})
+	}
+}
+
+func TestHelloHandlerStopsWaitingWhenTheClientLeaves(t *testing.T) {
+	h := newHelloHandler(handlerConfig{Delay: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+
+	done := make(chan struct{})
+	go func() {
+		h.ServeHTTP(rec, req)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("handler still waiting 5s after its request was cancelled")
+	}
+	if rec.Body.Len() != 0 {
+		t.Errorf("wrote %q to a cancelled request, want nothing", rec.Body.String())
+	}
+}
+
+func TestFilledBody(t *testing.T) {
+	tests := []struct {
+		name    string
+		n       int
+		wantErr bool
+	}{
+		{name: "zero bytes is an empty body", n: 0},
+		{name: "fewer bytes than the greeting cut it short", n: 3},
+		{name: "exactly the greeting", n: len(helloBody)},
+		{name: "a large body", n: 1 << 20},
+		{name: "a negative size is refused", n: -1, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := filledBody(tt.n)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("filledBody(%d) = %d bytes, want an error", tt.n, len(body))
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %q spans lines, want one", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("filledBody(%d): %v", tt.n, err)
+			}
+			if body == nil || len(body) != tt.n {
+				t.Errorf("filledBody(%d) has %d bytes (nil %v)", tt.n, len(body), body == nil)
+			}
+		})
+	}
+}
+
+func TestDebugHandler(t *testing.T) {
+	// Two handlers in one process must not panic on a second expvar.Publish.
+	_ = newDebugHandler()
+	srv := httptest.NewServer(newDebugHandler())
+	defer srv.Close()
+
+	tests := []struct {
+		name       string
+		path       string
+		wantStatus int
+		check      func(t *testing.T, body []byte)
+	}{
+		{
+			name:       "debug vars report goroutines as an integer",
+			path:       "/debug/vars",
+			wantStatus: http.StatusOK,
+			check: func(t *testing.T, body []byte) {
+				var vars map[string]json.RawMessage
+				if err := json.Unmarshal(body, &vars); err != nil {
+					t.Fatalf("decode /debug/vars: %v", err)
+				}
+				var n int
+				if err := json.Unmarshal(vars["goroutines"], &n); err != nil {
+					t.Fatalf("goroutines = %s, want an integer: %v", vars["goroutines"], err)
+				}
+				if n < 1 {
+					t.Errorf("goroutines = %d, want at least 1", n)
+				}
+			},
+		},
+		{
+			name:       "the pprof index lists the goroutine profile",
+			path:       "/debug/pprof/",
+			wantStatus: http.StatusOK,
+			check: func(t *testing.T, body []byte) {
+				if !strings.Contains(string(body), "goroutine") {
+					t.Errorf("pprof index does not mention goroutine")
+				}
+			},
+		},
+		{
+			name:       "a named pprof profile is served",
+			path:       "/debug/pprof/goroutine?debug=1",
+			wantStatus: http.StatusOK,
+		},
+		{
+			name:       "other paths are not found",
+			path:       "/",
+			wantStatus: http.StatusNotFound,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("GET %s: status %d, want %d", tt.path, resp.StatusCode, tt.wantStatus)
+			}
+			if tt.check != nil {
+				tt.check(t, body)
+			}
+		})
+	}
+}
+
+func TestServeCmdRejectsBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "a negative body size", args: []string{"--body-size", "-1"}, want: "--body-size"},
+		{name: "a negative delay", args: []string{"--delay", "-1s"}, want: "--delay"},
+		{name: "an address without a port", args: []string{"--addr", "nonsense"}, want: "--addr"},
+		{name: "a debug address without a port", args: []string{"--addr", "127.0.0.1:0", "--debug-addr", "nonsense"}, want: "--debug-addr"},
+		{name: "a stray argument", args: []string{"extra"}, want: "extra"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := newServeCmd()
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			cmd.SilenceUsage = true
+			cmd.SilenceErrors = true
+			done := make(chan error, 1)
+			go func() { done <- cmd.Execute() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve started instead of refusing its flags")
+			}
+			if err == nil {
+				t.Fatal("Execute() = nil, want an error")
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
+				t.Errorf("error = %q, want one line mentioning %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunServeAnswersAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+
+	cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0"}
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, cfg, pw) }()
+
+	base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine nethttp)")
+	debug := urlFromLine(t, <-lines, "gust serve: debug endpoints on ", "/debug/")
+
+	for _, u := range []string{base + "/anything", debug + "/debug/vars"} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: status %d, want 200", u, resp.StatusCode)
+		}
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("runServe after cancel = %v, want nil", err)
+		}
+	case <-time.After(shutdownGrace + 2*time.Second):
+		t.Fatal("runServe did not return after its context was cancelled")
+	}
+}
+
+// urlFromLine cuts the URL out of a start-up line between prefix and suffix.
+func urlFromLine(t *testing.T, line, prefix, suffix string) string {
+	t.Helper()
+	rest, ok := strings.CutPrefix(line, prefix)
+	if !ok {
+		t.Fatalf("start-up line %q does not start with %q", line, prefix)
+	}
+	u, ok := strings.CutSuffix(rest, suffix)
+	if !ok {
+		t.Fatalf("start-up line %q does not end with %q", line, suffix)
+	}
+	return u
+}

@@ -1,0 +1,16 @@
+// Module peers holds the servers gust is compared against. It is a module of
+// its own so that the main module never depends on them.
+//
+// fasthttp v1.74.0 is pinned: the module proxy available to this project
+// refuses a dependency of v1.75+.
+module github.com/gust-http/gust/peers
+
+go 1.26.8
+
+require github.com/valyala/fasthttp v1.74.0
+
+require (
+	github.com/klauspost/compress v1.20.0 // indirect
+	github.com/molecule-man/go-brrr v1.0.1 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+)
