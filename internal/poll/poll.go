@@ -1,0 +1,27 @@
+// Package poll wraps the operating system's readiness notification (epoll on
+// Linux) for gust's event loops: the load generator's and the server's.
+//
+// A Poller is owned by one event loop goroutine; it is not safe for
+// concurrent use, except for Wake, which any goroutine may call.
+package poll
+
+import "errors"
+
+// Event flags, as reported in Event.Flags.
+const (
+	// Readable means the descriptor has data to read or a pending error.
+	Readable uint32 = 1 << iota
+	// Writable means the descriptor accepts writes (or a connect finished).
+	Writable
+	// Hangup means the peer closed its side or the descriptor failed.
+	Hangup
+)
+
+// Event is one readiness notification: which descriptor and what it is ready for.
+type Event struct {
+	FD    int32
+	Flags uint32
+}
+
+// ErrUnsupported is returned by New on platforms without an event-loop poller.
+var ErrUnsupported = errors.New("poll: event loop not supported on this platform")

@@ -1,0 +1,133 @@
+//go:build linux
+
+package poll
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Poller is an edge-triggered epoll instance with a wake-up eventfd.
+type Poller struct {
+	epfd    int
+	wakefd  int
+	raw     []unix.EpollEvent
+	pwait2  bool // epoll_pwait2 (nanosecond timeouts, Linux 5.11+) is available
+	wakeBuf [8]byte
+}
+
+// New creates a Poller able to report up to maxEvents events per Wait.
+func New(maxEvents int) (*Poller, error) {
+	if maxEvents <= 0 {
+		maxEvents = 256
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	wakefd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, fmt.Errorf("eventfd: %w", err)
+	}
+	p := &Poller{epfd: epfd, wakefd: wakefd, raw: make([]unix.EpollEvent, maxEvents), pwait2: true}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("epoll_ctl add eventfd: %w", err)
+	}
+	return p, nil
+}
+
+// Add registers fd for edge-triggered read, write and hang-up readiness.
+// Registering both directions once means a loop never has to modify the
+// interest set when it switches between reading and writing.
+func (p *Poller) Add(fd int) error {
+	ev := unix.EpollEvent{
+		Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
+		Fd:     int32(fd),
+	}
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+}
+
+// AddRead registers fd for level-triggered read readiness only (listeners).
+func (p *Poller) AddRead(fd int) error {
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+}
+
+// Remove unregisters fd. Closing fd also removes it; Remove is for
+// descriptors that stay open.
+func (p *Poller) Remove(fd int) error {
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+}
+
+// Wake makes a concurrent or later Wait return promptly. It is safe to call
+// from any goroutine.
+func (p *Poller) Wake() {
+	one := [8]byte{1}
+	unix.Write(p.wakefd, one[:])
+}
+
+// Wait blocks until at least one event is ready, the timeout passes
+// (timeout < 0 waits indefinitely) or Wake is called, and appends the
+// events to dst. Wake-ups are consumed and not reported.
+func (p *Poller) Wait(dst []Event, timeout time.Duration) ([]Event, error) {
+	n, err := p.wait(timeout)
+	if err != nil {
+		if err == unix.EINTR {
+			return dst, nil
+		}
+		return dst, fmt.Errorf("epoll_wait: %w", err)
+	}
+	for i := 0; i < n; i++ {
+		raw := &p.raw[i]
+		if int(raw.Fd) == p.wakefd {
+			unix.Read(p.wakefd, p.wakeBuf[:])
+			continue
+		}
+		var flags uint32
+		if raw.Events&(unix.EPOLLIN|unix.EPOLLPRI) != 0 {
+			flags |= Readable
+		}
+		if raw.Events&unix.EPOLLOUT != 0 {
+			flags |= Writable
+		}
+		if raw.Events&(unix.EPOLLHUP|unix.EPOLLRDHUP|unix.EPOLLERR) != 0 {
+			flags |= Hangup
+		}
+		dst = append(dst, Event{FD: raw.Fd, Flags: flags})
+	}
+	return dst, nil
+}
+
+func (p *Poller) wait(timeout time.Duration) (int, error) {
+	if p.pwait2 && timeout > 0 {
+		ts := unix.NsecToTimespec(int64(timeout))
+		r, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd),
+			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)),
+			uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno == 0 {
+			return int(r), nil
+		}
+		if errno != unix.ENOSYS {
+			return 0, errno
+		}
+		p.pwait2 = false // older kernel: fall back to millisecond timeouts
+	}
+	msec := -1
+	if timeout >= 0 {
+		// Round up so that a sub-millisecond timeout does not spin.
+		msec = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	return unix.EpollWait(p.epfd, p.raw, msec)
+}
+
+// Close releases the epoll instance and the wake-up descriptor.
+func (p *Poller) Close() error {
+	unix.Close(p.wakefd)
+	return unix.Close(p.epfd)
+}

@@ -1,0 +1,210 @@
+// Package load is gust's HTTP/1.1 load generator, a library first: a Config
+// describes the target and the schedule, Run drives event loops over
+// non-blocking sockets and returns a Result with HdrHistogram latencies.
+package load
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gust-http/gust/internal/http1"
+)
+
+// Config describes one load run. The zero value of every optional field is
+// a sensible default; URL and one of Requests or Duration are required.
+type Config struct {
+	// URL is the target, http://host[:port]/path?query. Only http is supported.
+	URL string
+	// Method is the request method; "" means GET.
+	Method string
+	// Header holds extra request header fields, in order. A Host field
+	// overrides the one derived from URL.
+	Header [][2]string
+	// Body is sent with every request.
+	Body []byte
+
+	// Connections is the number of concurrent connections (default 50).
+	Connections int
+	// Requests stops the run after this many responses (0: no limit).
+	Requests int64
+	// Duration stops the run after this long (0: no limit). When both
+	// Requests and Duration are zero, Run returns an error.
+	Duration time.Duration
+	// Warmup runs the load for this long before measuring; nothing sent
+	// during warmup is counted.
+	Warmup time.Duration
+
+	// Rate switches to the open model: requests per second in total on a
+	// constant schedule, latency measured from each request's intended send
+	// time. 0 means the closed model: as fast as the connections allow.
+	Rate float64
+	// DisableKeepAlive opens a new TCP connection for every request.
+	DisableKeepAlive bool
+	// Pipeline is how many requests each connection keeps in flight (default 1).
+	Pipeline int
+	// Timeout bounds connecting and waiting for each response (default 20s).
+	Timeout time.Duration
+
+	// Loops is the number of event loops (default GOMAXPROCS, at most Connections).
+	Loops int
+	// IntervalHistograms keeps each second's latency histogram, encoded, in
+	// Result.Timeline (for HdrHistogram interval logs).
+	IntervalHistograms bool
+	// Progress, if set, is called about once a second from a single
+	// goroutine with the state of the run so far.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a run in progress.
+type Progress struct {
+	Elapsed  time.Duration // since measurement started
+	Requests int64         // responses so far
+	Errors   int64         // errors so far
+	LastRPS  float64       // responses in the last full second
+}
+
+// Defaults for Config's zero values.
+const (
+	DefaultConnections = 50
+	DefaultTimeout     = 20 * time.Second
+)
+
+// Validation errors, one line each and saying what to do.
+var (
+	ErrNoStop = errors.New("give a number of requests (-n) or a duration (-z)")
+)
+
+// target is a Config resolved for the engine.
+type target struct {
+	hostPort string
+	host     string // for the Host header
+	path     string // request-target
+	request  []byte // one serialized request
+	head     bool   // HEAD requests: responses carry no body
+}
+
+func (c *Config) withDefaults() Config {
+	cfg := *c
+	if cfg.Method == "" {
+		cfg.Method = "GET"
+	}
+	if cfg.Connections == 0 {
+		cfg.Connections = DefaultConnections
+	}
+	if cfg.Pipeline == 0 {
+		cfg.Pipeline = 1
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Loops == 0 {
+		cfg.Loops = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Loops > cfg.Connections {
+		cfg.Loops = cfg.Connections
+	}
+	return cfg
+}
+
+// validate checks a defaulted Config and resolves its target.
+func (c *Config) validate() (*target, error) {
+	switch {
+	case c.Connections < 0:
+		return nil, fmt.Errorf("connections must be positive, got %d", c.Connections)
+	case c.Requests < 0:
+		return nil, fmt.Errorf("requests must not be negative, got %d", c.Requests)
+	case c.Duration < 0:
+		return nil, fmt.Errorf("duration must not be negative, got %s", c.Duration)
+	case c.Warmup < 0:
+		return nil, fmt.Errorf("warmup must not be negative, got %s", c.Warmup)
+	case c.Requests == 0 && c.Duration == 0:
+		return nil, ErrNoStop
+	case c.Rate < 0:
+		return nil, fmt.Errorf("rate must not be negative, got %g", c.Rate)
+	case c.Pipeline < 1 || c.Pipeline > 1024:
+		return nil, fmt.Errorf("pipeline must be between 1 and 1024, got %d", c.Pipeline)
+	case c.Timeout < 0:
+		return nil, fmt.Errorf("timeout must be positive, got %s", c.Timeout)
+	case c.Loops < 1:
+		return nil, fmt.Errorf("loops must be positive, got %d", c.Loops)
+	case c.DisableKeepAlive && c.Pipeline > 1:
+		return nil, errors.New("pipelining needs keep-alive: drop --pipeline or --disable-keepalive")
+	}
+	return resolveTarget(c)
+}
+
+func resolveTarget(c *Config) (*target, error) {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("bad URL %q: %v", c.URL, unwrapURLError(err))
+	}
+	if u.Scheme != "http" {
+		if u.Scheme == "" {
+			return nil, fmt.Errorf("bad URL %q: missing scheme, try http://%s", c.URL, c.URL)
+		}
+		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http://", c.URL, u.Scheme)
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, fmt.Errorf("bad URL %q: missing host", c.URL)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	t := &target{
+		hostPort: joinHostPort(u.Hostname(), port),
+		host:     u.Host,
+		path:     u.RequestURI(),
+		head:     strings.EqualFold(c.Method, "HEAD"),
+	}
+	for _, h := range c.Header {
+		if err := http1.ValidateHeader(h[0], h[1]); err != nil {
+			return nil, fmt.Errorf("bad header %q: %v", h[0], err)
+		}
+	}
+	if !isToken(c.Method) {
+		return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", c.Method)
+	}
+	t.request = http1.AppendRequest(nil, &http1.Request{
+		Method:    c.Method,
+		Target:    t.path,
+		Host:      t.host,
+		Header:    c.Header,
+		Body:      c.Body,
+		Close:     c.DisableKeepAlive,
+		UserAgent: "gust",
+	})
+	return t, nil
+}
+
+func joinHostPort(host, port string) string {
+	if strings.IndexByte(host, ':') >= 0 {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

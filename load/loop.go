@@ -1,0 +1,267 @@
+package load
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gust-http/gust/internal/poll"
+)
+
+const (
+	readBufSize     = 64 << 10
+	maxResponseHead = 64 << 10
+	maxWait         = 100 * time.Millisecond // longest a loop sleeps between housekeeping
+	minBackoff      = int64(10 * time.Millisecond)
+	maxBackoff      = int64(time.Second)
+)
+
+// loop is one event loop: it owns a share of the connections, a poller, a
+// read buffer shared by its connections, and its own statistics.
+type loop struct {
+	id     int
+	e      *engine
+	poller *poll.Poller
+	events []poll.Event
+	conns  []*conn
+	byFD   []*conn
+	buf    []byte // read buffer; responses are parsed in place here
+	req    []byte // Pipeline copies of the serialized request
+	reqLen int
+	sa     sockaddr
+
+	timers   timerHeap
+	stats    *stats
+	inflight int // requests in flight on all of this loop's connections
+
+	recording bool
+	interval  int64 // open model: ns between sends on one connection
+	lastScan  int64
+	scanEvery int64
+	stoppedAt int64
+
+	// The current second of the timeline.
+	sec      int
+	secReq   int64
+	secErr   int64
+	secBytes int64
+	secHist  *hdrhistogram.Histogram
+}
+
+// newLoops creates the event loops and spreads the connections over them.
+func (e *engine) newLoops() ([]*loop, error) {
+	sa, err := newSockaddr(e.addr)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &e.cfg
+	req := make([]byte, 0, len(e.target.request)*cfg.Pipeline)
+	for i := 0; i < cfg.Pipeline; i++ {
+		req = append(req, e.target.request...)
+	}
+	var interval, spacing float64
+	if cfg.Rate > 0 {
+		interval = float64(cfg.Connections) * 1e9 / cfg.Rate
+		spacing = 1e9 / cfg.Rate
+	}
+	scan := int64(maxWait)
+	if t := int64(cfg.Timeout) / 4; t < scan {
+		scan = max(t, int64(time.Millisecond))
+	}
+	loops := make([]*loop, cfg.Loops)
+	for i := range loops {
+		p, err := poll.New(1024)
+		if err != nil {
+			for _, l := range loops[:i] {
+				l.poller.Close()
+			}
+			return nil, err
+		}
+		loops[i] = &loop{
+			id: i, e: e, poller: p,
+			events:    make([]poll.Event, 0, 1024),
+			buf:       make([]byte, readBufSize),
+			req:       req,
+			reqLen:    len(e.target.request),
+			sa:        sa,
+			stats:     newStats(),
+			interval:  int64(interval),
+			scanEvery: scan,
+			secHist:   NewHistogram(),
+		}
+	}
+	for j := 0; j < cfg.Connections; j++ {
+		l := loops[j%len(loops)]
+		c := newConn(cfg.Pipeline)
+		// Stagger the connections' schedules so the total is evenly spaced.
+		c.next = int64(float64(j) * spacing)
+		l.conns = append(l.conns, c)
+	}
+	return loops, nil
+}
+
+func (l *loop) wake() { l.poller.Wake() }
+
+// run is the loop's body: connect everything, then wait for readiness and
+// timers until the run is over.
+func (l *loop) run() {
+	now := l.e.now()
+	l.startRecordingIfDue(now)
+	for _, c := range l.conns {
+		if l.e.cfg.Rate > 0 && l.e.cfg.DisableKeepAlive && c.next > now {
+			l.wait(c, c.next)
+			continue
+		}
+		l.connect(c, now)
+	}
+	for {
+		now = l.e.now()
+		l.startRecordingIfDue(now)
+		if l.shouldStop(now) {
+			break
+		}
+		l.fireTimers(now)
+		l.advanceSeconds(now)
+		if now-l.lastScan >= l.scanEvery {
+			l.scanTimeouts(now)
+			l.lastScan = now
+		}
+		var err error
+		l.events, err = l.poller.Wait(l.events[:0], l.waitTimeout(now))
+		if err != nil {
+			break // the poller itself failed; nothing more can be measured
+		}
+		now = l.e.now()
+		for _, ev := range l.events {
+			if int(ev.FD) < len(l.byFD) {
+				if c := l.byFD[ev.FD]; c != nil {
+					l.handle(c, ev.Flags, now)
+				}
+			}
+		}
+	}
+	l.stoppedAt = now
+	if l.recording {
+		l.flushSecond(true)
+	}
+}
+
+func (l *loop) startRecordingIfDue(now int64) {
+	if l.recording || now < l.e.measureStart {
+		return
+	}
+	l.recording = true
+	l.stats.reset()
+	l.sec, l.secReq, l.secErr, l.secBytes = 0, 0, 0, 0
+	l.secHist.Reset()
+}
+
+func (l *loop) shouldStop(now int64) bool {
+	e := l.e
+	switch {
+	case e.stop.Load():
+		return true
+	case e.measureEnd > 0 && now >= e.measureEnd:
+		return true
+	case l.recording && !e.budgetLeft() && l.inflight == 0:
+		return true
+	}
+	return false
+}
+
+// waitTimeout is how long the poller may sleep: until the next timer, the
+// start or end of measurement, or the housekeeping interval.
+func (l *loop) waitTimeout(now int64) time.Duration {
+	until := now + int64(maxWait)
+	if c := l.timers.peek(); c != nil {
+		until = min(until, c.at)
+	}
+	if !l.recording {
+		until = min(until, l.e.measureStart)
+	}
+	if l.e.measureEnd > 0 {
+		until = min(until, l.e.measureEnd)
+	}
+	if until <= now {
+		return 0
+	}
+	return time.Duration(until - now)
+}
+
+// wait parks c in the timer heap until at.
+func (l *loop) wait(c *conn, at int64) {
+	c.at = at
+	l.timers.push(c)
+}
+
+func (l *loop) fireTimers(now int64) {
+	for {
+		c := l.timers.peek()
+		if c == nil || c.at > now {
+			return
+		}
+		l.timers.pop()
+		switch c.state {
+		case stClosed, stBackoff:
+			l.connect(c, now)
+		case stActive:
+			l.refill(c, now)
+		}
+	}
+}
+
+// advanceSeconds hands every finished second of the timeline to the collector.
+func (l *loop) advanceSeconds(now int64) {
+	if !l.recording {
+		return
+	}
+	for sec := int((now - l.e.measureStart) / int64(time.Second)); l.sec < sec; {
+		l.flushSecond(false)
+	}
+}
+
+func (l *loop) flushSecond(final bool) {
+	if final && l.secReq == 0 && l.secErr == 0 {
+		return // an empty sliver of a second at the end says nothing
+	}
+	col := l.e.collector
+	col.in <- interval{loop: l.id, second: l.sec, requests: l.secReq, errors: l.secErr, bytesRead: l.secBytes, hist: l.secHist}
+	l.sec++
+	l.secReq, l.secErr, l.secBytes = 0, 0, 0
+	if !final {
+		l.secHist = col.getHist(l.id)
+	}
+}
+
+// scanTimeouts fails connections whose connect or oldest request has
+// waited longer than the Timeout.
+func (l *loop) scanTimeouts(now int64) {
+	limit := int64(l.e.cfg.Timeout)
+	for _, c := range l.conns {
+		switch {
+		case c.state == stConnecting && now-c.connectStart > limit:
+			l.connectFailed(c, ErrConnectTimeout, now)
+		case c.state == stActive && c.inflight > 0 && now-c.since > limit:
+			l.fail(c, ErrReadTimeout, now)
+		}
+	}
+}
+
+// countError records n failures of one kind.
+func (l *loop) countError(kind ErrorKind, n int) {
+	if !l.recording || n <= 0 {
+		return
+	}
+	l.stats.errors[kind] += int64(n)
+	l.secErr += int64(n)
+}
+
+// close releases the loop's sockets and poller.
+func (l *loop) close() {
+	for _, c := range l.conns {
+		if c.fd >= 0 {
+			closeSocket(c.fd)
+			c.fd = -1
+		}
+	}
+	l.poller.Close()
+}

@@ -1,0 +1,171 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Run drives the load described by cfg until its request count or duration
+// is reached or ctx is cancelled, and returns what it measured. A cancelled
+// run still returns its Result, with Interrupted set.
+//
+// Run fails before sending anything if the configuration is invalid or no
+// connection to the target can be made within cfg.Timeout.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	e, err := newEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.probe(ctx); err != nil {
+		return nil, err
+	}
+	return e.run(ctx)
+}
+
+// engine holds what the event loops of one run share.
+type engine struct {
+	cfg    Config
+	target *target
+	addr   *net.TCPAddr
+
+	base         time.Time // zero of the loops' clock
+	measureStart int64     // ns since base when measurement starts (after warmup)
+	measureEnd   int64     // ns since base when the run ends; 0 = no time limit
+
+	claimed atomic.Int64 // requests handed out, against cfg.Requests
+	stop    atomic.Bool  // set to make every loop wind down now
+
+	collector *collector
+}
+
+func newEngine(c Config) (*engine, error) {
+	cfg := c.withDefaults()
+	t, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	addr, err := net.ResolveTCPAddr("tcp", t.hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", t.hostPort, err)
+	}
+	return &engine{cfg: cfg, target: t, addr: addr}, nil
+}
+
+// probe makes one connection so that an unreachable target fails fast with
+// its reason instead of a run full of connect errors.
+func (e *engine) probe(ctx context.Context) error {
+	d := net.Dialer{Timeout: e.cfg.Timeout}
+	conn, err := d.DialContext(ctx, "tcp", e.addr.String())
+	if err != nil {
+		return fmt.Errorf("cannot connect to %s: %w", e.target.hostPort, unwrapOpError(err))
+	}
+	conn.Close()
+	return nil
+}
+
+func unwrapOpError(err error) error {
+	if oe, ok := err.(*net.OpError); ok && oe.Err != nil {
+		if se, ok := oe.Err.(interface{ Unwrap() error }); ok && se.Unwrap() != nil {
+			return se.Unwrap()
+		}
+		return oe.Err
+	}
+	return err
+}
+
+// now returns the loops' clock: monotonic nanoseconds since base.
+func (e *engine) now() int64 { return int64(time.Since(e.base)) }
+
+// claim reserves one request against cfg.Requests; false means the budget
+// is spent. Requests are only claimed while measuring.
+func (e *engine) claim() bool {
+	if e.cfg.Requests == 0 {
+		return true
+	}
+	return e.claimed.Add(1) <= e.cfg.Requests
+}
+
+// budgetLeft reports whether more requests may still be claimed.
+func (e *engine) budgetLeft() bool {
+	return e.cfg.Requests == 0 || e.claimed.Load() < e.cfg.Requests
+}
+
+func (e *engine) run(ctx context.Context) (*Result, error) {
+	loops, err := e.newLoops()
+	if err != nil {
+		return nil, err
+	}
+	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
+	go e.collector.run()
+
+	e.base = time.Now()
+	e.measureStart = int64(e.cfg.Warmup)
+	if e.cfg.Duration > 0 {
+		e.measureEnd = e.measureStart + int64(e.cfg.Duration)
+	}
+
+	stopWatch := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			e.stop.Store(true)
+			for _, l := range loops {
+				l.wake()
+			}
+		case <-stopWatch:
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.run()
+		}()
+	}
+	wg.Wait()
+	close(stopWatch)
+	var end int64
+	for _, l := range loops {
+		end = max(end, l.stoppedAt)
+	}
+	close(e.collector.in)
+	<-e.collector.done
+
+	res := e.newResult()
+	res.Interrupted = ctx.Err() != nil
+	res.Start = e.base.Add(time.Duration(e.measureStart))
+	if end > e.measureStart {
+		res.Duration = time.Duration(end - e.measureStart)
+	}
+	for _, l := range loops {
+		l.stats.mergeInto(res)
+		l.close()
+	}
+	res.Timeline = e.collector.timeline
+	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
+	return res, nil
+}
+
+func (e *engine) newResult() *Result {
+	return &Result{
+		URL:         e.cfg.URL,
+		Method:      e.cfg.Method,
+		Connections: e.cfg.Connections,
+		Loops:       e.cfg.Loops,
+		Pipeline:    e.cfg.Pipeline,
+		Rate:        e.cfg.Rate,
+		KeepAlive:   !e.cfg.DisableKeepAlive,
+		Latency:     NewHistogram(),
+		Connect:     NewHistogram(),
+		Lateness:    NewHistogram(),
+		Status:      make(map[int]int64),
+		Errors:      make(map[ErrorKind]int64),
+	}
+}

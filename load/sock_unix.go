@@ -1,0 +1,77 @@
+//go:build unix
+
+package load
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// sockaddr is the target address in the form the socket calls take.
+type sockaddr struct {
+	family int
+	sa     unix.Sockaddr
+}
+
+func newSockaddr(a *net.TCPAddr) (sockaddr, error) {
+	if ip4 := a.IP.To4(); ip4 != nil {
+		sa := &unix.SockaddrInet4{Port: a.Port}
+		copy(sa.Addr[:], ip4)
+		return sockaddr{family: unix.AF_INET, sa: sa}, nil
+	}
+	if ip6 := a.IP.To16(); ip6 != nil {
+		sa := &unix.SockaddrInet6{Port: a.Port}
+		copy(sa.Addr[:], ip6)
+		return sockaddr{family: unix.AF_INET6, sa: sa}, nil
+	}
+	return sockaddr{}, fmt.Errorf("unsupported address %s", a)
+}
+
+// openSocket starts a non-blocking connect; completion is reported by the
+// poller as writability.
+func openSocket(sa sockaddr) (int, error) {
+	fd, err := unix.Socket(sa.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	// Requests are small and latency matters: never wait for Nagle.
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if err := unix.Connect(fd, sa.sa); err != nil && err != unix.EINPROGRESS {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// connectError returns the outcome of a finished non-blocking connect.
+func connectError(fd int) error {
+	errno, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return err
+	}
+	if errno != 0 {
+		return unix.Errno(errno)
+	}
+	return nil
+}
+
+func readSocket(fd int, p []byte) (int, error)  { return unix.Read(fd, p) }
+func writeSocket(fd int, p []byte) (int, error) { return unix.Write(fd, p) }
+func closeSocket(fd int)                        { unix.Close(fd) }
+
+func isWouldBlock(err error) bool  { return err == unix.EAGAIN }
+func isInterrupted(err error) bool { return err == unix.EINTR }
+
+// classifyConnect maps a failed connect to an ErrorKind.
+func classifyConnect(err error) ErrorKind {
+	switch {
+	case errors.Is(err, unix.ECONNREFUSED):
+		return ErrConnectRefused
+	case errors.Is(err, unix.ETIMEDOUT):
+		return ErrConnectTimeout
+	}
+	return ErrConnect
+}

@@ -1,0 +1,73 @@
+package load
+
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// maxStatus bounds the status codes counted in a fixed array; the parser
+// accepts exactly three digits, so every code fits.
+const maxStatus = 1000
+
+// stats is one event loop's counters. Only its loop writes it, so nothing
+// on the hot path is atomic or locked.
+type stats struct {
+	requests     int64
+	bytesRead    int64
+	bytesWritten int64
+	connects     int64
+	reconnects   int64
+	late         int64
+	status       [maxStatus]int64
+	errors       [numErrorKinds]int64
+	latency      *hdrhistogram.Histogram
+	connect      *hdrhistogram.Histogram
+	lateness     *hdrhistogram.Histogram
+}
+
+func newStats() *stats {
+	return &stats{latency: NewHistogram(), connect: NewHistogram(), lateness: NewHistogram()}
+}
+
+func (s *stats) reset() {
+	latency, connect, lateness := s.latency, s.connect, s.lateness
+	latency.Reset()
+	connect.Reset()
+	lateness.Reset()
+	*s = stats{latency: latency, connect: connect, lateness: lateness}
+}
+
+// mergeInto adds s to the run's Result.
+func (s *stats) mergeInto(r *Result) {
+	r.Requests += s.requests
+	r.BytesRead += s.bytesRead
+	r.BytesWritten += s.bytesWritten
+	r.Connects += s.connects
+	r.Reconnects += s.reconnects
+	r.Late += s.late
+	r.Latency.Merge(s.latency)
+	r.Connect.Merge(s.connect)
+	r.Lateness.Merge(s.lateness)
+	for code, n := range s.status {
+		if n > 0 {
+			r.Status[code] += n
+		}
+	}
+	for kind, n := range s.errors {
+		if n > 0 {
+			r.Errors[ErrorKind(kind)] += n
+		}
+	}
+}
+
+// usec converts nanoseconds to whole microseconds for the histograms, never
+// below the histogram's lowest value.
+func usec(ns int64) int64 {
+	us := ns / 1000
+	if us < HistMin {
+		return HistMin
+	}
+	if us > HistMax {
+		return HistMax
+	}
+	return us
+}
