@@ -138,14 +138,14 @@ func (c *Config) validate() (*target, error) {
 }
 
 func resolveTarget(c *Config) (*target, error) {
+	if !strings.Contains(c.URL, "://") {
+		return nil, fmt.Errorf("bad URL %q: missing scheme, try http://%s", c.URL, c.URL)
+	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %v", c.URL, unwrapURLError(err))
 	}
 	if u.Scheme != "http" {
-		if u.Scheme == "" {
-			return nil, fmt.Errorf("bad URL %q: missing scheme, try http://%s", c.URL, c.URL)
-		}
 		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http://", c.URL, u.Scheme)
 	}
 	if u.Host == "" || u.Hostname() == "" {

@@ -49,10 +49,6 @@ type loop struct {
 
 // newLoops creates the event loops and spreads the connections over them.
 func (e *engine) newLoops() ([]*loop, error) {
-	sa, err := newSockaddr(e.addr)
-	if err != nil {
-		return nil, err
-	}
 	cfg := &e.cfg
 	req := make([]byte, 0, len(e.target.request)*cfg.Pipeline)
 	for i := 0; i < cfg.Pipeline; i++ {
@@ -69,6 +65,11 @@ func (e *engine) newLoops() ([]*loop, error) {
 	}
 	loops := make([]*loop, cfg.Loops)
 	for i := range loops {
+		// Each loop needs its own: the socket calls write into it.
+		sa, err := newSockaddr(e.addr)
+		if err != nil {
+			return nil, err
+		}
 		p, err := poll.New(1024)
 		if err != nil {
 			for _, l := range loops[:i] {
