@@ -100,6 +100,11 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.runLoops(ctx, loops), nil
+}
+
+// runLoops runs prepared loops to the end of the run and gathers the Result.
+func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
 	go e.collector.run()
 
@@ -150,7 +155,7 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
-	return res, nil
+	return res
 }
 
 func (e *engine) newResult() *Result {

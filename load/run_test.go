@@ -148,11 +148,15 @@ func TestResponseFraming(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newRawServer(t, func(c net.Conn) {
 				serveRequests(c, func(w *bufio.Writer, n, batch int) bool {
-					// Split the response into small writes to exercise
-					// parsing across reads.
-					for i := 0; i < len(tt.response); i += 7 {
+					// Split the start of the response into small writes to
+					// exercise parsing across reads.
+					i := 0
+					for ; i < len(tt.response) && i < 210; i += 7 {
 						w.WriteString(tt.response[i:min(i+7, len(tt.response))])
 						w.Flush()
+					}
+					if i < len(tt.response) {
+						w.WriteString(tt.response[i:])
 					}
 					return true
 				})

@@ -1,0 +1,138 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"testing"
+)
+
+var benchResponse = []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nDate: Sun, 22 Nov 2026 01:00:00 GMT\r\n" +
+	"Content-Type: text/plain; charset=utf-8\r\nContent-Length: 10\r\n\r\nHello, Go!")
+
+// feedLoop builds a loop with one connection and no sockets, to drive the
+// response path (parse, match, record) from memory.
+func feedLoop(tb testing.TB) (*loop, *conn) {
+	e, err := newEngine(Config{URL: "http://127.0.0.1:8080/", Requests: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.collector = newCollector(1, nil, false)
+	l := &loop{e: e, stats: newStats(), secHist: NewHistogram(), recording: true}
+	c := newConn(16)
+	c.state = stActive
+	return l, c
+}
+
+// TestResponsePathDoesNotAllocate holds the hot path to zero allocations:
+// a response split over two reads, and a batch of pipelined responses.
+func TestResponsePathDoesNotAllocate(t *testing.T) {
+	l, c := feedLoop(t)
+	batch := bytes.Repeat(benchResponse, 16)
+	split := len(benchResponse) / 3
+	allocs := testing.AllocsPerRun(1000, func() {
+		c.pushSent(1)
+		l.inflight++
+		l.feed(c, benchResponse[:split], 2)
+		l.feed(c, benchResponse[split:], 3)
+		for i := 0; i < 16; i++ {
+			c.pushSent(4)
+			l.inflight++
+		}
+		l.feed(c, batch, 5)
+	})
+	if allocs != 0 {
+		t.Errorf("response path allocates %.1f times per run, want 0", allocs)
+	}
+	if l.stats.requests == 0 || c.inflight != 0 {
+		t.Fatalf("requests %d inflight %d: the responses were not matched", l.stats.requests, c.inflight)
+	}
+}
+
+// BenchmarkResponsePath measures parsing one "Hello, Go!" response and
+// recording its latency and status, as the loop does for every response.
+func BenchmarkResponsePath(b *testing.B) {
+	l, c := feedLoop(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchResponse)))
+	for i := 0; i < b.N; i++ {
+		c.pushSent(int64(i))
+		l.inflight++
+		l.feed(c, benchResponse, int64(i)+50_000)
+	}
+	if l.stats.requests != int64(b.N) {
+		b.Fatalf("requests %d, want %d", l.stats.requests, b.N)
+	}
+}
+
+// BenchmarkLoopback runs b.N requests end to end over loopback against a
+// minimal in-process server that allocates nothing per request, so
+// allocs/op counts the generator's allocations per request (setup is done
+// before the timer starts; connects are a fixed cost spread over b.N).
+func BenchmarkLoopback(b *testing.B) {
+	for _, bc := range []struct {
+		name     string
+		pipeline int
+	}{{"keepalive", 1}, {"pipeline16", 16}} {
+		b.Run(bc.name, func(b *testing.B) {
+			addr := cannedServer(b)
+			e, err := newEngine(Config{URL: "http://" + addr + "/", Connections: 50, Requests: int64(b.N), Pipeline: bc.pipeline})
+			if err != nil {
+				b.Fatal(err)
+			}
+			loops, err := e.newLoops()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			res := e.runLoops(context.Background(), loops)
+			b.StopTimer()
+			if res.Requests != int64(b.N) || res.ErrorCount() != 0 {
+				b.Fatalf("requests %d errors %v, want %d and none", res.Requests, res.Errors, b.N)
+			}
+			b.ReportMetric(float64(res.Latency.ValueAtQuantile(99)), "p99-us")
+		})
+	}
+}
+
+// cannedServer answers every request head with benchResponse, without
+// allocating per request, so that benchmarks measure the client.
+func cannedServer(tb testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				out := make([]byte, 0, 64<<10)
+				var tail uint32 // last bytes seen, to find CRLFCRLF across reads
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					out = out[:0]
+					for _, ch := range buf[:n] {
+						tail = tail<<8 | uint32(ch)
+						if tail == 0x0d0a0d0a {
+							out = append(out, benchResponse...)
+						}
+					}
+					if _, err := c.Write(out); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
