@@ -1,0 +1,8 @@
+// Package report turns a load.Result into output people and tools read:
+// a human summary (Text), a JSON document (JSON, shaped by Summary), the
+// per-second timeline as CSV (CSV) and an HdrHistogram interval log
+// (HdrLog). It only formats what the generator measured; it knows nothing
+// about sockets, and every writer is deterministic for a given Result.
+//
+// Latencies are in microseconds throughout, as in load.Result.
+package report

@@ -1,0 +1,176 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gust-http/gust/load"
+)
+
+// labelWidth is the width of the label column of the text summary.
+const labelWidth = 12
+
+// latencyColumns head the latency table, in the order of Stats' fields.
+var latencyColumns = []string{"min", "mean", "stddev", "p50", "p75", "p90", "p99", "p99.9", "p99.99", "max"}
+
+// latencyColumnWidth fits every value formatMicros returns, plus a gap.
+const latencyColumnWidth = 9
+
+// Text writes the human summary: target and load model, duration,
+// throughput, a latency table and distribution, connect times, schedule
+// lateness (open model only), status codes, errors and connection counts.
+// Durations are shown as "85us", "1.24ms" or "1.002s" and counts with
+// thousands separators. A run without responses says "no responses" in
+// place of the latency table.
+func Text(w io.Writer, r *load.Result) error {
+	var b strings.Builder
+	line(&b, "Target", strings.TrimSpace(r.Method+" "+r.URL))
+	line(&b, "Load", loadDescription(r))
+	duration := formatDuration(r.Duration)
+	if r.Interrupted {
+		duration += " (interrupted)"
+	}
+	line(&b, "Duration", duration)
+	line(&b, "Requests", fmt.Sprintf("%s, %s req/s", plural(r.Requests, "response", "responses"), formatFloat(r.RPS(), 1)))
+	line(&b, "Transfer", fmt.Sprintf("%s read (%s/s), %s written",
+		formatBytes(float64(r.BytesRead)), formatBytes(perSecond(r.BytesRead, r)), formatBytes(float64(r.BytesWritten))))
+	b.WriteByte('\n')
+
+	latency := orEmpty(r.Latency)
+	if latency.TotalCount() == 0 {
+		line(&b, "Latency", "no responses")
+	} else {
+		writeLatencyTable(&b, newStats(latency))
+		b.WriteString("\nLatency distribution\n")
+		writeDistribution(&b, latency)
+	}
+	b.WriteByte('\n')
+
+	if r.Connect != nil && r.Connect.TotalCount() > 0 {
+		c := newStats(r.Connect)
+		line(&b, "Connect", fmt.Sprintf("p50 %s, p99 %s, max %s (%s)",
+			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
+			plural(r.Connect.TotalCount(), "connection", "connections")))
+	}
+	if r.Rate > 0 {
+		line(&b, "Schedule", schedule(r))
+	}
+	line(&b, "Status", statusCounts(r.Status))
+	line(&b, "Errors", errorCounts(r.Errors))
+	line(&b, "Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects)))
+
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// line writes one labelled line of the summary.
+func line(b *strings.Builder, label, value string) {
+	b.WriteString(strings.TrimRight(fmt.Sprintf("%-*s%s", labelWidth, label, value), " ") + "\n")
+}
+
+// loadDescription says how the load was applied, e.g. "50 connections on 2
+// loops, keep-alive, closed model (as fast as possible)".
+func loadDescription(r *load.Result) string {
+	who := plural(int64(r.Connections), "connection", "connections")
+	if r.Loops > 0 {
+		who += " on " + plural(int64(r.Loops), "loop", "loops")
+	}
+	parts := []string{who, "keep-alive"}
+	if !r.KeepAlive {
+		parts[1] = "keep-alive off"
+	}
+	if r.Pipeline > 1 {
+		parts = append(parts, fmt.Sprintf("pipeline %d", r.Pipeline))
+	}
+	if r.Rate > 0 {
+		parts = append(parts, "open model at "+formatRate(r.Rate)+" req/s")
+	} else {
+		parts = append(parts, "closed model (as fast as possible)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// perSecond returns n per second of r's duration, or 0 for an empty one.
+func perSecond(n int64, r *load.Result) float64 {
+	if r.Duration <= 0 {
+		return 0
+	}
+	return float64(n) / r.Duration.Seconds()
+}
+
+// writeLatencyTable writes the latency header and its row of values.
+func writeLatencyTable(b *strings.Builder, s Stats) {
+	values := []float64{
+		float64(s.Min), s.Mean, s.Stddev,
+		float64(s.P50), float64(s.P75), float64(s.P90), float64(s.P99), float64(s.P999), float64(s.P9999),
+		float64(s.Max),
+	}
+	cells := make([]string, len(values))
+	for i, v := range values {
+		cells[i] = formatMicros(v)
+	}
+	line(b, "Latency", columns(latencyColumns))
+	line(b, "", columns(cells))
+}
+
+// columns lays cells out latencyColumnWidth apart, without trailing
+// spaces.
+func columns(cells []string) string {
+	var b strings.Builder
+	for _, c := range cells {
+		fmt.Fprintf(&b, "%-*s", latencyColumnWidth, c)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// schedule describes, in the open model, how many requests started late.
+func schedule(r *load.Result) string {
+	lateness := orEmpty(r.Lateness)
+	threshold := formatMicros(float64(load.LateThreshold.Microseconds()))
+	switch {
+	case lateness.TotalCount() == 0:
+		return "no requests were sent"
+	case r.Late == 0:
+		return fmt.Sprintf("all requests started on time (none more than %s late)", threshold)
+	}
+	return fmt.Sprintf("%s of %s requests started more than %s late (p99 %s, max %s)",
+		formatCount(r.Late), formatCount(lateness.TotalCount()), threshold,
+		formatMicros(float64(lateness.ValueAtQuantile(99))), formatMicros(float64(lateness.Max())))
+}
+
+// statusCounts lists responses per status code in code order, e.g.
+// "200: 600,100   503: 23".
+func statusCounts(status map[int]int64) string {
+	codes := make([]int, 0, len(status))
+	for code, n := range status {
+		if n != 0 {
+			codes = append(codes, code)
+		}
+	}
+	if len(codes) == 0 {
+		return "none"
+	}
+	slices.Sort(codes)
+	parts := make([]string, len(codes))
+	for i, code := range codes {
+		parts[i] = fmt.Sprintf("%d: %s", code, formatCount(status[code]))
+	}
+	return strings.Join(parts, "   ")
+}
+
+// errorCounts lists the kinds of error that occurred in report order, e.g.
+// "connect_refused: 3, read_timeout: 1", or "none".
+func errorCounts(errs map[load.ErrorKind]int64) string {
+	var parts []string
+	for _, kind := range load.ErrorKinds() {
+		if n := errs[kind]; n != 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", kind, formatCount(n)))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

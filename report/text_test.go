@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gust-http/gust/load"
+)
+
+func TestText(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Text(&buf, f.result()); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "text_"+f.name+".golden", buf.Bytes())
+			if strings.Contains(buf.String(), "NaN") || strings.Contains(buf.String(), "Inf") {
+				t.Errorf("output holds NaN or Inf:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+func TestTextSections(t *testing.T) {
+	tests := []struct {
+		name    string
+		run     func() *load.Result
+		want    []string
+		notWant []string
+	}{
+		{
+			name:    "a closed run has no schedule line and no connect line without connect times",
+			run:     closedRun,
+			want:    []string{"closed model (as fast as possible)", "Latency distribution", "Errors      none"},
+			notWant: []string{"Schedule", "Connect ", "(interrupted)"},
+		},
+		{
+			name: "an open run reports late requests",
+			run:  openLateRun,
+			want: []string{"open model at 10,000 req/s", "pipeline 8", "Schedule    1,234 of 100,000 requests started more than 1ms late"},
+		},
+		{
+			name: "an open run without late requests says all were on time",
+			run: func() *load.Result {
+				r := openLateRun()
+				r.Late = 0
+				return r
+			},
+			want: []string{"Schedule    all requests started on time (none more than 1ms late)"},
+		},
+		{
+			name: "a run without keep-alive shows connect times",
+			run:  keepAliveOffRun,
+			want: []string{"keep-alive off", "Connect     p50 60us", "connect_refused: 3, reset: 1"},
+		},
+		{
+			name:    "an empty interrupted run says so instead of drawing a table",
+			run:     emptyInterruptedRun,
+			want:    []string{"1.5s (interrupted)", "Latency     no responses", "Status      none"},
+			notWant: []string{"Latency distribution", "p99.9"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Text(&buf, tt.run()); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, s := range tt.want {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.notWant {
+				if strings.Contains(out, s) {
+					t.Errorf("output holds %q:\n%s", s, out)
+				}
+			}
+		})
+	}
+}
+
+func TestTextReportsWriteErrors(t *testing.T) {
+	if err := Text(failingWriter{}, closedRun()); err == nil {
+		t.Error("Text to a failing writer returned no error")
+	}
+}
