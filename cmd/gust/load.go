@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/report"
+)
+
+// loadFlags holds gust load's command line, named after hey's and ab's
+// flags where they have one.
+type loadFlags struct {
+	requests         int64
+	connections      int
+	duration         time.Duration
+	warmup           time.Duration
+	method           string
+	headers          []string
+	data             string
+	dataFile         string
+	contentType      string
+	timeout          time.Duration
+	output           string
+	qps              float64
+	rate             float64
+	keepAlive        bool
+	disableKeepAlive bool
+	pipeline         int
+	loops            int
+	hdrLog           string
+	quiet            bool
+}
+
+func newLoadCmd() *cobra.Command {
+	f := &loadFlags{}
+	cmd := &cobra.Command{
+		Use:   "load [flags] URL",
+		Short: "Send HTTP/1.1 load to a URL and report throughput and latency",
+		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
+report throughput, latency percentiles (HdrHistogram), status codes and errors.
+
+Closed model (default): -c connections send as fast as responses come back.
+Open model (--rate or -q): requests start on a constant schedule, and latency
+is measured from each request's intended start, so a stalled server cannot
+hide its stalls (coordinated omission is corrected).
+
+Without -n or -z the run lasts 10s.`,
+		Example: `  gust load -c 200 -z 30s http://127.0.0.1:8080/
+  gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
+  gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
+  gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("gust load: need exactly one URL, got %d arguments (see 'gust load --help')", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLoad(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.Int64VarP(&f.requests, "requests", "n", 0, "stop after this many responses")
+	fl.IntVarP(&f.connections, "connections", "c", load.DefaultConnections, "concurrent connections")
+	fl.DurationVarP(&f.duration, "duration", "z", 0, "stop after this long, e.g. 30s (default 10s when -n is not given)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "send load this long before measuring")
+	fl.Float64Var(&f.rate, "rate", 0, "open model: requests per second in total, on a constant schedule")
+	fl.Float64VarP(&f.qps, "qps", "q", 0, "open model as in hey: requests per second per connection (total is q x c)")
+	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
+	fl.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new TCP connection for every request")
+	fl.BoolVarP(&f.keepAlive, "keepalive", "k", false, "accepted for ab users; keep-alive is the default")
+	fl.StringVarP(&f.method, "method", "m", "GET", "request method")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, `request header "Name: value" (repeatable)`)
+	fl.StringVarP(&f.data, "data", "d", "", "request body")
+	fl.StringVarP(&f.dataFile, "data-file", "D", "", "request body from a file")
+	fl.StringVarP(&f.contentType, "content-type", "T", "", "Content-Type header")
+	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
+	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json or csv (the per-second timeline)")
+	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
+	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
+	return cmd
+}
+
+// config turns the flags into a load.Config, checking what cobra cannot.
+func (f *loadFlags) config(url string) (load.Config, error) {
+	cfg := load.Config{
+		URL:              url,
+		Method:           strings.ToUpper(f.method),
+		Connections:      f.connections,
+		Requests:         f.requests,
+		Duration:         f.duration,
+		Warmup:           f.warmup,
+		Rate:             f.rate,
+		DisableKeepAlive: f.disableKeepAlive,
+		Pipeline:         f.pipeline,
+		Timeout:          f.timeout,
+		Loops:            f.loops,
+	}
+	switch {
+	case f.connections <= 0:
+		return cfg, fmt.Errorf("-c must be at least 1, got %d", f.connections)
+	case f.timeout <= 0:
+		return cfg, fmt.Errorf("--timeout must be positive, got %s", f.timeout)
+	case f.qps < 0:
+		return cfg, fmt.Errorf("-q must not be negative, got %g", f.qps)
+	case f.qps > 0 && f.rate > 0:
+		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
+	case f.data != "" && f.dataFile != "":
+		return cfg, errors.New("give either -d or -D, not both")
+	case f.output != "text" && f.output != "json" && f.output != "csv":
+		return cfg, fmt.Errorf("-o must be text, json or csv, got %q", f.output)
+	}
+	if f.qps > 0 {
+		cfg.Rate = f.qps * float64(f.connections)
+	}
+	if cfg.Requests == 0 && cfg.Duration == 0 {
+		cfg.Duration = 10 * time.Second
+	}
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return cfg, fmt.Errorf("bad header %q: use \"Name: value\"", h)
+		}
+		cfg.Header = append(cfg.Header, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
+	}
+	if f.contentType != "" {
+		cfg.Header = append(cfg.Header, [2]string{"Content-Type", f.contentType})
+	}
+	switch {
+	case f.dataFile != "":
+		body, err := os.ReadFile(f.dataFile)
+		if err != nil {
+			return cfg, fmt.Errorf("read body: %w", err)
+		}
+		cfg.Body = body
+	case f.data != "":
+		cfg.Body = []byte(f.data)
+	}
+	cfg.IntervalHistograms = f.hdrLog != ""
+	return cfg, nil
+}
+
+func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
+	cfg, err := f.config(url)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	var progress *progressLine
+	if !f.quiet && isTerminal(stderr) {
+		progress = &progressLine{w: stderr}
+		cfg.Progress = progress.update
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := load.Run(ctx, cfg)
+	if progress != nil {
+		progress.clear()
+	}
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	if f.hdrLog != "" {
+		if err := writeFile(f.hdrLog, func(w io.Writer) error { return report.HdrLog(w, res) }); err != nil {
+			return fmt.Errorf("load: --hdr-log: %w", err)
+		}
+	}
+	out := cmd.OutOrStdout()
+	switch f.output {
+	case "json":
+		return report.JSON(out, res)
+	case "csv":
+		return report.CSV(out, res)
+	}
+	return report.Text(out, res)
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(file); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressLine redraws one status line on a terminal once a second.
+type progressLine struct {
+	w io.Writer
+}
+
+func (p *progressLine) update(pr load.Progress) {
+	fmt.Fprintf(p.w, "\r\033[K%6s  %10.0f req/s  %12d requests  %8d errors",
+		pr.Elapsed.Round(time.Second), pr.LastRPS, pr.Requests, pr.Errors)
+}
+
+func (p *progressLine) clear() { fmt.Fprint(p.w, "\r\033[K") }
+

@@ -1,0 +1,44 @@
+// Command gust is an HTTP load generator, target server and benchmark lab.
+//
+// Each subcommand lives in a file of its own: load.go, serve.go, and so on.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a process exit code through cobra's error path.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gust",
+		Short:         "HTTP performance at high concurrency: load generator, target server, benchmark lab",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	})
+	root.AddCommand(newLoadCmd(), newServeCmd())
+	return root
+}
+
+func main() {
+	err := newRootCmd().Execute()
+	if err == nil {
+		return
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	fmt.Fprintln(os.Stderr, "gust:", err)
+	os.Exit(2)
+}
