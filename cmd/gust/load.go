@@ -216,4 +216,3 @@ func (p *progressLine) update(pr load.Progress) {
 }
 
 func (p *progressLine) clear() { fmt.Fprint(p.w, "\r\033[K") }
-
