@@ -61,7 +61,7 @@ Without -n or -z the run lasts 10s.`,
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("gust load: need exactly one URL, got %d arguments (see 'gust load --help')", len(args))
+				return fmt.Errorf("load: need exactly one URL, got %d arguments (see 'gust load --help')", len(args))
 			}
 			return nil
 		},

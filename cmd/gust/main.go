@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -22,9 +23,11 @@ func newRootCmd() *cobra.Command {
 		Short:         "HTTP performance at high concurrency: load generator, target server, benchmark lab",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Suggestions span several lines; errors here are one line.
+		DisableSuggestions: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		return fmt.Errorf("%s: %w (see '%s --help')", c.Name(), err, c.CommandPath())
 	})
 	root.AddCommand(newLoadCmd(), newServeCmd())
 	return root
@@ -39,6 +42,10 @@ func main() {
 	if errors.As(err, &ee) {
 		os.Exit(ee.code)
 	}
-	fmt.Fprintln(os.Stderr, "gust:", err)
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command") {
+		msg += " (see 'gust --help')"
+	}
+	fmt.Fprintln(os.Stderr, "gust:", msg)
 	os.Exit(2)
 }
