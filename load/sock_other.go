@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package load
 
@@ -7,7 +7,7 @@ import (
 	"net"
 )
 
-var errNoSockets = errors.New("the load engine needs a Unix system")
+var errNoSockets = errors.New("the load engine needs Linux (epoll)")
 
 type sockaddr struct{}
 
