@@ -1,0 +1,71 @@
+package http1
+
+import "errors"
+
+// The errors returned by the parsers. They are predefined so that returning
+// one never allocates; compare with == or errors.Is.
+var (
+	// ErrIncomplete means the input does not yet hold a complete head; it is
+	// not a failure: read more bytes and parse again.
+	ErrIncomplete = errors.New("http1: incomplete message")
+
+	// ErrHeadTooLarge means no complete head was found within the maximum
+	// head size the caller allowed.
+	ErrHeadTooLarge = errors.New("http1: message head too large")
+
+	// ErrBadStatusLine means the status line is not "HTTP/x.y SP 3DIGIT [SP reason]".
+	ErrBadStatusLine = errors.New("http1: malformed status line")
+
+	// ErrBadVersion means the HTTP major version is not 1.
+	ErrBadVersion = errors.New("http1: unsupported HTTP version")
+
+	// ErrBadHeader means a header line is malformed: no colon, a name that
+	// is not a token, whitespace before the colon, obs-fold, or a control
+	// character in the value.
+	ErrBadHeader = errors.New("http1: malformed header line")
+
+	// ErrBadContentLength means a Content-Length value is not a decimal
+	// number, overflows, or disagrees with another Content-Length value.
+	ErrBadContentLength = errors.New("http1: invalid Content-Length")
+
+	// ErrBadChunk means the chunked framing of a body is malformed.
+	ErrBadChunk = errors.New("http1: malformed chunked encoding")
+
+	// ErrChunkExtTooLong means a chunk line's extensions exceed the limit
+	// of the ChunkedDecoder.
+	ErrChunkExtTooLong = errors.New("http1: chunk extension too long")
+
+	// ErrTrailerTooLarge means the trailer section of a chunked body
+	// exceeds the limit of the ChunkedDecoder.
+	ErrTrailerTooLarge = errors.New("http1: chunked trailer section too large")
+)
+
+// parseErrors lists every error IsMalformed recognises.
+var parseErrors = [...]error{
+	ErrHeadTooLarge,
+	ErrBadStatusLine,
+	ErrBadVersion,
+	ErrBadHeader,
+	ErrBadContentLength,
+	ErrBadChunk,
+	ErrChunkExtTooLong,
+	ErrTrailerTooLarge,
+}
+
+// IsMalformed reports whether err (or an error it wraps) is one of the
+// errors the parsers return for input they refuse, that is every parser
+// error except ErrIncomplete. That includes the size limits ErrHeadTooLarge,
+// ErrChunkExtTooLong and ErrTrailerTooLarge: in each case the peer sent
+// something this package will not accept, and the connection cannot be
+// reused.
+func IsMalformed(err error) bool {
+	if err == nil {
+		return false
+	}
+	for _, e := range parseErrors {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,133 @@
+package http1
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Request describes a request to serialize once and send many times.
+type Request struct {
+	Method string // "" means GET
+	Target string // request-target, e.g. "/path?q=1"; "" means "/"
+	Host   string // value of the Host field; sent even when empty, as RFC 9112 section 3.2 requires
+	// Header holds extra header fields in order. A Host, Content-Length or
+	// Connection field here overrides the default one; a Transfer-Encoding
+	// field suppresses the default Content-Length; a User-Agent field
+	// overrides UserAgent.
+	Header    [][2]string
+	Body      []byte
+	Close     bool   // add "Connection: close"
+	UserAgent string // "" means no User-Agent unless given in Header
+}
+
+// AppendRequest appends the serialized request to dst and returns the
+// extended slice: the request line, Host, User-Agent, the Header fields in
+// order, Content-Length when Body is non-empty or the method is POST, PUT or
+// PATCH, "Connection: close" when Close, the blank line, and Body.
+//
+// The first Host field in Header takes the place of the default Host, first
+// after the request line as RFC 9112 section 3.2 recommends; later Host
+// fields are dropped, because servers must refuse a request with two.
+//
+// AppendRequest does not validate r: check user input with ValidateHeader
+// first. It allocates only when dst lacks capacity.
+func AppendRequest(dst []byte, r *Request) []byte {
+	method, target := r.Method, r.Target
+	if method == "" {
+		method = "GET"
+	}
+	if target == "" {
+		target = "/"
+	}
+	o := scanOverrides(r.Header)
+
+	dst = append(dst, method...)
+	dst = append(dst, ' ')
+	dst = append(dst, target...)
+	dst = append(dst, " HTTP/1.1\r\nHost: "...)
+	if o.host >= 0 {
+		dst = append(dst, r.Header[o.host][1]...)
+	} else {
+		dst = append(dst, r.Host...)
+	}
+	dst = append(dst, "\r\n"...)
+	if r.UserAgent != "" && !o.userAgent {
+		dst = appendField(dst, "User-Agent", r.UserAgent)
+	}
+	for _, f := range r.Header {
+		if o.host < 0 || !equalFold(f[0], "host") {
+			dst = appendField(dst, f[0], f[1])
+		}
+	}
+	if !o.contentLength && !o.transferEncoding && (len(r.Body) > 0 || methodWantsBody(method)) {
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(r.Body)), 10)
+		dst = append(dst, "\r\n"...)
+	}
+	if r.Close && !o.connection {
+		dst = append(dst, "Connection: close\r\n"...)
+	}
+	dst = append(dst, "\r\n"...)
+	return append(dst, r.Body...)
+}
+
+// overrides records which default fields a Request's Header replaces.
+type overrides struct {
+	host                                                   int // index of the first Host field, or -1
+	userAgent, contentLength, transferEncoding, connection bool
+}
+
+// scanOverrides finds the fields of h that replace a default field.
+func scanOverrides(h [][2]string) overrides {
+	o := overrides{host: -1}
+	for i, f := range h {
+		switch name := f[0]; len(name) {
+		case len("host"):
+			if o.host < 0 && equalFold(name, "host") {
+				o.host = i
+			}
+		case len("user-agent"): // also len("connection")
+			o.userAgent = o.userAgent || equalFold(name, "user-agent")
+			o.connection = o.connection || equalFold(name, "connection")
+		case len("content-length"):
+			o.contentLength = o.contentLength || equalFold(name, "content-length")
+		case len("transfer-encoding"):
+			o.transferEncoding = o.transferEncoding || equalFold(name, "transfer-encoding")
+		}
+	}
+	return o
+}
+
+// appendField appends "name: value" and CRLF.
+func appendField(dst []byte, name, value string) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, ": "...)
+	dst = append(dst, value...)
+	return append(dst, "\r\n"...)
+}
+
+// methodWantsBody reports whether a request with this method announces its
+// body length even when the body is empty: RFC 9110 section 8.6 says a user
+// agent should send Content-Length when the method defines a meaning for
+// enclosed content, and some servers answer 411 without it.
+func methodWantsBody(method string) bool {
+	return method == "POST" || method == "PUT" || method == "PATCH"
+}
+
+// ValidateHeader reports whether a header name is a valid token and the
+// value has no CR, LF or NUL. It is meant for user input, before building a
+// Request; its error says what is wrong and may allocate.
+func ValidateHeader(name, value string) error {
+	if name == "" {
+		return errors.New("http1: empty header name: give a name before the colon")
+	}
+	if !isToken(name) {
+		return fmt.Errorf("http1: header name %q is not a token: use only letters, digits and !#$%%&'*+-.^_`|~", name)
+	}
+	if i := strings.IndexAny(value, "\r\n\x00"); i >= 0 {
+		return fmt.Errorf("http1: value of header %s has %q at byte %d: remove CR, LF and NUL characters", name, value[i], i)
+	}
+	return nil
+}
