@@ -29,7 +29,11 @@ start_server() { # name -> sets srv_pid, url
   fasthttp) taskset -c "$server_cpu" bin/fasthttp -addr 127.0.0.1:18081 & srv_pid=$!; url=http://127.0.0.1:18081/ ;;
   gust-serve) taskset -c "$server_cpu" bin/gust serve --addr 127.0.0.1:18080 2>/dev/null & srv_pid=$!; url=http://127.0.0.1:18080/ ;;
   esac
-  for _ in $(seq 50); do curl -s -o /dev/null "$url" && return; sleep 0.1; done
+  for _ in $(seq 50); do
+    kill -0 "$srv_pid" 2>/dev/null || { echo "server $1 exited (port taken?)" >&2; exit 1; }
+    curl -s -o /dev/null "$url" && return
+    sleep 0.1
+  done
   echo "server $1 did not start" >&2; exit 1
 }
 
@@ -68,7 +72,7 @@ for round in $(seq "$rounds"); do
         read -r rps genus reqs < <(run_gen "$name" "$c" "$url" "$@")
         after=$(cpu_ticks "$srv_pid")
         kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
-        srvus=$(awk -v a="$after" -v b="$before" -v n="$reqs" -v hz="$hz" 'BEGIN {printf "%.2f", n > 0 ? (a - b) * 1e6 / hz / n : 0}')
+        srvus=$(awk -v a="$after" -v b="$before" -v n="$reqs" -v hz="$hz" 'BEGIN {printf "%.2f", (n > 0 ? (a - b) * 1e6 / hz / n : 0)}')
         echo "| $server | $c | $gen | $round | $rps | $genus | $srvus |"
       done
     done

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,7 @@ type loadFlags struct {
 	pipeline         int
 	loops            int
 	hdrLog           string
+	cpuProfile       string
 	quiet            bool
 }
 
@@ -89,6 +91,7 @@ Without -n or -z the run lasts 10s.`,
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json or csv (the per-second timeline)")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the generator itself to this file (go tool pprof)")
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	return cmd
 }
@@ -162,6 +165,18 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if !f.quiet && isTerminal(stderr) {
 		progress = &progressLine{w: stderr}
 		cfg.Progress = progress.update
+	}
+
+	if f.cpuProfile != "" {
+		prof, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("load: --cpuprofile: %w", err)
+		}
+		defer prof.Close()
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			return fmt.Errorf("load: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
