@@ -3,7 +3,10 @@
 package poll
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -17,6 +20,12 @@ type Poller struct {
 	raw     []unix.EpollEvent
 	pwait2  bool // epoll_pwait2 (nanosecond timeouts, Linux 5.11+) is available
 	wakeBuf [8]byte
+
+	// For WaitParked: the epoll descriptor itself, registered with the Go
+	// runtime's poller, so that a loop with nothing to do parks its
+	// goroutine instead of blocking a thread in epoll_wait.
+	file *os.File
+	rc   syscall.RawConn
 }
 
 // New creates a Poller able to report up to maxEvents events per Wait.
@@ -34,7 +43,9 @@ func New(maxEvents int) (*Poller, error) {
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
 	p := &Poller{epfd: epfd, wakefd: wakefd, raw: make([]unix.EpollEvent, maxEvents), pwait2: true}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wakefd)}
+	// Edge-triggered like everything else, so that a parked loop (see
+	// WaitParked) is woken once per Wake, not until the counter is read.
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLET, Fd: int32(wakefd)}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wakefd, &ev); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("epoll_ctl add eventfd: %w", err)
@@ -83,6 +94,11 @@ func (p *Poller) Wait(dst []Event, timeout time.Duration) ([]Event, error) {
 		}
 		return dst, fmt.Errorf("epoll_wait: %w", err)
 	}
+	return p.convert(dst, n), nil
+}
+
+// convert appends the first n raw events to dst, consuming wake-ups.
+func (p *Poller) convert(dst []Event, n int) []Event {
 	for i := 0; i < n; i++ {
 		raw := &p.raw[i]
 		if int(raw.Fd) == p.wakefd {
@@ -101,7 +117,7 @@ func (p *Poller) Wait(dst []Event, timeout time.Duration) ([]Event, error) {
 		}
 		dst = append(dst, Event{FD: raw.Fd, Flags: flags})
 	}
-	return dst, nil
+	return dst
 }
 
 func (p *Poller) wait(timeout time.Duration) (int, error) {
@@ -126,8 +142,55 @@ func (p *Poller) wait(timeout time.Duration) (int, error) {
 	return unix.EpollWait(p.epfd, p.raw, msec)
 }
 
+// WaitParked is Wait for loops that share their threads with other
+// goroutines (the server's, whose handlers run on worker goroutines): when
+// no event is ready it parks the calling goroutine in the Go runtime's
+// poller, which wakes it when the epoll instance has events, instead of
+// holding a thread and its P in a blocking epoll_wait.
+func (p *Poller) WaitParked(dst []Event, timeout time.Duration) ([]Event, error) {
+	if p.rc == nil {
+		if err := unix.SetNonblock(p.epfd, true); err != nil {
+			return dst, fmt.Errorf("epoll nonblock: %w", err)
+		}
+		p.file = os.NewFile(uintptr(p.epfd), "epoll")
+		rc, err := p.file.SyscallConn()
+		if err != nil {
+			return dst, fmt.Errorf("epoll as file: %w", err)
+		}
+		p.rc = rc
+	}
+	n, err := unix.EpollWait(p.epfd, p.raw, 0)
+	if err == nil && n == 0 {
+		if timeout >= 0 {
+			p.file.SetReadDeadline(time.Now().Add(timeout))
+		} else {
+			p.file.SetReadDeadline(time.Time{})
+		}
+		rerr := p.rc.Read(func(uintptr) bool {
+			n, err = unix.EpollWait(p.epfd, p.raw, 0)
+			return n > 0 || (err != nil && err != unix.EINTR)
+		})
+		if rerr != nil {
+			if errors.Is(rerr, os.ErrDeadlineExceeded) {
+				return dst, nil
+			}
+			return dst, fmt.Errorf("epoll park: %w", rerr)
+		}
+	}
+	if err != nil {
+		if err == unix.EINTR {
+			return dst, nil
+		}
+		return dst, fmt.Errorf("epoll_wait: %w", err)
+	}
+	return p.convert(dst, n), nil
+}
+
 // Close releases the epoll instance and the wake-up descriptor.
 func (p *Poller) Close() error {
 	unix.Close(p.wakefd)
+	if p.file != nil {
+		return p.file.Close()
+	}
 	return unix.Close(p.epfd)
 }

@@ -28,5 +28,10 @@ func (p *Poller) Wait(dst []Event, timeout time.Duration) ([]Event, error) {
 	return dst, ErrUnsupported
 }
 
+// WaitParked is unavailable on this platform.
+func (p *Poller) WaitParked(dst []Event, timeout time.Duration) ([]Event, error) {
+	return dst, ErrUnsupported
+}
+
 // Close is a no-op on this platform.
 func (p *Poller) Close() error { return nil }

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// HTTPHandler serves a net/http Handler on a gust Server, so that
+// http.ServeMux, chi, gorilla/mux and other routers run unchanged. It
+// needs Pooled mode. Requests carry their whole body (bounded by
+// MaxBodyBytes), r.Context() is cancelled when the client goes away, and
+// the ResponseWriter implements http.Flusher (streaming with chunked
+// encoding). Hijacking is not supported: Hijack returns an error.
+func HTTPHandler(h http.Handler) Handler { return &httpAdapter{h: h} }
+
+type httpAdapter struct{ h http.Handler }
+
+// cancelHook is implemented by connections that can tell when their client
+// goes away.
+type cancelHook interface {
+	onClientGone(cancel context.CancelFunc)
+}
+
+func (a *httpAdapter) ServeGust(c *Ctx) {
+	target := string(c.Target())
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		c.SetStatus(http.StatusBadRequest)
+		c.SetConnectionClose()
+		c.WriteString("400 Bad Request: " + err.Error())
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if hook, ok := c.w.(cancelHook); ok {
+		hook.onClientGone(cancel)
+		defer hook.onClientGone(nil)
+	}
+	r := &http.Request{
+		Method:     string(c.Method()),
+		URL:        u,
+		Proto:      "HTTP/" + strconv.Itoa(c.req.Major) + "." + strconv.Itoa(c.req.Minor),
+		ProtoMajor: c.req.Major,
+		ProtoMinor: c.req.Minor,
+		Header:     make(http.Header, len(c.req.Headers)),
+		Host:       string(c.Host()),
+		RequestURI: target,
+		Close:      c.req.Close,
+	}
+	for _, h := range c.req.Headers {
+		key := http.CanonicalHeaderKey(string(h.Name))
+		r.Header[key] = append(r.Header[key], string(h.Value))
+	}
+	if body := c.Body(); len(body) > 0 || c.req.Chunked {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		if c.req.Chunked {
+			r.TransferEncoding = []string{"chunked"}
+		}
+	} else {
+		r.Body = http.NoBody
+	}
+	if addr := c.RemoteAddr(); addr != nil {
+		r.RemoteAddr = addr.String()
+	}
+	r = r.WithContext(ctx)
+	w := &responseWriter{c: c, header: make(http.Header)}
+	a.h.ServeHTTP(w, r)
+	w.writeHeader()
+}
+
+// responseWriter is the http.ResponseWriter of HTTPHandler.
+type responseWriter struct {
+	c           *Ctx
+	header      http.Header
+	status      int
+	wroteHeader bool
+}
+
+var _ http.Flusher = (*responseWriter)(nil)
+var _ http.Hijacker = (*responseWriter)(nil)
+
+func (w *responseWriter) Header() http.Header { return w.header }
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.wroteHeader || code < 100 || code > 999 {
+		return
+	}
+	if code < 200 { // interim responses are not forwarded
+		return
+	}
+	w.status = code
+}
+
+// writeHeader moves the headers into the Ctx, once.
+func (w *responseWriter) writeHeader() {
+	if w.wroteHeader {
+		return
+	}
+	w.wroteHeader = true
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.c.SetStatus(w.status)
+	for k, vs := range w.header {
+		for _, v := range vs {
+			w.c.SetHeader(k, v)
+		}
+	}
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		if w.header.Get("Content-Type") == "" && len(p) > 0 && bodyAllowed(max(w.status, 200)) {
+			w.header.Set("Content-Type", http.DetectContentType(p))
+		}
+		w.writeHeader()
+	}
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	return w.c.Write(p)
+}
+
+// WriteString lets io.WriteString skip a conversion.
+func (w *responseWriter) WriteString(s string) (int, error) {
+	return w.Write([]byte(s))
+}
+
+// Flush sends what has been written so far (http.Flusher).
+func (w *responseWriter) Flush() {
+	w.writeHeader()
+	w.c.Flush()
+}
+
+// Hijack is not supported by the event-loop engine.
+func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, errors.New("server: Hijack is not supported by gust's event loops")
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"log"
+	"runtime"
+	"time"
+
+	"github.com/gust-http/gust/internal/http1"
+)
+
+// Mode says where handlers run.
+type Mode uint8
+
+const (
+	// Pooled runs each request's handler on a worker goroutine from a pool
+	// whose size follows the number of requests in flight. Handlers may
+	// block. This is the default, and the only mode for HTTPHandler.
+	Pooled Mode = iota
+	// Inline runs handlers on the event loop. A handler that blocks stalls
+	// every connection of its loop: use it only for handlers that never wait.
+	Inline
+)
+
+// String returns "pooled" or "inline".
+func (m Mode) String() string {
+	if m == Inline {
+		return "inline"
+	}
+	return "pooled"
+}
+
+// Config holds a Server's settings. The zero value of every field is a
+// sensible default, documented on the field.
+type Config struct {
+	// Loops is the number of event loops. Zero means GOMAXPROCS.
+	Loops int
+	// Mode says where handlers run. The zero value is Pooled.
+	Mode Mode
+	// MaxWorkers caps the worker goroutines running handlers at once in
+	// Pooled mode; requests beyond it wait in a queue, in order, and are
+	// never dropped. Zero means 1,000,000.
+	MaxWorkers int
+
+	// ReadHeaderTimeout bounds the time from a request's first byte (or the
+	// connection's start) to the end of its head. Zero means 10s.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, head and body. Zero means
+	// no limit beyond ReadHeaderTimeout.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing a response once the server has started
+	// to write it. Zero means 30s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle for this long. Zero
+	// means 120s.
+	IdleTimeout time.Duration
+
+	// MaxHeaderBytes bounds a request's head; larger heads get 431. Zero
+	// means 64 KiB.
+	MaxHeaderBytes int
+	// MaxBodyBytes bounds a request's body; larger bodies get 413 without
+	// being read whole. Zero means 8 MiB.
+	MaxBodyBytes int64
+	// MaxConns closes connections beyond this many at once as soon as they
+	// are accepted. Zero means no limit.
+	MaxConns int
+
+	// ErrorLog receives handler panics and accept errors. Nil means the log
+	// package's standard logger.
+	ErrorLog *log.Logger
+}
+
+// Defaults for Config's zero values.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxBodyBytes      = 8 << 20
+	DefaultMaxWorkers        = 1_000_000
+)
+
+func (c Config) withDefaults() Config {
+	if c.Loops <= 0 {
+		c.Loops = runtime.GOMAXPROCS(0)
+	}
+	if c.MaxWorkers <= 0 {
+		c.MaxWorkers = DefaultMaxWorkers
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = http1.DefaultMaxHead
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.ErrorLog == nil {
+		c.ErrorLog = log.Default()
+	}
+	return c
+}
+
+func (c *Config) limits() http1.Limits {
+	return http1.Limits{MaxHeadBytes: c.MaxHeaderBytes}
+}

@@ -1,0 +1,522 @@
+//go:build linux
+
+package server
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gust-http/gust/internal/poll"
+)
+
+// Connection states. A connection is owned by its loop while stIdle, and
+// by one worker goroutine while stBusy or stBusyEvent; only the owner reads
+// or writes its socket and buffers.
+const (
+	stIdle      int32 = iota
+	stBusy            // a worker is serving it
+	stBusyEvent       // a worker is serving it and the socket reported readiness meanwhile
+	stClosed
+)
+
+// conn is one client connection. Idle, it holds no buffers: in and out are
+// borrowed from a pool while a request or response is in progress.
+type conn struct {
+	we       wheelEntry
+	fd       int
+	l        *loop
+	state    atomic.Int32
+	deadline atomic.Int64 // loop clock ns; when the current timeout expires
+
+	in  []byte // received bytes not yet served
+	out []byte // response bytes the loop still has to write
+
+	closing      bool // close once out is written
+	sentContinue bool // 100 Continue was sent for the request being read
+	task         func()
+
+	// For a worker waiting for the socket to accept more of a response.
+	waiting atomic.Bool
+	ready   chan struct{}
+	// For the net/http adapter: cancelled when the client goes away.
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func newConn(l *loop, fd int) *conn {
+	c := &conn{fd: fd, l: l}
+	c.we.owner = c
+	c.we.slot = -1
+	c.task = c.serveWork
+	return c
+}
+
+// Buffers for connections in progress, shared by all loops and workers.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) == 0 || cap(b) > 1<<20 {
+		return // keep the pool to ordinary sizes
+	}
+	b = b[:0]
+	bufPool.Put(&b)
+}
+
+// keep stores data (a view of the loop buffer or of c.in itself) as the
+// connection's unserved input.
+func (c *conn) keep(data []byte) {
+	if len(data) == 0 {
+		c.dropIn()
+		return
+	}
+	if c.in == nil {
+		c.in = getBuf()
+	}
+	c.in = append(c.in[:0], data...) // copy handles data overlapping c.in
+}
+
+func (c *conn) dropIn() {
+	if c.in != nil {
+		putBuf(c.in)
+		c.in = nil
+	}
+}
+
+func (c *conn) release() {
+	c.dropIn()
+	if c.out != nil {
+		putBuf(c.out)
+		c.out = nil
+	}
+}
+
+func (c *conn) remoteAddr() net.Addr {
+	sa, err := unix.Getpeername(c.fd)
+	if err != nil {
+		return nil
+	}
+	return sockaddrToTCP(sa)
+}
+
+// due is the wheel's callback: close the connection if its deadline has
+// passed and the loop owns it; otherwise say when to look again.
+func (c *conn) due(now int64) int64 {
+	l := c.l
+	switch c.state.Load() {
+	case stClosed:
+		return 0
+	case stBusy, stBusyEvent:
+		// The worker moves the deadline when it gives the connection back,
+		// never earlier than this.
+		return now + l.minTimer
+	}
+	if d := c.deadline.Load(); d > now {
+		return d
+	}
+	l.closeConn(c)
+	return 0
+}
+
+// handle reacts to readiness of a connection's socket, on its loop.
+func (l *loop) handle(c *conn, flags uint32, now int64) {
+	for {
+		switch st := c.state.Load(); st {
+		case stClosed:
+			return
+		case stBusy, stBusyEvent:
+			if flags&poll.Hangup != 0 {
+				if cancel := c.cancel.Load(); cancel != nil {
+					(*cancel)()
+				}
+			}
+			if c.waiting.Load() {
+				select {
+				case c.ready <- struct{}{}:
+				default:
+				}
+			}
+			if st == stBusyEvent || c.state.CompareAndSwap(stBusy, stBusyEvent) {
+				return // the worker reads it before giving the connection back
+			}
+			continue // the worker gave it back just now: handle it here
+		}
+		break
+	}
+	if len(c.out) > 0 {
+		if flags&poll.Writable == 0 || !l.flushOut(c) || len(c.out) > 0 {
+			return
+		}
+		if c.closing {
+			l.closeConn(c)
+			return
+		}
+	}
+	l.readAndServe(c, flags&poll.Hangup != 0, now)
+}
+
+// flushOut writes pending output; false means the connection was closed.
+func (l *loop) flushOut(c *conn) bool {
+	for len(c.out) > 0 {
+		n, err := unix.Write(c.fd, c.out)
+		if n > 0 {
+			l.srv.counters.bytesOut.Add(int64(n))
+			c.out = c.out[:copy(c.out, c.out[n:])]
+			continue
+		}
+		if err == unix.EAGAIN {
+			return true
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		l.closeConn(c)
+		return false
+	}
+	putBuf(c.out)
+	c.out = nil
+	return true
+}
+
+// readAndServe drains the socket and serves the requests it holds.
+func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
+	for {
+		n, err := unix.Read(c.fd, l.buf)
+		if n > 0 {
+			l.srv.counters.bytesIn.Add(int64(n))
+			data := l.buf[:n]
+			if len(c.in) > 0 {
+				c.in = append(c.in, data...)
+				data = c.in
+			}
+			if !l.serveInput(c, data, now) {
+				return // closed, or handed to a worker
+			}
+			if len(c.out) > 0 {
+				return // the client is not reading; wait until it does
+			}
+			if n < len(l.buf) && !hangup {
+				return
+			}
+			continue
+		}
+		switch {
+		case err == nil: // end of stream
+			l.closeConn(c)
+			return
+		case err == unix.EAGAIN:
+			return
+		case err == unix.EINTR:
+			continue
+		}
+		l.closeConn(c)
+		return
+	}
+}
+
+// serveInput serves the complete requests at the start of data (Inline
+// mode) or hands the connection to a worker (Pooled mode). It returns
+// false if the loop no longer owns an open connection.
+func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
+	s := l.srv
+	out := l.out[:0]
+	for len(data) > 0 {
+		outcome, total, status := s.nextRequest(data, l.ctx)
+		if outcome == gotRequest && s.cfg.Mode == Pooled {
+			if len(out) > 0 {
+				l.out = out
+				if !l.writeOut(c) {
+					return false
+				}
+				out = l.out[:0]
+			}
+			c.keep(data)
+			c.state.Store(stBusy)
+			l.wheel.schedule(&c.we, now+l.minTimer)
+			s.workers.submit(c.task)
+			return false
+		}
+		switch outcome {
+		case needMore, needContinue:
+			if outcome == needContinue && !c.sentContinue {
+				out = append(out, continueResponse...)
+				c.sentContinue = true
+			}
+			if len(c.in) == 0 || &data[0] != &c.in[0] {
+				c.keep(data)
+			}
+			timeout := s.cfg.ReadHeaderTimeout
+			if s.cfg.ReadTimeout > 0 {
+				timeout = s.cfg.ReadTimeout
+			}
+			if c.deadline.Load() > now+int64(timeout) || c.we.slot < 0 {
+				l.setDeadline(c, now+int64(timeout))
+			}
+			data = nil
+			continue
+		case badRequest:
+			out = appendError(out, status)
+			c.closing = true
+			data = nil
+			continue
+		}
+		l.ctx.peer = c
+		out = s.serve(l.ctx, out)
+		c.sentContinue = false
+		data = data[total:]
+		if l.ctx.closeConn {
+			c.closing = true
+			data = nil
+		}
+	}
+	if len(data) == 0 && (len(c.in) == 0 || !l.pendingRequest(c)) {
+		c.dropIn()
+	}
+	l.out = out
+	if !l.writeOut(c) {
+		return false
+	}
+	if c.closing && len(c.out) == 0 {
+		l.closeConn(c)
+		return false
+	}
+	if c.in == nil {
+		l.setDeadline(c, now+int64(s.cfg.IdleTimeout))
+	}
+	return true
+}
+
+// pendingRequest reports whether c.in holds the start of a request that
+// serveInput kept on purpose (needMore).
+func (l *loop) pendingRequest(c *conn) bool { return c.in != nil && len(c.in) > 0 }
+
+// writeOut writes l.out to c, keeping what the socket does not take in
+// c.out. It returns false if the connection was closed.
+func (l *loop) writeOut(c *conn) bool {
+	p := l.out
+	l.out = p[:0]
+	for len(p) > 0 {
+		n, err := unix.Write(c.fd, p)
+		if n > 0 {
+			l.srv.counters.bytesOut.Add(int64(n))
+			p = p[n:]
+			continue
+		}
+		if err == unix.EAGAIN {
+			if c.out == nil {
+				c.out = getBuf()
+			}
+			c.out = append(c.out, p...)
+			l.setDeadline(c, l.e.now()+int64(l.srv.cfg.WriteTimeout))
+			return true
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		l.closeConn(c)
+		return false
+	}
+	return true
+}
+
+// serveWork is a worker's job: serve the requests in c.in, in order, write
+// the responses, read on while the socket has more, then give the
+// connection back to its loop.
+func (c *conn) serveWork() {
+	l := c.l
+	s := l.srv
+	ctx := getCtx(s)
+	ctx.peer = c
+	out := getBuf()
+	defer func() {
+		putCtx(ctx)
+		putBuf(out)
+	}()
+	for {
+		data := c.in
+		closing := false
+		for len(data) > 0 {
+			outcome, total, status := s.nextRequest(data, ctx)
+			if outcome == gotRequest {
+				ctx.w = c
+				ctx.peer = c
+				out = s.serve(ctx, out)
+				c.sentContinue = false
+				data = data[total:]
+				if ctx.closeConn {
+					closing = true
+					break
+				}
+				if len(out) >= 64<<10 {
+					if c.writeAll(out) != nil {
+						closing = true
+						break
+					}
+					out = out[:0]
+				}
+				continue
+			}
+			if outcome == badRequest {
+				out = appendError(out, status)
+				closing = true
+			}
+			if outcome == needContinue && !c.sentContinue {
+				out = append(out, continueResponse...)
+				c.sentContinue = true
+			}
+			break
+		}
+		if !closing {
+			c.keep(data)
+		}
+		if len(out) > 0 {
+			if c.writeAll(out) != nil {
+				closing = true
+			}
+			out = out[:0]
+		}
+		if closing || s.shutting.Load() && len(c.in) == 0 {
+			c.state.Store(stBusy)
+			l.giveBack(c)
+			return
+		}
+		timeout := s.cfg.IdleTimeout
+		if len(c.in) > 0 {
+			timeout = s.cfg.ReadHeaderTimeout
+		}
+		c.deadline.Store(l.e.now() + int64(timeout))
+		if c.state.CompareAndSwap(stBusy, stIdle) {
+			if l.e.stopping.Load() && c.state.CompareAndSwap(stIdle, stBusy) {
+				l.giveBack(c) // the loop may be gone: close it there or here
+			}
+			return
+		}
+		// The socket reported readiness while we worked: read it here.
+		c.state.Store(stBusy)
+		if !c.readMore() {
+			l.giveBack(c)
+			return
+		}
+	}
+}
+
+// readMore reads what the socket holds into c.in, from a worker; false
+// means the connection ended or failed.
+func (c *conn) readMore() bool {
+	if c.in == nil {
+		c.in = getBuf()
+	}
+	for {
+		if cap(c.in)-len(c.in) < 4096 {
+			c.in = append(c.in, make([]byte, 4096)...)[:len(c.in)]
+		}
+		n, err := unix.Read(c.fd, c.in[len(c.in):cap(c.in)])
+		if n > 0 {
+			c.l.srv.counters.bytesIn.Add(int64(n))
+			c.in = c.in[:len(c.in)+n]
+			continue
+		}
+		switch {
+		case err == nil:
+			return false
+		case err == unix.EAGAIN:
+			return true
+		case err == unix.EINTR:
+			continue
+		}
+		return false
+	}
+}
+
+var errWriteTimeout = errors.New("server: write timeout")
+
+// writeAll writes p from a worker, waiting for the socket to drain when it
+// is full, up to WriteTimeout.
+func (c *conn) writeAll(p []byte) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for len(p) > 0 {
+		n, err := unix.Write(c.fd, p)
+		if n > 0 {
+			c.l.srv.counters.bytesOut.Add(int64(n))
+			p = p[n:]
+			continue
+		}
+		if err == unix.EINTR {
+			continue
+		}
+		if err != unix.EAGAIN {
+			return err
+		}
+		if c.ready == nil {
+			c.ready = make(chan struct{}, 1)
+		}
+		c.waiting.Store(true)
+		// Try once more: the socket may have drained before waiting was set.
+		n, err = unix.Write(c.fd, p)
+		if n > 0 || err != unix.EAGAIN {
+			c.waiting.Store(false)
+			if n > 0 {
+				c.l.srv.counters.bytesOut.Add(int64(n))
+				p = p[n:]
+				continue
+			}
+			if err == unix.EINTR {
+				continue
+			}
+			return err
+		}
+		if timer == nil {
+			timer = time.NewTimer(c.l.srv.cfg.WriteTimeout)
+		}
+		select {
+		case <-c.ready:
+			c.waiting.Store(false)
+		case <-timer.C:
+			c.waiting.Store(false)
+			return errWriteTimeout
+		}
+	}
+	return nil
+}
+
+// Ctx values for workers, reused across requests.
+var ctxPool sync.Pool
+
+func getCtx(s *Server) *Ctx {
+	if v := ctxPool.Get(); v != nil {
+		c := v.(*Ctx)
+		c.srv = s
+		return c
+	}
+	return &Ctx{srv: s}
+}
+
+func putCtx(c *Ctx) {
+	c.reset()
+	c.peer = nil
+	if cap(c.out) > 1<<20 || cap(c.chunkBuf) > 1<<20 {
+		return
+	}
+	ctxPool.Put(c)
+}
+
+// onClientGone arranges for cancel to be called if the client hangs up
+// while its request is being served; nil removes it.
+func (c *conn) onClientGone(cancel context.CancelFunc) {
+	if cancel == nil {
+		c.cancel.Store(nil)
+		return
+	}
+	c.cancel.Store(&cancel)
+}

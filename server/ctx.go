@@ -1,0 +1,298 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"unsafe"
+
+	"github.com/gust-http/gust/internal/http1"
+)
+
+// Ctx is one request and its response, for the native API. Request fields
+// are views into the server's buffers, valid until the handler returns.
+// Setters copy their arguments, so callers may reuse them at once.
+type Ctx struct {
+	req      http1.RequestHead
+	body     []byte
+	chunkBuf []byte // a decoded chunked body
+	peer     peer // the connection, for RemoteAddr
+	head     bool // HEAD request: the body is computed but not sent
+
+	status    int
+	header    []byte // extra header lines, "Name: value\r\n" each
+	hasCT     bool   // the handler set Content-Type
+	hasServer bool   // the handler set Server
+	out       []byte // the response body being built (or, once streaming, the next chunk)
+	streaming bool   // the head has been sent with chunked encoding
+	closeConn bool   // the connection closes after this response
+
+	srv *Server
+	w   responseSink // where a streamed response goes, nil in Inline mode
+}
+
+// responseSink writes bytes of a response straight to the client, for
+// handlers that stream (Flush). It blocks until written or WriteTimeout.
+type responseSink interface {
+	writeAll(p []byte) error
+}
+
+// ErrNotStreamable is returned by Flush in Inline mode, where a handler
+// must not wait for the network.
+var ErrNotStreamable = errors.New("server: Flush needs Pooled mode")
+
+// ErrBodyTooLarge is returned by Write when a streamed response has been
+// cut off because the client went away.
+var errClientGone = errors.New("server: client went away")
+
+// Method returns the request method, e.g. GET.
+func (c *Ctx) Method() []byte { return c.req.Method }
+
+// Path returns the request-target's path, e.g. /users/7, still
+// percent-encoded as sent.
+func (c *Ctx) Path() []byte { return c.req.Path }
+
+// Query returns the raw query string without '?', or nil.
+func (c *Ctx) Query() []byte { return c.req.Query }
+
+// Target returns the whole request-target as sent.
+func (c *Ctx) Target() []byte { return c.req.Target }
+
+// Host returns the Host header.
+func (c *Ctx) Host() []byte { return c.req.Host }
+
+// Header returns the first value of the named request header
+// (case-insensitive), or nil.
+func (c *Ctx) Header(name string) []byte { return c.req.Get(name) }
+
+// VisitHeaders calls f for every request header field in order.
+func (c *Ctx) VisitHeaders(f func(name, value []byte)) {
+	for _, h := range c.req.Headers {
+		f(h.Name, h.Value)
+	}
+}
+
+// Body returns the whole request body (bounded by Config.MaxBodyBytes).
+func (c *Ctx) Body() []byte { return c.body }
+
+// RemoteAddr returns the client's address (looked up when asked, so an
+// idle connection does not have to store it).
+func (c *Ctx) RemoteAddr() net.Addr {
+	if c.peer == nil {
+		return nil
+	}
+	return c.peer.remoteAddr()
+}
+
+// peer is what a Ctx needs of its connection.
+type peer interface {
+	remoteAddr() net.Addr
+}
+
+// ProtoAtLeast reports whether the request's HTTP version is at least major.minor.
+func (c *Ctx) ProtoAtLeast(major, minor int) bool {
+	return c.req.Major > major || c.req.Major == major && c.req.Minor >= minor
+}
+
+// SetStatus sets the response status code (default 200).
+func (c *Ctx) SetStatus(code int) {
+	if code >= 100 && code < 1000 {
+		c.status = code
+	}
+}
+
+// Status returns the response status code set so far.
+func (c *Ctx) Status() int { return c.status }
+
+// SetHeader adds a response header field. Date and Server are set by the
+// server unless given here; the server frames every response itself, so
+// Content-Length and Transfer-Encoding are ignored, and "Connection: close"
+// works as SetConnectionClose. Fields with CR, LF or NUL in them are
+// dropped, so user input cannot split the response.
+func (c *Ctx) SetHeader(name, value string) { c.SetHeaderBytes(stringBytes(name), stringBytes(value)) }
+
+// SetHeaderBytes is SetHeader for byte slices.
+func (c *Ctx) SetHeaderBytes(name, value []byte) {
+	if !validHeader(name, value) || !c.noteHeader(name, value) {
+		return
+	}
+	c.header = append(c.header, name...)
+	c.header = append(c.header, ": "...)
+	c.header = append(c.header, value...)
+	c.header = append(c.header, "\r\n"...)
+}
+
+// SetContentType sets the Content-Type header.
+func (c *Ctx) SetContentType(value string) { c.SetHeader("Content-Type", value) }
+
+// noteHeader records headers the server must know about and reports
+// whether the field should be written as given. The server frames every
+// response itself, so Content-Length and Transfer-Encoding from a handler
+// are dropped, and "Connection: close" becomes SetConnectionClose.
+func (c *Ctx) noteHeader(n, value []byte) bool {
+	switch {
+	case equalFold(n, "Content-Type"):
+		c.hasCT = true
+	case equalFold(n, "Server"):
+		c.hasServer = true
+	case equalFold(n, "Content-Length"), equalFold(n, "Transfer-Encoding"), equalFold(n, "Date"):
+		return false
+	case equalFold(n, "Connection"):
+		if equalFold(value, "close") {
+			c.closeConn = true
+		}
+		return false
+	}
+	return true
+}
+
+// Write appends p to the response body.
+func (c *Ctx) Write(p []byte) (int, error) {
+	c.out = append(c.out, p...)
+	return len(p), nil
+}
+
+// WriteString appends s to the response body.
+func (c *Ctx) WriteString(s string) (int, error) {
+	c.out = append(c.out, s...)
+	return len(s), nil
+}
+
+// SetBody replaces the response body with p.
+func (c *Ctx) SetBody(p []byte) { c.out = append(c.out[:0], p...) }
+
+// SetBodyString replaces the response body with s.
+func (c *Ctx) SetBodyString(s string) { c.out = append(c.out[:0], s...) }
+
+// SetConnectionClose makes the server close the connection after this response.
+func (c *Ctx) SetConnectionClose() { c.closeConn = true }
+
+// Flush sends the response head and the body written so far, and switches
+// the response to chunked encoding; later writes are sent by later Flush
+// calls or when the handler returns. It is available in Pooled mode.
+func (c *Ctx) Flush() error {
+	if c.w == nil {
+		return ErrNotStreamable
+	}
+	var buf []byte
+	if !c.streaming {
+		c.streaming = true
+		buf = c.appendHead(nil, -1)
+	}
+	if len(c.out) > 0 && !c.head {
+		buf = appendChunk(buf, c.out)
+	}
+	c.out = c.out[:0]
+	if len(buf) == 0 {
+		return nil
+	}
+	return c.w.writeAll(buf)
+}
+
+// appendResponse appends the whole response (or, when streaming, its last
+// chunk and the terminating chunk) to dst.
+func (c *Ctx) appendResponse(dst []byte) []byte {
+	if c.streaming {
+		if len(c.out) > 0 && !c.head {
+			dst = appendChunk(dst, c.out)
+		}
+		if !c.head {
+			dst = append(dst, "0\r\n\r\n"...)
+		}
+		return dst
+	}
+	dst = c.appendHead(dst, len(c.out))
+	if bodyAllowed(c.status) && !c.head {
+		dst = append(dst, c.out...)
+	}
+	return dst
+}
+
+// appendHead appends the status line and headers; length < 0 means the
+// body follows in chunks.
+func (c *Ctx) appendHead(dst []byte, length int) []byte {
+	dst = append(dst, statusLines[c.status]...)
+	if !c.hasServer {
+		dst = append(dst, "Server: gust\r\n"...)
+	}
+	dst = append(dst, "Date: "...)
+	dst = append(dst, c.srv.date.get()...)
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, c.header...)
+	allowed := bodyAllowed(c.status)
+	if allowed && !c.hasCT && (length != 0) {
+		dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\n"...)
+	}
+	switch {
+	case c.closeConn:
+		dst = append(dst, "Connection: close\r\n"...)
+	case c.req.Major == 1 && c.req.Minor == 0:
+		dst = append(dst, "Connection: keep-alive\r\n"...)
+	}
+	if allowed {
+		if length < 0 {
+			dst = append(dst, "Transfer-Encoding: chunked\r\n"...)
+		} else {
+			dst = append(dst, "Content-Length: "...)
+			dst = strconv.AppendInt(dst, int64(length), 10)
+			dst = append(dst, "\r\n"...)
+		}
+	}
+	return append(dst, "\r\n"...)
+}
+
+func appendChunk(dst, p []byte) []byte {
+	dst = strconv.AppendInt(dst, int64(len(p)), 16)
+	dst = append(dst, "\r\n"...)
+	dst = append(dst, p...)
+	return append(dst, "\r\n"...)
+}
+
+// reset prepares c for the next request, keeping its buffers.
+func (c *Ctx) reset() {
+	headers := c.req.Headers[:0]
+	c.req = http1.RequestHead{Headers: headers}
+	c.body = nil
+	c.head = false
+	c.status = 200
+	c.header = c.header[:0]
+	c.hasCT, c.hasServer = false, false
+	c.out = c.out[:0]
+	c.streaming = false
+	c.closeConn = false
+	c.w = nil
+}
+
+func validHeader(name, value []byte) bool {
+	if len(name) == 0 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; b <= ' ' || b >= 0x7f || b == ':' {
+			return false
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if b := value[i]; b == '\r' || b == '\n' || b == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// stringBytes views s as bytes without copying; the bytes must not be modified.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// equalFold reports whether b equals the ASCII string s, ignoring case.
+func equalFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		x, y := b[i], s[i]
+		if x|0x20 != y|0x20 || (x|0x20) < 'a' && x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// dateClock keeps the Date header value, refreshed once a second, so that
+// responses copy 29 bytes instead of formatting a time.
+type dateClock struct {
+	value atomic.Pointer[[]byte]
+	stop  chan struct{}
+}
+
+func newDateClock() *dateClock {
+	d := &dateClock{stop: make(chan struct{})}
+	d.refresh(time.Now())
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case now := <-t.C:
+				d.refresh(now)
+			case <-d.stop:
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func (d *dateClock) refresh(now time.Time) {
+	b := now.UTC().AppendFormat(make([]byte, 0, 29), http.TimeFormat)
+	d.value.Store(&b)
+}
+
+// get returns the current Date value; callers must not modify it.
+func (d *dateClock) get() []byte { return *d.value.Load() }
+
+func (d *dateClock) close() { close(d.stop) }

@@ -1,0 +1,18 @@
+// Package server is gust's event-loop HTTP/1.1 server engine.
+//
+// A small number of event loops (one per CPU by default), each with its own
+// epoll instance, own every connection. A connection costs a few hundred
+// bytes while it is idle: read and write buffers are borrowed from pools only
+// while a request or a response is in progress, and no goroutine waits on
+// it. Goroutines follow in-flight requests instead: in the default Pooled
+// mode each request runs on a worker goroutine taken from a pool whose size
+// follows the number of requests being handled; in Inline mode handlers
+// run on the loop itself, for handlers that never block.
+//
+// Handlers use either the native API, a func(*Ctx) that sees the request as
+// byte views and allocates nothing, or any net/http Handler through
+// HTTPHandler, so existing routers run unchanged.
+//
+// On platforms without epoll, Serve falls back to a goroutine per
+// connection on the net package, with the same handlers and limits.
+package server

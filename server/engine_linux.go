@@ -1,0 +1,150 @@
+//go:build linux
+
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gust-http/gust/internal/poll"
+)
+
+// engine is the Linux event-loop engine: one listener per loop, bound with
+// SO_REUSEPORT so the kernel spreads new connections over the loops.
+type engine struct {
+	srv   *Server
+	addr  net.Addr
+	loops []*loop
+	base  time.Time
+
+	stopping atomic.Bool
+	draining atomic.Bool
+}
+
+func newEngine(s *Server, addr string) (*engine, error) {
+	tcp, err := net.ResolveTCPAddr("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", addr, err)
+	}
+	e := &engine{srv: s, base: time.Now()}
+	for i := 0; i < s.cfg.Loops; i++ {
+		lnfd, bound, err := listenReusePort(tcp)
+		if err == nil && i == 0 {
+			tcp = bound // later loops bind the port the first one got
+			e.addr = bound
+		}
+		var p *poll.Poller
+		if err == nil {
+			p, err = poll.New(1024)
+			if err == nil {
+				err = p.Add(lnfd)
+			}
+		}
+		if err != nil {
+			if lnfd > 0 {
+				unix.Close(lnfd)
+			}
+			for _, l := range e.loops {
+				l.closeListener()
+				l.poller.Close()
+			}
+			return nil, fmt.Errorf("listen %s: %w", addr, err)
+		}
+		e.loops = append(e.loops, newLoop(e, i, p, lnfd))
+	}
+	return e, nil
+}
+
+func listenReusePort(a *net.TCPAddr) (int, *net.TCPAddr, error) {
+	family, sa := unix.AF_INET, unix.Sockaddr(nil)
+	if ip4 := a.IP.To4(); ip4 != nil || a.IP == nil {
+		s4 := &unix.SockaddrInet4{Port: a.Port}
+		copy(s4.Addr[:], ip4)
+		sa = s4
+	} else {
+		s6 := &unix.SockaddrInet6{Port: a.Port}
+		copy(s6.Addr[:], a.IP.To16())
+		family, sa = unix.AF_INET6, s6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil, err
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1); err != nil {
+		unix.Close(fd)
+		return -1, nil, fmt.Errorf("SO_REUSEPORT: %w", err)
+	}
+	if err := unix.Bind(fd, sa); err != nil {
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	if err := unix.Listen(fd, 65535); err != nil { // the kernel caps it at somaxconn
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	got, err := unix.Getsockname(fd)
+	if err != nil {
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	return fd, sockaddrToTCP(got), nil
+}
+
+func sockaddrToTCP(sa unix.Sockaddr) *net.TCPAddr {
+	switch sa := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IP(sa.Addr[:]).To16(), Port: sa.Port}
+	case *unix.SockaddrInet6:
+		return &net.TCPAddr{IP: net.IP(sa.Addr[:]), Port: sa.Port}
+	}
+	return nil
+}
+
+// now is the loops' clock: monotonic nanoseconds since the engine started.
+func (e *engine) now() int64 { return int64(time.Since(e.base)) }
+
+func (e *engine) run() error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(e.loops))
+	for i, l := range e.loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = l.run()
+			if errs[i] != nil {
+				e.stop() // one loop failing takes the server down, not half of it
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// beginShutdown closes the listeners and idle connections.
+func (e *engine) beginShutdown() {
+	e.draining.Store(true)
+	e.closeIdle()
+}
+
+// closeIdle asks every loop to close its idle connections.
+func (e *engine) closeIdle() {
+	for _, l := range e.loops {
+		l.closeIdleReq.Store(true)
+		l.wake()
+	}
+}
+
+// stop makes every loop close everything and return.
+func (e *engine) stop() {
+	e.stopping.Store(true)
+	for _, l := range e.loops {
+		l.wake()
+	}
+}

@@ -1,0 +1,136 @@
+//go:build !linux
+
+package server
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// engine is the portable fallback: a goroutine per connection on the net
+// package, serving the same handlers with the same parser and limits.
+type engine struct {
+	srv  *Server
+	ln   net.Listener
+	addr net.Addr
+
+	mu    sync.Mutex
+	conns map[*fallbackConn]struct{}
+}
+
+type fallbackConn struct {
+	net.Conn
+	srv  *Server
+	busy bool
+}
+
+func newEngine(s *Server, addr string) (*engine, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return &engine{srv: s, ln: ln, addr: ln.Addr(), conns: make(map[*fallbackConn]struct{})}, nil
+}
+
+func (e *engine) run() error {
+	for {
+		nc, err := e.ln.Accept()
+		if err != nil {
+			if e.srv.shutting.Load() {
+				return nil
+			}
+			return err
+		}
+		s := e.srv
+		if s.cfg.MaxConns > 0 && s.counters.open.Load() >= int64(s.cfg.MaxConns) {
+			nc.Close()
+			s.counters.rejected.Add(1)
+			continue
+		}
+		c := &fallbackConn{Conn: nc, srv: s}
+		e.mu.Lock()
+		e.conns[c] = struct{}{}
+		e.mu.Unlock()
+		s.counters.open.Add(1)
+		s.counters.accepted.Add(1)
+		go func() {
+			c.serve()
+			e.mu.Lock()
+			delete(e.conns, c)
+			e.mu.Unlock()
+			s.counters.open.Add(-1)
+		}()
+	}
+}
+
+func (c *fallbackConn) serve() {
+	defer c.Close()
+	s := c.srv
+	ctx := &Ctx{srv: s}
+	buf := make([]byte, 0, 4096)
+	var out []byte
+	c.SetReadDeadline(time.Now().Add(s.cfg.ReadHeaderTimeout))
+	for {
+		outcome, total, status := s.nextRequest(buf, ctx)
+		switch outcome {
+		case badRequest:
+			c.Write(appendError(out[:0], status))
+			return
+		case gotRequest:
+			ctx.w = c
+			ctx.peer = c
+			out = s.serve(ctx, out[:0])
+			c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+			if _, err := c.Write(out); err != nil || ctx.closeConn {
+				return
+			}
+			buf = buf[:copy(buf, buf[total:])]
+			c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+			continue
+		case needContinue:
+			c.Write(continueResponse)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
+		}
+		n, err := c.Read(buf[len(buf):cap(buf)])
+		if n > 0 {
+			s.counters.bytesIn.Add(int64(n))
+			buf = buf[:len(buf)+n]
+			c.SetReadDeadline(time.Now().Add(s.cfg.ReadHeaderTimeout))
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *fallbackConn) writeAll(p []byte) error {
+	c.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
+	_, err := c.Write(p)
+	return err
+}
+
+func (c *fallbackConn) remoteAddr() net.Addr { return c.RemoteAddr() }
+
+func (e *engine) beginShutdown() { e.ln.Close() }
+
+func (e *engine) closeIdle() {
+	// Connections blocked in Read between requests: wake them so that they
+	// see the shutdown; busy ones finish their response first.
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for c := range e.conns {
+		c.SetReadDeadline(time.Now())
+	}
+}
+
+func (e *engine) stop() {
+	e.ln.Close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for c := range e.conns {
+		c.Close()
+	}
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/gust-http/gust/internal/http1"
+)
+
+// parseOutcome says what nextRequest found at the start of the input.
+type parseOutcome uint8
+
+const (
+	needMore     parseOutcome = iota // no complete request yet
+	needContinue                     // a complete head asking for 100-continue; the body is not all here
+	gotRequest                       // a complete request is in ctx
+	badRequest                       // answer with the status and close
+)
+
+var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
+
+// nextRequest parses the request at the start of data into ctx: the head
+// in place, the body as a view (Content-Length) or decoded into ctx's
+// buffer (chunked). It returns the outcome, the bytes the request spans,
+// and for badRequest the status to answer.
+func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
+	ctx.reset()
+	n, err := http1.ParseRequestHead(data, s.cfg.limits(), &ctx.req)
+	if err == http1.ErrIncomplete {
+		return needMore, 0, 0
+	}
+	if err != nil {
+		return badRequest, 0, http1.StatusForError(err)
+	}
+	ctx.head = string(ctx.req.Method) == "HEAD"
+	switch ctx.req.BodyKind() {
+	case http1.BodyLength:
+		cl := ctx.req.ContentLength
+		if cl > s.cfg.MaxBodyBytes {
+			return badRequest, 0, 413
+		}
+		if int64(len(data)-n) < cl {
+			if ctx.req.Expect100 {
+				return needContinue, 0, 0
+			}
+			return needMore, 0, 0
+		}
+		ctx.body = data[n : n+int(cl)]
+		return gotRequest, n + int(cl), 0
+	case http1.BodyChunked:
+		var dec http1.ChunkedDecoder
+		body := ctx.chunkBuf[:0]
+		p := data[n:]
+		used := n
+		for {
+			k, chunk, done, err := dec.Decode(p)
+			if err != nil {
+				return badRequest, 0, 400
+			}
+			body = append(body, chunk...)
+			if int64(len(body)) > s.cfg.MaxBodyBytes {
+				return badRequest, 0, 413
+			}
+			p = p[k:]
+			used += k
+			if done {
+				break
+			}
+			if len(p) == 0 {
+				ctx.chunkBuf = body
+				if ctx.req.Expect100 {
+					return needContinue, 0, 0
+				}
+				return needMore, 0, 0
+			}
+		}
+		ctx.chunkBuf = body
+		ctx.body = body
+		return gotRequest, used, 0
+	}
+	return gotRequest, n, 0
+}
+
+// serve runs the handler on ctx and appends the response to dst. A
+// handler that panics gets a 500 (if nothing was sent yet) and its
+// connection closed; the panic is logged and the server goes on.
+func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
+	ctx.srv = s
+	if ctx.req.Close {
+		ctx.closeConn = true
+	}
+	if s.shutting.Load() {
+		ctx.closeConn = true // let the client know not to send more
+	}
+	s.counters.inflight.Add(1)
+	panicked := s.runHandler(ctx)
+	s.counters.inflight.Add(-1)
+	s.counters.requests.Add(1)
+	if panicked {
+		ctx.closeConn = true
+		if !ctx.streaming {
+			return appendError(dst, 500)
+		}
+		return dst // a truncated chunked body tells the client something broke
+	}
+	return ctx.appendResponse(dst)
+}
+
+func (s *Server) runHandler(ctx *Ctx) (panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = true
+			s.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", ctx.req.Method, ctx.req.Target, v, debug.Stack())
+		}
+	}()
+	s.Handler.ServeGust(ctx)
+	return false
+}
+
+// appendError appends a minimal response for status that closes the connection.
+func appendError(dst []byte, status int) []byte {
+	text := statusLines[status]
+	text = bytes.TrimPrefix(text, []byte("HTTP/1.1 "))
+	text = bytes.TrimSuffix(text, []byte("\r\n"))
+	dst = append(dst, statusLines[status]...)
+	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(text)), 10)
+	dst = append(dst, "\r\n\r\n"...)
+	return append(dst, text...)
+}
+
+// String describes an outcome, for test failures.
+func (o parseOutcome) String() string {
+	return fmt.Sprint([...]string{"needMore", "needContinue", "gotRequest", "badRequest"}[o])
+}

@@ -1,0 +1,229 @@
+//go:build linux
+
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gust-http/gust/internal/poll"
+)
+
+const (
+	loopReadBuf = 64 << 10
+	wheelTick   = int64(100 * time.Millisecond)
+)
+
+// loop is one event loop: a listener, an epoll instance and the
+// connections accepted on them.
+type loop struct {
+	e      *engine
+	srv    *Server
+	id     int
+	poller *poll.Poller
+	lnfd   int
+	events []poll.Event
+	byFD   []*conn
+	wheel  *timerWheel
+
+	buf []byte // read buffer shared by the loop's connections
+	out []byte // responses being written, for Inline mode and errors
+	ctx *Ctx   // the Ctx of Inline mode
+
+	closeIdleReq atomic.Bool
+
+	mu       sync.Mutex // guards handoff and stopped
+	handoff  []*conn    // connections workers gave back to be closed
+	stopped  bool
+	minTimer int64 // the shortest timeout, for checking busy connections
+}
+
+func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
+	cfg := &e.srv.cfg
+	minTimer := min(cfg.ReadHeaderTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
+	if cfg.ReadTimeout > 0 {
+		minTimer = min(minTimer, cfg.ReadTimeout)
+	}
+	return &loop{
+		e: e, srv: e.srv, id: id, poller: p, lnfd: lnfd,
+		events:   make([]poll.Event, 0, 1024),
+		buf:      make([]byte, loopReadBuf),
+		ctx:      &Ctx{srv: e.srv},
+		minTimer: int64(minTimer),
+	}
+}
+
+func (l *loop) run() error {
+	now := l.e.now()
+	l.wheel = newTimerWheel(wheelTick, now)
+	for {
+		if l.e.stopping.Load() {
+			l.shutdownAll()
+			return nil
+		}
+		if l.e.draining.Load() && l.lnfd >= 0 {
+			l.closeListener()
+		}
+		if l.closeIdleReq.Swap(false) {
+			l.closeIdleConns()
+		}
+		var err error
+		l.events, err = l.poller.WaitParked(l.events[:0], time.Duration(l.wheel.untilNext(now)))
+		if err != nil {
+			l.shutdownAll()
+			return err
+		}
+		now = l.e.now()
+		for _, ev := range l.events {
+			fd := int(ev.FD)
+			if fd == l.lnfd {
+				l.accept(now)
+				continue
+			}
+			if fd < len(l.byFD) {
+				if c := l.byFD[fd]; c != nil {
+					l.handle(c, ev.Flags, now)
+				}
+			}
+		}
+		l.takeHandoffs()
+		l.wheel.advance(now)
+	}
+}
+
+func (l *loop) accept(now int64) {
+	s := l.srv
+	for {
+		fd, _, err := unix.Accept4(l.lnfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if err != nil {
+			switch err {
+			case unix.EAGAIN:
+				return
+			case unix.EINTR, unix.ECONNABORTED:
+				continue
+			}
+			// EMFILE and friends: the next connection's edge retries.
+			s.cfg.ErrorLog.Printf("gust/server: accept: %v", err)
+			return
+		}
+		if s.cfg.MaxConns > 0 && s.counters.open.Load() >= int64(s.cfg.MaxConns) {
+			unix.Close(fd)
+			s.counters.rejected.Add(1)
+			continue
+		}
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		if err := l.poller.Add(fd); err != nil {
+			unix.Close(fd)
+			continue
+		}
+		c := newConn(l, fd)
+		for fd >= len(l.byFD) {
+			l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
+		}
+		l.byFD[fd] = c
+		s.counters.open.Add(1)
+		s.counters.accepted.Add(1)
+		l.setDeadline(c, now+int64(s.cfg.ReadHeaderTimeout))
+	}
+}
+
+// setDeadline sets a loop-owned connection's deadline and its wheel slot.
+func (l *loop) setDeadline(c *conn, at int64) {
+	c.deadline.Store(at)
+	l.wheel.schedule(&c.we, at)
+}
+
+// giveBack is how a worker returns a connection that must be closed.
+func (l *loop) giveBack(c *conn) {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		c.release()
+		unix.Close(c.fd)
+		l.srv.counters.open.Add(-1)
+		return
+	}
+	l.handoff = append(l.handoff, c)
+	l.poller.Wake()
+	l.mu.Unlock()
+}
+
+// wake interrupts the loop's wait, unless the loop has stopped and closed
+// its poller.
+func (l *loop) wake() {
+	l.mu.Lock()
+	if !l.stopped {
+		l.poller.Wake()
+	}
+	l.mu.Unlock()
+}
+
+func (l *loop) takeHandoffs() {
+	l.mu.Lock()
+	list := l.handoff
+	l.handoff = l.handoff[len(l.handoff):]
+	l.mu.Unlock()
+	for i, c := range list {
+		l.closeConn(c)
+		list[i] = nil
+	}
+}
+
+// closeConn closes a connection this loop owns.
+func (l *loop) closeConn(c *conn) {
+	if c.state.Load() == stClosed {
+		return
+	}
+	c.state.Store(stClosed)
+	l.wheel.remove(&c.we)
+	l.byFD[c.fd] = nil
+	unix.Close(c.fd)
+	c.release()
+	l.srv.counters.open.Add(-1)
+}
+
+func (l *loop) closeListener() {
+	if l.lnfd >= 0 {
+		unix.Close(l.lnfd)
+		l.lnfd = -1
+	}
+}
+
+// closeIdleConns closes connections with no request in progress (for Shutdown).
+func (l *loop) closeIdleConns() {
+	for _, c := range l.byFD {
+		if c != nil && c.state.Load() == stIdle && len(c.in) == 0 && len(c.out) == 0 {
+			l.closeConn(c)
+		}
+	}
+}
+
+// shutdownAll closes everything at once. Connections busy in a worker are
+// shut down, so the worker's next write fails, and closed by the worker.
+func (l *loop) shutdownAll() {
+	l.mu.Lock()
+	l.stopped = true
+	list := l.handoff
+	l.handoff = nil
+	l.mu.Unlock()
+	for _, c := range list {
+		l.closeConn(c)
+	}
+	for _, c := range l.byFD {
+		if c == nil {
+			continue
+		}
+		if c.state.Load() == stIdle {
+			l.closeConn(c)
+			continue
+		}
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+	l.closeListener()
+	l.mu.Lock()
+	l.poller.Close()
+	l.mu.Unlock()
+}

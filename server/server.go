@@ -1,0 +1,197 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"expvar"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server serves HTTP/1.1 on event loops. Set Handler (and optionally
+// Config), then call ListenAndServe, or Listen and Serve.
+type Server struct {
+	// Handler answers every request.
+	Handler Handler
+	// Config holds limits, timeouts and the dispatch mode; read once by Listen.
+	Config Config
+
+	cfg     Config
+	date    *dateClock
+	workers *workerPool
+	eng     *engine
+
+	mu       sync.Mutex
+	listened bool
+	done     chan struct{}
+
+	shutting atomic.Bool
+	counters counters
+}
+
+// ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or Close.
+var ErrServerClosed = errors.New("server: closed")
+
+// counters are the server-wide statistics, updated atomically.
+type counters struct {
+	open     atomic.Int64
+	accepted atomic.Int64
+	rejected atomic.Int64
+	requests atomic.Int64
+	bytesIn  atomic.Int64
+	bytesOut atomic.Int64
+	inflight atomic.Int64
+}
+
+// Stats is a snapshot of a Server's counters.
+type Stats struct {
+	OpenConns    int64 `json:"open_conns"`    // connections open now
+	Accepted     int64 `json:"accepted"`      // connections accepted since start
+	Rejected     int64 `json:"rejected"`      // connections closed at once because of MaxConns
+	Requests     int64 `json:"requests"`      // responses completed
+	BytesRead    int64 `json:"bytes_read"`    // bytes received
+	BytesWritten int64 `json:"bytes_written"` // bytes sent
+	InFlight     int64 `json:"in_flight"`     // requests being handled now
+	Workers      int   `json:"workers"`       // worker goroutines (Pooled mode), busy or idle
+	Queued       int   `json:"queued"`        // requests waiting for a worker
+	Loops        int   `json:"loops"`         // event loops
+	Goroutines   int   `json:"goroutines"`    // runtime.NumGoroutine, for the whole process
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	st := Stats{
+		OpenConns:    s.counters.open.Load(),
+		Accepted:     s.counters.accepted.Load(),
+		Rejected:     s.counters.rejected.Load(),
+		Requests:     s.counters.requests.Load(),
+		BytesRead:    s.counters.bytesIn.Load(),
+		BytesWritten: s.counters.bytesOut.Load(),
+		InFlight:     s.counters.inflight.Load(),
+		Loops:        s.cfg.Loops,
+		Goroutines:   runtime.NumGoroutine(),
+	}
+	if s.workers != nil {
+		st.Workers, st.Queued = s.workers.stats()
+	}
+	return st
+}
+
+// PublishExpvar publishes the server's Stats under name in expvar
+// (/debug/vars). It panics if name is already published, as expvar does.
+func (s *Server) PublishExpvar(name string) {
+	expvar.Publish(name, expvar.Func(func() any { return s.Stats() }))
+}
+
+// ListenAndServe listens on the TCP address addr and serves until Shutdown
+// or Close, returning ErrServerClosed then.
+func (s *Server) ListenAndServe(addr string) error {
+	if err := s.Listen(addr); err != nil {
+		return err
+	}
+	return s.Serve()
+}
+
+// Listen binds addr (host:port; port 0 picks one) without serving yet, so
+// that Addr is known before Serve starts.
+func (s *Server) Listen(addr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listened {
+		return errors.New("server: Listen called twice")
+	}
+	if s.Handler == nil {
+		return errors.New("server: no Handler")
+	}
+	s.cfg = s.Config.withDefaults()
+	if _, ok := s.Handler.(*httpAdapter); ok && s.cfg.Mode == Inline {
+		return errors.New("server: an http.Handler needs Pooled mode, it may block")
+	}
+	eng, err := newEngine(s, addr)
+	if err != nil {
+		return err
+	}
+	s.eng = eng
+	s.date = newDateClock()
+	s.workers = newWorkerPool(s.cfg.MaxWorkers)
+	s.done = make(chan struct{})
+	s.listened = true
+	return nil
+}
+
+// Addr returns the address the server listens on, once Listen succeeded.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng == nil {
+		return nil
+	}
+	return s.eng.addr
+}
+
+// Serve runs the event loops until Shutdown or Close and returns
+// ErrServerClosed then, or the error that stopped the loops.
+func (s *Server) Serve() error {
+	s.mu.Lock()
+	eng := s.eng
+	s.mu.Unlock()
+	if eng == nil {
+		return errors.New("server: Serve before Listen")
+	}
+	err := eng.run()
+	s.date.close()
+	close(s.done)
+	if err == nil {
+		err = ErrServerClosed
+	}
+	return err
+}
+
+// Shutdown stops accepting, closes idle connections, lets requests in
+// flight finish (closing their connections after the response), and
+// returns when every connection is closed, or with ctx's error when ctx
+// ends first (then it closes what is left).
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	eng := s.eng
+	s.mu.Unlock()
+	if eng == nil {
+		return nil
+	}
+	s.shutting.Store(true)
+	eng.beginShutdown()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if s.counters.open.Load() == 0 && s.counters.inflight.Load() == 0 {
+			eng.stop()
+			<-s.done
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			eng.stop()
+			<-s.done
+			return ctx.Err()
+		case <-tick.C:
+			eng.closeIdle()
+		}
+	}
+}
+
+// Close closes the listeners and every connection at once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	eng := s.eng
+	s.mu.Unlock()
+	if eng == nil {
+		return nil
+	}
+	s.shutting.Store(true)
+	eng.stop()
+	<-s.done
+	return nil
+}

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+var hello = HandlerFunc(func(c *Ctx) { c.WriteString("Hello, Go!") })
+
+// start runs a server on a loopback port and stops it with the test.
+func start(t testing.TB, h Handler, cfg Config) *Server {
+	t.Helper()
+	s := &Server{Handler: h, Config: cfg}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve() }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-errc; err != ErrServerClosed {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+	})
+	return s
+}
+
+func TestServesWithBothModes(t *testing.T) {
+	for _, mode := range []Mode{Pooled, Inline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := start(t, hello, Config{Mode: mode})
+			url := "http://" + s.Addr().String() + "/"
+			client := &http.Client{Timeout: 5 * time.Second}
+			for i := 0; i < 20; i++ {
+				resp, err := client.Get(url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 || string(body) != "Hello, Go!" {
+					t.Fatalf("got %d %q", resp.StatusCode, body)
+				}
+				if resp.Header.Get("Date") == "" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+					t.Errorf("headers %v", resp.Header)
+				}
+			}
+			if st := s.Stats(); st.Requests != 20 || st.Accepted != 1 {
+				t.Errorf("stats %+v, want 20 requests on one keep-alive connection", st)
+			}
+		})
+	}
+}
+
+func TestPipelinedRequestsAreAnsweredInOrder(t *testing.T) {
+	for _, mode := range []Mode{Pooled, Inline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := start(t, HandlerFunc(func(c *Ctx) { c.Write(c.Path()) }), Config{Mode: mode})
+			conn, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			var req strings.Builder
+			for i := 0; i < 50; i++ {
+				fmt.Fprintf(&req, "GET /%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+			}
+			conn.Write([]byte(req.String()))
+			r := bufio.NewReader(conn)
+			for i := 0; i < 50; i++ {
+				resp, err := http.ReadResponse(r, nil)
+				if err != nil {
+					t.Fatalf("response %d: %v", i, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				if want := fmt.Sprintf("/%d", i); string(body) != want {
+					t.Fatalf("response %d = %q, want %q", i, body, want)
+				}
+			}
+		})
+	}
+}
