@@ -16,8 +16,8 @@ type Ctx struct {
 	req      http1.RequestHead
 	body     []byte
 	chunkBuf []byte // a decoded chunked body
-	peer     peer // the connection, for RemoteAddr
-	head     bool // HEAD request: the body is computed but not sent
+	peer     peer   // the connection, for RemoteAddr
+	head     bool   // HEAD request: the body is computed but not sent
 
 	status    int
 	header    []byte // extra header lines, "Name: value\r\n" each
