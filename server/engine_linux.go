@@ -148,3 +148,11 @@ func (e *engine) stop() {
 		l.wake()
 	}
 }
+
+// discard releases the listeners and pollers of an engine that never ran.
+func (e *engine) discard() {
+	for _, l := range e.loops {
+		l.closeListener()
+		l.poller.Close()
+	}
+}

@@ -134,3 +134,6 @@ func (e *engine) stop() {
 		c.Close()
 	}
 }
+
+// discard releases the listener of an engine that never ran.
+func (e *engine) discard() { e.ln.Close() }

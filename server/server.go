@@ -26,6 +26,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	listened bool
+	serving  bool
 	done     chan struct{}
 
 	shutting atomic.Bool
@@ -137,10 +138,12 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Serve() error {
 	s.mu.Lock()
 	eng := s.eng
-	s.mu.Unlock()
-	if eng == nil {
-		return errors.New("server: Serve before Listen")
+	if eng == nil || s.serving {
+		s.mu.Unlock()
+		return errors.New("server: Serve needs one Listen first, and runs once")
 	}
+	s.serving = true
+	s.mu.Unlock()
 	err := eng.run()
 	s.date.close()
 	close(s.done)
@@ -155,9 +158,7 @@ func (s *Server) Serve() error {
 // returns when every connection is closed, or with ctx's error when ctx
 // ends first (then it closes what is left).
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	eng := s.eng
-	s.mu.Unlock()
+	eng := s.engineOrDiscard()
 	if eng == nil {
 		return nil
 	}
@@ -184,9 +185,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Close closes the listeners and every connection at once.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	eng := s.eng
-	s.mu.Unlock()
+	eng := s.engineOrDiscard()
 	if eng == nil {
 		return nil
 	}
@@ -194,4 +193,21 @@ func (s *Server) Close() error {
 	eng.stop()
 	<-s.done
 	return nil
+}
+
+// engineOrDiscard returns the running engine, or nil after releasing the
+// listeners of one that Listen set up but Serve never ran.
+func (s *Server) engineOrDiscard() *engine {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.eng == nil {
+		return nil
+	}
+	if !s.serving {
+		s.eng.discard()
+		s.date.close()
+		s.eng = nil
+		return nil
+	}
+	return s.eng
 }

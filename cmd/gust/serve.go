@@ -34,6 +34,13 @@ type serveConfig struct {
 	DebugAddr string
 	// Handler says what every request is answered with.
 	Handler handlerConfig
+	// Engine is "gust" (gust/server's event loops) or "nethttp".
+	Engine string
+	// Mode is gust/server's dispatch mode: "pooled" or "inline".
+	Mode string
+	// API is how the gust engine calls the handler: "native" (server.Ctx)
+	// or "nethttp" (the same http.Handler net/http runs, via the adapter).
+	API string
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -53,9 +60,10 @@ func newServeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run a small net/http target server that answers Hello, Go! on every path",
+		Short: "Run a small target server that answers Hello, Go! on every path",
 		Long: "Run a small target server for trying gust and for tests. It answers every path and\n" +
-			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given.\n" +
+			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given,\n" +
+			"on gust/server's event loops (--engine gust, the default) or on net/http.\n" +
 			"SIGINT or SIGTERM shut it down gracefully.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,6 +77,9 @@ func newServeCmd() *cobra.Command {
 			if cfg.Handler.Delay < 0 {
 				return fmt.Errorf("serve: --delay is %s; give a duration of 0 or more, e.g. 2s", cfg.Handler.Delay)
 			}
+			if err := cfg.check(); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return runServe(ctx, cfg, cmd.ErrOrStderr())
@@ -79,7 +90,25 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.Handler.Delay, "delay", 0, "wait this long before answering each request, e.g. 2s")
 	f.IntVar(&bodySize, "body-size", 0, "answer with a body of this many bytes instead of Hello, Go!")
 	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
+	f.StringVar(&cfg.Engine, "engine", "gust", "server engine: gust (event loops) or nethttp")
+	f.StringVar(&cfg.Mode, "mode", "pooled", "gust engine: pooled (handlers on worker goroutines) or inline (on the loops; never with --delay)")
+	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
 	return cmd
+}
+
+// check validates the engine choices.
+func (c *serveConfig) check() error {
+	switch {
+	case c.Engine != "gust" && c.Engine != "nethttp":
+		return fmt.Errorf("serve: --engine must be gust or nethttp, got %q", c.Engine)
+	case c.Mode != "pooled" && c.Mode != "inline":
+		return fmt.Errorf("serve: --mode must be pooled or inline, got %q", c.Mode)
+	case c.API != "native" && c.API != "nethttp":
+		return fmt.Errorf("serve: --api must be native or nethttp, got %q", c.API)
+	case c.Engine == "gust" && c.Mode == "inline" && (c.Handler.Delay > 0 || c.API == "nethttp"):
+		return errors.New("serve: --mode inline runs handlers on the event loop; it cannot --delay or serve --api nethttp, use --mode pooled")
+	}
+	return nil
 }
 
 // filledBody returns a response body of n bytes, built once at start-up so
@@ -143,6 +172,14 @@ func newDebugHandler() http.Handler {
 // is done, then shuts down gracefully within shutdownGrace. It writes its
 // start-up lines to log.
 func runServe(ctx context.Context, cfg serveConfig, log io.Writer) error {
+	if cfg.Engine == "" || cfg.Engine == "nethttp" {
+		return runNetHTTP(ctx, cfg, log)
+	}
+	return runGust(ctx, cfg, log)
+}
+
+// runNetHTTP is runServe on net/http.
+func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)

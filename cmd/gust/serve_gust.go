@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"expvar"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gust-http/gust/server"
+)
+
+// newNativeHello returns the hello handler on gust/server's native API:
+// the same answer as newHelloHandler, without allocating.
+func newNativeHello(cfg handlerConfig) server.Handler {
+	body := cfg.Body
+	if body == nil {
+		body = helloBody
+	}
+	delay := cfg.Delay
+	return server.HandlerFunc(func(c *server.Ctx) {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		c.SetContentType("text/plain; charset=utf-8")
+		c.Write(body)
+	})
+}
+
+// currentGust is the gust server whose Stats the expvar "gust" shows.
+var currentGust atomic.Pointer[server.Server]
+
+// publishServerStats shows srv's Stats as the expvar "gust"; the variable
+// is registered once per process, as expvar allows.
+func publishServerStats(srv *server.Server) {
+	currentGust.Store(srv)
+	publishGustVar()
+}
+
+var publishGustVar = sync.OnceFunc(func() {
+	expvar.Publish("gust", expvar.Func(func() any {
+		if s := currentGust.Load(); s != nil {
+			return s.Stats()
+		}
+		return nil
+	}))
+})
+
+// runGust is runServe on gust/server.
+func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
+	srv := &server.Server{Config: server.Config{
+		// Like the net/http target, keep connections a load test measures.
+		IdleTimeout: time.Hour,
+	}}
+	if cfg.Mode == "inline" {
+		srv.Config.Mode = server.Inline
+	}
+	if cfg.API == "nethttp" {
+		srv.Handler = server.HTTPHandler(newHelloHandler(cfg.Handler))
+	} else {
+		srv.Handler = newNativeHello(cfg.Handler)
+	}
+	if err := srv.Listen(cfg.Addr); err != nil {
+		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
+	}
+	var debug *http.Server
+	if cfg.DebugAddr != "" {
+		dln, err := net.Listen("tcp", cfg.DebugAddr)
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("serve: listen on --debug-addr %q: %w", cfg.DebugAddr, err)
+		}
+		publishServerStats(srv)
+		debug = &http.Server{Handler: newDebugHandler()}
+		go debug.Serve(dln)
+		defer debug.Close()
+	}
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s)\n", srv.Addr(), cfg.Mode, cfg.API)
+	if debug != nil {
+		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", cfg.DebugAddr)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve() }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
+	}
+	if err := <-errc; !errors.Is(err, server.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
