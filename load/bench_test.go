@@ -136,3 +136,31 @@ func cannedServer(tb testing.TB) string {
 	}()
 	return ln.Addr().String()
 }
+
+// BenchmarkSourceLoopback is BenchmarkLoopback with the requests coming
+// from a Source (as gust replay sends them): each request is copied into
+// a batch by the feeder and into its connection's write buffer by the
+// loop, and its response is recorded for its endpoint.
+func BenchmarkSourceLoopback(b *testing.B) {
+	addr := cannedServer(b)
+	src := &listSource{names: []string{"GET /a", "GET /b"}, passes: 1 << 40, reqs: []SourceRequest{
+		{Request: get("/a?x=1"), Endpoint: 0},
+		{Request: get("/b/2"), Endpoint: 1},
+	}}
+	e, err := newEngine(Config{URL: "http://" + addr + "/", Connections: 50, Requests: int64(b.N), Source: src})
+	if err != nil {
+		b.Fatal(err)
+	}
+	loops, err := e.newLoops()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	res := e.runLoops(context.Background(), loops)
+	b.StopTimer()
+	if res.Requests != int64(b.N) || res.ErrorCount() != 0 {
+		b.Fatalf("requests %d errors %v, want %d and none", res.Requests, res.Errors, b.N)
+	}
+	b.ReportMetric(float64(res.Latency.ValueAtQuantile(99)), "p99-us")
+}

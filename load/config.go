@@ -57,6 +57,22 @@ type Config struct {
 	// Progress, if set, is called about once a second from a single
 	// goroutine with the state of the run so far.
 	Progress func(Progress)
+
+	// Source, if set, supplies the requests instead of URL, Method, Header
+	// and Body: a stream of serialized requests, each with its endpoint for
+	// Result.Endpoints. URL then only names the server to connect to. The
+	// run ends when the source is exhausted and the last response is in,
+	// or earlier at Requests or Duration, so neither is required.
+	// DisableKeepAlive cannot be used with a Source.
+	//
+	// Requests go out as fast as the connections allow (the closed model),
+	// at a flat Rate, or at their recorded times scaled by Speed; with Rate
+	// or Speed, latency is measured from each request's intended send time.
+	Source Source
+	// Speed, with a Source, sends each request at its SourceRequest.At
+	// divided by Speed: 1 keeps the recorded pace, 2 is twice as fast.
+	// 0 means not at recorded times; Speed and Rate exclude each other.
+	Speed float64
 }
 
 // Progress is a snapshot of a run in progress.
@@ -121,8 +137,16 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("duration must not be negative, got %s", c.Duration)
 	case c.Warmup < 0:
 		return nil, fmt.Errorf("warmup must not be negative, got %s", c.Warmup)
-	case c.Requests == 0 && c.Duration == 0:
+	case c.Requests == 0 && c.Duration == 0 && c.Source == nil:
 		return nil, ErrNoStop
+	case c.Speed < 0:
+		return nil, fmt.Errorf("speed must not be negative, got %g", c.Speed)
+	case c.Speed > 0 && c.Source == nil:
+		return nil, errors.New("speed needs a Source: it scales recorded times")
+	case c.Speed > 0 && c.Rate > 0:
+		return nil, errors.New("give either a rate or a speed, not both")
+	case c.Source != nil && c.DisableKeepAlive:
+		return nil, errors.New("keep-alive cannot be disabled with a Source")
 	case c.Rate < 0:
 		return nil, fmt.Errorf("rate must not be negative, got %g", c.Rate)
 	case c.Pipeline < 1 || c.Pipeline > 1024:

@@ -34,9 +34,17 @@ type conn struct {
 	first    int
 	inflight int
 	since    int64 // last progress on the oldest in-flight request (for Timeout)
+	// meta, with a Source, parallels sent: each in-flight request's
+	// endpoint and HEAD flag (see metaHead). Nil without a Source.
+	meta []uint32
 
-	// Write side: a batch of pre-serialized requests being written.
+	// Write side: out[woff:woff+wleft] is what is left to write. Without a
+	// Source, out is the loop's shared copy of the request; with one, it is
+	// wbuf, where the requests taken from batches are copied.
+	out         []byte
+	wbuf        []byte
 	woff, wleft int
+	idle        bool // with a Source: in the loop's queue of idle connections
 
 	// Read side.
 	phase      respPhase
@@ -62,6 +70,14 @@ func newConn(pipeline int) *conn {
 // pushSent records the send time of a new in-flight request.
 func (c *conn) pushSent(t int64) {
 	c.sent[(c.first+c.inflight)%len(c.sent)] = t
+	c.inflight++
+}
+
+// pushSentMeta records a new in-flight request from a Source.
+func (c *conn) pushSentMeta(t int64, meta uint32) {
+	i := (c.first + c.inflight) % len(c.sent)
+	c.sent[i] = t
+	c.meta[i] = meta
 	c.inflight++
 }
 

@@ -27,6 +27,7 @@ func (l *loop) connect(c *conn, now int64) {
 	c.fd = fd
 	c.state = stConnecting
 	c.connectStart = now
+	l.live++
 }
 
 // handle reacts to readiness of c's socket.
@@ -66,13 +67,19 @@ func (l *loop) connected(c *conn, now int64) {
 
 // connectFailed counts a failed connect and retries after a back-off.
 func (l *loop) connectFailed(c *conn, kind ErrorKind, now int64) {
-	l.countError(kind, 1)
-	if l.recording {
+	l.dropSocket(c)
+	n := 1
+	if l.feeder != nil && l.live == 0 {
+		// No connection is left to carry the requests that are due: they
+		// fail, so a replay ends even when the target stays down.
+		n = max(l.failDue(now), 1)
+	}
+	l.countError(kind, n)
+	if l.recording && l.feeder == nil {
 		// The attempt used up a request, so a run bounded by a request count
 		// ends even when the target stays down.
 		l.e.claim()
 	}
-	l.dropSocket(c)
 	c.state = stBackoff
 	c.backoff = min(max(c.backoff*2, minBackoff), maxBackoff)
 	l.wait(c, now+c.backoff)
@@ -82,6 +89,10 @@ func (l *loop) connectFailed(c *conn, kind ErrorKind, now int64) {
 // flight in the closed model; in the open model, those whose intended time
 // has come. Requests in one refill go out in a single write.
 func (l *loop) refill(c *conn, now int64) {
+	if l.feeder != nil {
+		l.refillSource(c, now)
+		return
+	}
 	if c.wleft > 0 || c.state != stActive {
 		return
 	}
@@ -139,7 +150,7 @@ func (l *loop) mayStart() bool {
 // flush writes the pending request batch; false means c failed and was closed.
 func (l *loop) flush(c *conn, now int64) bool {
 	for c.wleft > 0 {
-		n, err := writeSocket(c.fd, l.req[c.woff:c.woff+c.wleft])
+		n, err := writeSocket(c.fd, c.out[c.woff:c.woff+c.wleft])
 		if n > 0 {
 			c.woff += n
 			c.wleft -= n
@@ -233,7 +244,11 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 			}
 			c.status = c.head.StatusCode
 			c.closeAfter = c.head.Close
-			switch c.head.Body(l.e.target.head) {
+			head := l.e.target.head
+			if c.meta != nil {
+				head = c.meta[c.first]&metaHead != 0
+			}
+			switch c.head.Body(head) {
 			case http1.BodyNone:
 				l.complete(c, now)
 			case http1.BodyLength:
@@ -275,6 +290,10 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 
 // complete records the oldest in-flight request's response.
 func (l *loop) complete(c *conn, now int64) {
+	var meta uint32
+	if c.meta != nil {
+		meta = c.meta[c.first]
+	}
 	sent := c.popSent()
 	l.inflight--
 	c.phase = phHead
@@ -290,6 +309,9 @@ func (l *loop) complete(c *conn, now int64) {
 	l.stats.requests++
 	l.secReq++
 	l.stats.status[c.status]++
+	if meta != 0 {
+		l.eps.record(meta, lat, c.status)
+	}
 }
 
 // peerClosed handles the end of c's stream.
@@ -299,18 +321,23 @@ func (l *loop) peerClosed(c *conn, now int64) {
 	}
 	// Requests still waiting will never be answered on this connection.
 	l.countError(ErrClosed, c.inflight)
+	l.failInflight(c)
 	l.reopen(c, now)
 }
 
 // fail counts c's in-flight requests (at least one) as failed and reopens it.
 func (l *loop) fail(c *conn, kind ErrorKind, now int64) {
 	l.countError(kind, max(c.inflight, 1))
+	l.failInflight(c)
 	l.reopen(c, now)
 }
 
 // dropSocket closes c's socket and forgets its in-flight requests.
 func (l *loop) dropSocket(c *conn) {
 	l.timers.remove(c)
+	if c.state == stConnecting || c.state == stActive {
+		l.live--
+	}
 	if c.fd >= 0 {
 		l.byFD[c.fd] = nil
 		closeSocket(c.fd)
@@ -327,10 +354,10 @@ func (l *loop) reopen(c *conn, now int64) {
 	if l.recording && !l.e.cfg.DisableKeepAlive {
 		l.stats.reconnects++
 	}
-	if l.recording && !l.e.budgetLeft() {
+	if l.recording && !l.e.budgetLeft() || l.feeder != nil && l.drained() {
 		return // nothing left to send
 	}
-	if l.e.cfg.Rate > 0 && c.next > now {
+	if l.feeder == nil && l.e.cfg.Rate > 0 && c.next > now {
 		l.wait(c, c.next)
 		return
 	}

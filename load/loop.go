@@ -1,6 +1,7 @@
 package load
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -32,6 +33,7 @@ type loop struct {
 	timers   timerHeap
 	stats    *stats
 	inflight int // requests in flight on all of this loop's connections
+	live     int // connections connecting or connected
 
 	recording bool
 	interval  int64 // open model: ns between sends on one connection
@@ -45,6 +47,16 @@ type loop struct {
 	secErr   int64
 	secBytes int64
 	secHist  *hdrhistogram.Histogram
+
+	// With a Source (see dispatch.go); feed is nil without one.
+	feeder   *feeder
+	timed    bool   // requests have intended send times
+	cur      *batch // the batch requests are taken from
+	idleQ    []*conn
+	idleHead int
+	idleN    int
+	hungry   atomic.Bool // waiting for the feeder's next batch
+	eps      endpointStats
 }
 
 // newLoops creates the event loops and spreads the connections over them.
@@ -88,14 +100,27 @@ func (e *engine) newLoops() ([]*loop, error) {
 			interval:  int64(interval),
 			scanEvery: scan,
 			secHist:   NewHistogram(),
+			feeder:    e.feed,
+			timed:     e.feed != nil && e.feed.timed(),
 		}
 	}
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
 		c := newConn(cfg.Pipeline)
-		// Stagger the connections' schedules so the total is evenly spaced.
-		c.next = int64(float64(j) * spacing)
+		if e.feed == nil {
+			c.out = l.req
+			// Stagger the connections' schedules so the total is evenly spaced.
+			c.next = int64(float64(j) * spacing)
+		} else {
+			c.meta = make([]uint32, cfg.Pipeline)
+			c.wbuf = make([]byte, 0, 1024)
+		}
 		l.conns = append(l.conns, c)
+	}
+	if e.feed != nil {
+		for _, l := range loops {
+			l.idleQ = make([]*conn, len(l.conns))
+		}
 	}
 	return loops, nil
 }
@@ -121,6 +146,9 @@ func (l *loop) run() {
 			break
 		}
 		l.fireTimers(now)
+		if l.feeder != nil {
+			l.dispatch(now)
+		}
 		l.advanceSeconds(now)
 		if now-l.lastScan >= l.scanEvery {
 			l.scanTimeouts(now)
@@ -152,6 +180,7 @@ func (l *loop) startRecordingIfDue(now int64) {
 	}
 	l.recording = true
 	l.stats.reset()
+	l.eps.reset()
 	l.sec, l.secReq, l.secErr, l.secBytes = 0, 0, 0, 0
 	l.secHist.Reset()
 }
@@ -164,6 +193,8 @@ func (l *loop) shouldStop(now int64) bool {
 	case e.measureEnd > 0 && now >= e.measureEnd:
 		return true
 	case l.recording && !e.budgetLeft() && l.inflight == 0:
+		return true
+	case l.feeder != nil && l.inflight == 0 && l.drained():
 		return true
 	}
 	return false
@@ -181,6 +212,11 @@ func (l *loop) waitTimeout(now int64) time.Duration {
 	}
 	if l.e.measureEnd > 0 {
 		until = min(until, l.e.measureEnd)
+	}
+	if l.feeder != nil {
+		if at := l.nextDue(now); at >= 0 {
+			until = min(until, at)
+		}
 	}
 	if until <= now {
 		return 0

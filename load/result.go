@@ -71,7 +71,10 @@ type Result struct {
 	Loops       int
 	Pipeline    int
 	Rate        float64 // requests/s asked for; 0 in the closed model
-	KeepAlive   bool
+	// Speed is Config.Speed: with a Source, requests went out at their
+	// recorded times scaled by Speed (an open model without a flat rate).
+	Speed     float64
+	KeepAlive bool
 
 	Start    time.Time     // when measurement began (after warmup)
 	Duration time.Duration // measured time
@@ -97,7 +100,16 @@ type Result struct {
 	Status   map[int]int64       // responses per status code
 	Errors   map[ErrorKind]int64 // failures per kind
 	Timeline []Second            // one entry per second of measurement
+
+	// Endpoints, with a Source, holds each endpoint that had a response or
+	// an error, in endpoint id order; nil without a Source.
+	Endpoints []Endpoint
 }
+
+// Scheduled reports whether requests had intended send times (the open
+// model: a flat Rate, or recorded times at a Speed), so that lateness was
+// measured.
+func (r *Result) Scheduled() bool { return r.Rate > 0 || r.Speed > 0 }
 
 // LateThreshold is how far behind schedule a request must start to count as late.
 const LateThreshold = time.Millisecond

@@ -41,6 +41,7 @@ type engine struct {
 	stop    atomic.Bool  // set to make every loop wind down now
 
 	collector *collector
+	feed      *feeder // runs cfg.Source; nil without one
 }
 
 func newEngine(c Config) (*engine, error) {
@@ -53,7 +54,11 @@ func newEngine(c Config) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", t.hostPort, err)
 	}
-	return &engine{cfg: cfg, target: t, addr: addr}, nil
+	e := &engine{cfg: cfg, target: t, addr: addr}
+	if cfg.Source != nil {
+		e.feed = newFeeder(&cfg)
+	}
+	return e, nil
 }
 
 // probe makes one connection so that an unreachable target fails fast with
@@ -126,6 +131,11 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 		}
 	}()
 
+	if e.feed != nil {
+		e.feed.loops = loops
+		go e.feed.run()
+	}
+
 	var wg sync.WaitGroup
 	for _, l := range loops {
 		wg.Add(1)
@@ -136,6 +146,16 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 	}
 	wg.Wait()
 	close(stopWatch)
+	if e.feed != nil {
+		e.feed.closeLoops()
+		close(e.feed.stop)
+		// The feeder stops at its next batch; wait for it unless the
+		// Source is blocked on its input.
+		select {
+		case <-e.feed.exit:
+		case <-time.After(time.Second):
+		}
+	}
 	var end int64
 	for _, l := range loops {
 		end = max(end, l.stoppedAt)
@@ -153,19 +173,27 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 		l.stats.mergeInto(res)
 		l.close()
 	}
+	if e.feed != nil {
+		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
+	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
 	return res
 }
 
 func (e *engine) newResult() *Result {
+	method := e.cfg.Method
+	if e.cfg.Source != nil {
+		method = "" // the source's requests have their own
+	}
 	return &Result{
 		URL:         e.cfg.URL,
-		Method:      e.cfg.Method,
+		Method:      method,
 		Connections: e.cfg.Connections,
 		Loops:       e.cfg.Loops,
 		Pipeline:    e.cfg.Pipeline,
 		Rate:        e.cfg.Rate,
+		Speed:       e.cfg.Speed,
 		KeepAlive:   !e.cfg.DisableKeepAlive,
 		Latency:     NewHistogram(),
 		Connect:     NewHistogram(),

@@ -1,0 +1,77 @@
+package load
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// sourceLoop builds a loop with a feeder and one connection whose socket
+// is one end of a socket pair, to drive the whole request path with a
+// Source from memory: fill a batch, take a request, write it, parse the
+// response, record it for its endpoint.
+func sourceLoop(tb testing.TB) (l *loop, c *conn, peer int) {
+	src := &listSource{names: []string{"GET /a"}, reqs: []SourceRequest{{Request: get("/a"), Endpoint: 0}}}
+	e, err := newEngine(Config{URL: "http://127.0.0.1:8080/", Source: src, Connections: 1, Loops: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.collector = newCollector(1, nil, false)
+	loops, err := e.newLoops()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { loops[0].poller.Close() })
+	e.feed.loops = loops
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	l, c = loops[0], loops[0].conns[0]
+	l.recording = true
+	c.fd, c.state = fds[0], stActive
+	return l, c, fds[1]
+}
+
+// feedOne puts one batch of requests from the source into the feeder's channel.
+func feedOne(f *feeder) {
+	b := f.getBatch()
+	var r SourceRequest
+	for len(b.reqs) < batchRequests {
+		r = SourceRequest{Endpoint: -1}
+		f.src.(*listSource).i = 0
+		f.src.Next(&r)
+		f.add(b, &r)
+	}
+	f.full <- b
+}
+
+// TestSourcePathDoesNotAllocate holds the replay's per-request path to
+// zero allocations once warm: batches are recycled, write buffers and
+// endpoint histograms reused.
+func TestSourcePathDoesNotAllocate(t *testing.T) {
+	l, c, peer := sourceLoop(t)
+	buf := make([]byte, 4096)
+	step := func() {
+		if l.cur == nil || l.cur.next == len(l.cur.reqs) {
+			feedOne(l.feeder)
+		}
+		l.refill(c, 1)
+		if c.inflight != 1 || c.wleft != 0 {
+			t.Fatalf("inflight %d, %d bytes unwritten: the request was not sent", c.inflight, c.wleft)
+		}
+		unix.Read(peer, buf)
+		l.feed(c, benchResponse, 2)
+	}
+	for i := 0; i < 2*batchRequests; i++ {
+		step() // warm up: grow buffers, make the endpoint's histogram
+	}
+	allocs := testing.AllocsPerRun(1000, step)
+	if allocs != 0 {
+		t.Errorf("source path allocates %.2f times per request, want 0", allocs)
+	}
+	if got := l.eps.requests[0]; got < 1000 {
+		t.Errorf("endpoint responses %d: the responses were not matched", got)
+	}
+}
