@@ -157,8 +157,12 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 			l.closeConn(c)
 			return
 		}
+		l.setDeadline(c, now+int64(l.srv.cfg.IdleTimeout))
+		flags |= poll.Readable // input may have waited while the output was stuck
 	}
-	l.readAndServe(c, flags&poll.Hangup != 0, now)
+	if flags&(poll.Readable|poll.Hangup) != 0 {
+		l.readAndServe(c, flags&poll.Hangup != 0, now)
+	}
 }
 
 // flushOut writes pending output; false means the connection was closed.
@@ -286,7 +290,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		l.closeConn(c)
 		return false
 	}
-	if c.in == nil {
+	if c.in == nil && len(c.out) == 0 {
 		l.setDeadline(c, now+int64(s.cfg.IdleTimeout))
 	}
 	return true
