@@ -91,12 +91,12 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	if ctx.req.Close {
 		ctx.closeConn = true
 	}
-	if s.shutting.Load() {
-		ctx.closeConn = true // let the client know not to send more
-	}
 	s.counters.inflight.Add(1)
 	panicked := s.runHandler(ctx)
 	s.counters.inflight.Add(-1)
+	if s.shutting.Load() {
+		ctx.closeConn = true // tell the client not to send more
+	}
 	s.counters.requests.Add(1)
 	if panicked {
 		ctx.closeConn = true

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHTTPHandlerRunsAServeMux(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "user %s from %s, q=%s, agent=%s", r.PathValue("id"), r.Host, r.URL.Query().Get("q"), r.UserAgent())
+	})
+	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Len", fmt.Sprint(len(b)))
+		w.WriteHeader(http.StatusAccepted)
+		w.Write(b)
+	})
+	s := start(t, HTTPHandler(mux), Config{})
+	base := "http://" + s.Addr().String()
+	client := &http.Client{Timeout: 5 * time.Second}
+
+	req, _ := http.NewRequest("GET", base+"/users/42?q=x", nil)
+	req.Header.Set("User-Agent", "test")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "user 42 from " + s.Addr().String() + ", q=x, agent=test"; string(body) != want {
+		t.Errorf("got %q, want %q", body, want)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Errorf("Content-Type %q, want it sniffed as text/plain", ct)
+	}
+
+	resp, err = client.Post(base+"/echo", "text/plain", strings.NewReader("some body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 202 || string(body) != "some body" || resp.Header.Get("X-Len") != "9" {
+		t.Errorf("echo: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+
+	resp, err = client.Get(base + "/nowhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("unknown path: %d, want 404", resp.StatusCode)
+	}
+}
+
+func TestHTTPHandlerFlushStreams(t *testing.T) {
+	release := make(chan struct{})
+	s := start(t, HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "second\n")
+	})), Config{})
+	c, r := rawConn(t, s)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
+		t.Errorf("TransferEncoding %v, want chunked", resp.TransferEncoding)
+	}
+	br := bufio.NewReader(resp.Body)
+	line, err := br.ReadString('\n')
+	if err != nil || line != "first\n" {
+		t.Fatalf("got %q %v before the handler finished, want the flushed line", line, err)
+	}
+	close(release)
+	rest, _ := io.ReadAll(br)
+	if string(rest) != "second\n" {
+		t.Errorf("rest %q", rest)
+	}
+}
+
+func TestHTTPHandlerContextEndsWhenTheClientLeaves(t *testing.T) {
+	cancelled := make(chan struct{})
+	s := start(t, HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			close(cancelled)
+		case <-time.After(5 * time.Second):
+		}
+	})), Config{})
+	c, _ := rawConn(t, s)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(100 * time.Millisecond)
+	c.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(3 * time.Second):
+		t.Error("r.Context() was not cancelled after the client closed")
+	}
+}
+
+func TestHTTPHandlerNeedsPooledMode(t *testing.T) {
+	s := &Server{Handler: HTTPHandler(http.NotFoundHandler()), Config: Config{Mode: Inline}}
+	if err := s.Listen("127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), "Pooled") {
+		t.Errorf("err = %v, want a refusal naming Pooled mode", err)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	t.Run("finishes requests in flight and closes idle connections", func(t *testing.T) {
+		started := make(chan struct{}, 1)
+		s := &Server{Handler: HandlerFunc(func(c *Ctx) {
+			if string(c.Path()) == "/slow" {
+				started <- struct{}{}
+				time.Sleep(300 * time.Millisecond)
+			}
+			c.WriteString("done")
+		})}
+		if err := s.Listen("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- s.Serve() }()
+
+		idle, idleR := rawConn(t, s)
+		io.WriteString(idle, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, err := http.ReadResponse(idleR, nil); err != nil {
+			t.Fatal(err)
+		} else {
+			io.Copy(io.Discard, resp.Body)
+		}
+		busy, busyR := rawConn(t, s)
+		io.WriteString(busy, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-started
+
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		resp, err := http.ReadResponse(busyR, nil)
+		if err != nil {
+			t.Fatalf("the request in flight lost its response: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if string(body) != "done" || !resp.Close {
+			t.Errorf("in-flight response %q close=%v, want done and Connection: close", body, resp.Close)
+		}
+		if !closedByPeer(idle, idleR, time.Second) {
+			t.Error("the idle connection was left open")
+		}
+		if err := <-errc; err != ErrServerClosed {
+			t.Errorf("Serve returned %v", err)
+		}
+		if _, err := (&http.Client{Timeout: time.Second}).Get("http://" + s.Addr().String()); err == nil {
+			t.Error("still accepting after Shutdown")
+		}
+	})
+	t.Run("gives up at the context's deadline", func(t *testing.T) {
+		block := make(chan struct{})
+		defer close(block)
+		s := &Server{Handler: HandlerFunc(func(c *Ctx) { <-block })}
+		if err := s.Listen("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve()
+		c, _ := rawConn(t, s)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		time.Sleep(50 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != context.DeadlineExceeded {
+			t.Errorf("Shutdown = %v, want DeadlineExceeded", err)
+		}
+	})
+}
