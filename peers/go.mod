@@ -7,10 +7,22 @@ module github.com/gust-http/gust/peers
 
 go 1.26.8
 
-require github.com/valyala/fasthttp v1.74.0
+require (
+	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gorilla/mux v1.8.1
+	github.com/valyala/fasthttp v1.74.0
+)
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
+
+require (
+	github.com/gust-http/gust v0.0.0
 	github.com/klauspost/compress v1.20.0 // indirect
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 )
+
+replace github.com/gust-http/gust => ../

@@ -57,16 +57,29 @@ func newConn(l *loop, fd int) *conn {
 }
 
 // Buffers for connections in progress, shared by all loops and workers.
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+// The pool holds *buffer so that putting one back allocates nothing.
+type buffer struct{ b []byte }
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+var bufPool = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 4096)} }}
+
+// spareBuffers recycles the *buffer holders whose slices are out on loan.
+var spareBuffers = sync.Pool{New: func() any { return new(buffer) }}
+
+func getBuf() []byte {
+	h := bufPool.Get().(*buffer)
+	b := h.b[:0]
+	h.b = nil
+	spareBuffers.Put(h)
+	return b
+}
 
 func putBuf(b []byte) {
 	if cap(b) == 0 || cap(b) > 1<<20 {
 		return // keep the pool to ordinary sizes
 	}
-	b = b[:0]
-	bufPool.Put(&b)
+	h := spareBuffers.Get().(*buffer)
+	h.b = b[:0]
+	bufPool.Put(h)
 }
 
 // keep stores data (a view of the loop buffer or of c.in itself) as the
@@ -337,10 +350,10 @@ func (c *conn) serveWork() {
 	s := l.srv
 	ctx := getCtx(s)
 	ctx.peer = c
-	out := getBuf()
+	out := ctx.resp[:0]
 	defer func() {
+		ctx.resp = out[:0]
 		putCtx(ctx)
-		putBuf(out)
 	}()
 	for {
 		data := c.in
@@ -509,7 +522,7 @@ func getCtx(s *Server) *Ctx {
 func putCtx(c *Ctx) {
 	c.reset()
 	c.peer = nil
-	if cap(c.out) > 1<<20 || cap(c.chunkBuf) > 1<<20 {
+	if cap(c.out) > 1<<20 || cap(c.chunkBuf) > 1<<20 || cap(c.resp) > 1<<20 {
 		return
 	}
 	ctxPool.Put(c)

@@ -27,8 +27,9 @@ type Ctx struct {
 	streaming bool   // the head has been sent with chunked encoding
 	closeConn bool   // the connection closes after this response
 
-	srv *Server
-	w   responseSink // where a streamed response goes, nil in Inline mode
+	srv  *Server
+	w    responseSink // where a streamed response goes, nil in Inline mode
+	resp []byte       // a worker's buffer for serialized responses, kept with the Ctx
 }
 
 // responseSink writes bytes of a response straight to the client, for

@@ -71,7 +71,7 @@ func (l *loop) run() error {
 			l.closeIdleConns()
 		}
 		var err error
-		l.events, err = l.poller.WaitParked(l.events[:0], time.Duration(l.wheel.untilNext(now)))
+		l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(l.wheel.next)))
 		if err != nil {
 			l.shutdownAll()
 			return err

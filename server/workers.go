@@ -1,7 +1,6 @@
 package server
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +30,9 @@ type worker struct {
 const idleLinger = 2 * time.Second
 
 func newWorkerPool(max int) *workerPool {
-	return &workerPool{max: max, maxIdle: 4 * runtime.GOMAXPROCS(0)}
+	// Idle workers are kept up to the cap and leave after idleLinger, so a
+	// steady load reuses its goroutines and a burst's go away.
+	return &workerPool{max: max, maxIdle: max}
 }
 
 // submit runs task on a worker: an idle one, a new one, or, at the cap,

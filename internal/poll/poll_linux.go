@@ -24,8 +24,9 @@ type Poller struct {
 	// For WaitParked: the epoll descriptor itself, registered with the Go
 	// runtime's poller, so that a loop with nothing to do parks its
 	// goroutine instead of blocking a thread in epoll_wait.
-	file *os.File
-	rc   syscall.RawConn
+	file     *os.File
+	rc       syscall.RawConn
+	deadline time.Time
 }
 
 // New creates a Poller able to report up to maxEvents events per Wait.
@@ -146,8 +147,9 @@ func (p *Poller) wait(timeout time.Duration) (int, error) {
 // goroutines (the server's, whose handlers run on worker goroutines): when
 // no event is ready it parks the calling goroutine in the Go runtime's
 // poller, which wakes it when the epoll instance has events, instead of
-// holding a thread and its P in a blocking epoll_wait.
-func (p *Poller) WaitParked(dst []Event, timeout time.Duration) ([]Event, error) {
+// holding a thread and its P in a blocking epoll_wait. It returns at the
+// deadline (the zero time means none) if nothing happens before.
+func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 	if p.rc == nil {
 		if err := unix.SetNonblock(p.epfd, true); err != nil {
 			return dst, fmt.Errorf("epoll nonblock: %w", err)
@@ -159,28 +161,27 @@ func (p *Poller) WaitParked(dst []Event, timeout time.Duration) ([]Event, error)
 		}
 		p.rc = rc
 	}
-	n, err := unix.EpollWait(p.epfd, p.raw, 0)
-	if err == nil && n == 0 {
-		if timeout >= 0 {
-			p.file.SetReadDeadline(time.Now().Add(timeout))
-		} else {
-			p.file.SetReadDeadline(time.Time{})
-		}
-		rerr := p.rc.Read(func(uintptr) bool {
-			n, err = unix.EpollWait(p.epfd, p.raw, 0)
-			return n > 0 || (err != nil && err != unix.EINTR)
-		})
-		if rerr != nil {
-			if errors.Is(rerr, os.ErrDeadlineExceeded) {
-				return dst, nil
-			}
-			return dst, fmt.Errorf("epoll park: %w", rerr)
-		}
+	if !deadline.Equal(p.deadline) {
+		// Loops wait for the same wheel tick many times in a row: only a
+		// new deadline costs a timer update.
+		p.file.SetReadDeadline(deadline)
+		p.deadline = deadline
 	}
-	if err != nil {
-		if err == unix.EINTR {
+	var n int
+	var err error
+	// Read calls the function at once, and again each time the runtime's
+	// poller says the epoll descriptor is readable.
+	rerr := p.rc.Read(func(uintptr) bool {
+		n, err = unix.EpollWait(p.epfd, p.raw, 0)
+		return n > 0 || (err != nil && err != unix.EINTR)
+	})
+	if rerr != nil {
+		if errors.Is(rerr, os.ErrDeadlineExceeded) {
 			return dst, nil
 		}
+		return dst, fmt.Errorf("epoll park: %w", rerr)
+	}
+	if err != nil {
 		return dst, fmt.Errorf("epoll_wait: %w", err)
 	}
 	return p.convert(dst, n), nil

@@ -29,7 +29,7 @@ func (p *Poller) Wait(dst []Event, timeout time.Duration) ([]Event, error) {
 }
 
 // WaitParked is unavailable on this platform.
-func (p *Poller) WaitParked(dst []Event, timeout time.Duration) ([]Event, error) {
+func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 	return dst, ErrUnsupported
 }
 
