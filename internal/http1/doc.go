@@ -1,6 +1,7 @@
 // Package http1 implements the HTTP/1.1 wire format (RFC 9112) pieces that
 // gust's load generator and server share: a response head parser, a chunked
-// body decoder and a request serializer.
+// body decoder and a request serializer for the generator, and a request
+// head parser for the server.
 //
 // Everything on the hot path works on caller-owned byte slices and does not
 // allocate: parsers return predefined error values, report results through

@@ -38,6 +38,29 @@ var (
 	// ErrTrailerTooLarge means the trailer section of a chunked body
 	// exceeds the limit of the ChunkedDecoder.
 	ErrTrailerTooLarge = errors.New("http1: chunked trailer section too large")
+
+	// ErrBadRequestLine means the request line is not
+	// "method SP request-target SP HTTP/1.x" with a token method and a
+	// request-target of the form the method calls for.
+	ErrBadRequestLine = errors.New("http1: malformed request line")
+
+	// ErrTooManyHeaders means a request head has more header fields than
+	// the caller allowed.
+	ErrTooManyHeaders = errors.New("http1: too many header fields")
+
+	// ErrBadHost means an HTTP/1.1 request has no Host field, or a request
+	// has several Host fields or one whose value is not uri-host [":" port].
+	ErrBadHost = errors.New("http1: missing, repeated or invalid Host")
+
+	// ErrBadTransferEncoding means a request's Transfer-Encoding cannot
+	// frame its body reliably: the final coding is not chunked, chunked is
+	// applied twice, the list is malformed, the request is HTTP/1.0, or a
+	// Content-Length field is present too.
+	ErrBadTransferEncoding = errors.New("http1: invalid Transfer-Encoding")
+
+	// ErrUnsupportedTE means a request's Transfer-Encoding is well formed and
+	// ends in chunked, but also lists a coding this package does not decode.
+	ErrUnsupportedTE = errors.New("http1: unsupported transfer coding")
 )
 
 // parseErrors lists every error IsMalformed recognises.
@@ -50,6 +73,11 @@ var parseErrors = [...]error{
 	ErrBadChunk,
 	ErrChunkExtTooLong,
 	ErrTrailerTooLarge,
+	ErrBadRequestLine,
+	ErrTooManyHeaders,
+	ErrBadHost,
+	ErrBadTransferEncoding,
+	ErrUnsupportedTE,
 }
 
 // IsMalformed reports whether err (or an error it wraps) is one of the
