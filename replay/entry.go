@@ -35,7 +35,7 @@ var (
 	errCtlInTarget   = errors.New("request path has spaces or control characters")
 	errBadVersion    = errors.New("request line does not end in HTTP/x.y")
 	errBadHeaderName = errors.New("header name is not a token")
-	errBadHeaderVal  = errors.New("header value has CR, LF or NUL")
+	errBadHeaderVal  = errors.New("header value has control characters")
 	errBadTime       = errors.New("time is not RFC 3339 or Unix seconds")
 	errLineTooLong   = errors.New("line longer than 16 MiB")
 )
@@ -160,8 +160,10 @@ func validHeader(name, value []byte) error {
 	if !isToken(name) {
 		return errBadHeaderName
 	}
-	if bytes.IndexByte(value, '\r') >= 0 || bytes.IndexByte(value, '\n') >= 0 || bytes.IndexByte(value, 0) >= 0 {
-		return errBadHeaderVal
+	for _, c := range value {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return errBadHeaderVal
+		}
 	}
 	return nil
 }

@@ -296,21 +296,39 @@ func (p *jsonParser) literal(word string) error {
 	return nil
 }
 
-// number reads a JSON number and returns its text.
+// number reads a JSON number, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?,
+// and returns its text.
 func (p *jsonParser) number() ([]byte, error) {
 	start := p.i
 	p.eat('-')
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		if !isDigit(c) && c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
-			break
-		}
-		p.i++
-	}
-	if p.i == start {
+	switch {
+	case p.eat('0'):
+	case '1' <= p.peek() && p.peek() <= '9':
+		p.digits()
+	default:
 		return nil, errBadJSON
 	}
+	if p.eat('.') && p.digits() == 0 {
+		return nil, errBadJSON
+	}
+	if p.eat('e') || p.eat('E') {
+		if !p.eat('+') {
+			p.eat('-')
+		}
+		if p.digits() == 0 {
+			return nil, errBadJSON
+		}
+	}
 	return p.b[start:p.i], nil
+}
+
+// digits reads over decimal digits and returns how many.
+func (p *jsonParser) digits() int {
+	start := p.i
+	for p.i < len(p.b) && isDigit(p.b[p.i]) {
+		p.i++
+	}
+	return p.i - start
 }
 
 // skip reads over any value.
