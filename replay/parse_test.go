@@ -9,9 +9,9 @@ import (
 // parsed is an entry as plain values, for comparison.
 type parsed struct {
 	method, target, body string
-	headers            string // "Name: value" lines joined by "|"
-	time               time.Time
-	coarse             bool
+	headers              string // "Name: value" lines joined by "|"
+	time                 time.Time
+	coarse               bool
 }
 
 func plain(e *entry) parsed {
