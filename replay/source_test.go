@@ -1,0 +1,414 @@
+package replay
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/load"
+)
+
+// sent is one request from a Source, copied.
+type sent struct {
+	request  string
+	at       time.Duration
+	endpoint string
+	head     bool
+}
+
+// drain reads every request from src.
+func drain(t *testing.T, src *Source) []sent {
+	t.Helper()
+	var out []sent
+	var r load.SourceRequest
+	for {
+		err := src.Next(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		out = append(out, sent{request: string(r.Request), at: r.At, endpoint: src.Endpoints()[r.Endpoint], head: r.Head})
+	}
+	return out
+}
+
+// clfLine writes a combined log line at second sec after a fixed start.
+func clfLine(sec int, method, target string) string {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.FixedZone("", -7*3600)).Add(time.Duration(sec) * time.Second)
+	return fmt.Sprintf(`10.0.0.1 - - [%s] "%s %s HTTP/1.1" 200 12 "-" "test-agent"`+"\n",
+		at.Format("02/Jan/2006:15:04:05 -0700"), method, target)
+}
+
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func gzipped(data string) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(data))
+	w.Close()
+	return b.Bytes()
+}
+
+func open(t *testing.T, path string, opts Options) *Source {
+	t.Helper()
+	if opts.Host == "" {
+		opts.Host = "target:8080"
+	}
+	src, err := Open(path, opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func TestGzipLogsReadLikePlainOnes(t *testing.T) {
+	var log strings.Builder
+	for i := 0; i < 5000; i++ { // bigger than one read buffer
+		log.WriteString(clfLine(i/100, "GET", fmt.Sprintf("/items/%d?page=%d", i, i%7)))
+	}
+	plain := drain(t, open(t, writeFile(t, "access.log", []byte(log.String())), Options{Timed: true}))
+	src := open(t, writeFile(t, "access.log.gz", gzipped(log.String())), Options{Timed: true})
+	zipped := drain(t, src)
+	if len(plain) != 5000 || len(zipped) != len(plain) {
+		t.Fatalf("%d requests from the plain log, %d from the gzip one; want 5000 each", len(plain), len(zipped))
+	}
+	for i := range plain {
+		if plain[i] != zipped[i] {
+			t.Fatalf("request %d differs:\n%+v\n%+v", i, plain[i], zipped[i])
+		}
+	}
+	if st := src.Stats(); st.Format != Combined || st.Lines != 5000 || st.Skipped != 0 {
+		t.Errorf("stats %+v, want 5000 combined lines", st)
+	}
+}
+
+func TestBadLinesAreSkippedAndReported(t *testing.T) {
+	var log strings.Builder
+	var wantLines []int64
+	n := int64(0)
+	for i := 0; i < 30; i++ {
+		n++
+		if i%2 == 1 {
+			log.WriteString("garbage that is no log line\n")
+			wantLines = append(wantLines, n)
+			continue
+		}
+		log.WriteString(clfLine(i, "GET", "/ok"))
+	}
+	log.WriteString("\n   \n") // blank lines are neither requests nor bad
+	src := open(t, writeFile(t, "access.log", []byte(log.String())), Options{})
+	got := drain(t, src)
+	st := src.Stats()
+	if len(got) != 15 || st.Requests != 15 || st.Skipped != 15 || st.Lines != 30 {
+		t.Fatalf("%d requests, stats %+v; want 15 requests, 15 skipped of 30 lines", len(got), st)
+	}
+	if len(st.FirstSkipped) != MaxBadLines {
+		t.Fatalf("%d bad lines kept, want the first %d", len(st.FirstSkipped), MaxBadLines)
+	}
+	for i, b := range st.FirstSkipped {
+		if b.Line != wantLines[i] || b.Reason != errNoTime.Error() || b.Text != "garbage that is no log line" {
+			t.Errorf("bad line %d = %+v, want line %d", i, b, wantLines[i])
+		}
+	}
+}
+
+func TestLogsWithoutRequestsFailAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		path string
+		opts Options
+		want string
+	}{
+		{"a missing file", filepath.Join(dir, "nope.log"), Options{}, "no such file"},
+		{"a directory", dir, Options{}, "is a directory"},
+		{"an empty file", writeFile(t, "empty.log", nil), Options{}, "is empty"},
+		{"only blank lines", writeFile(t, "blank.log", []byte("\n\n  \n")), Options{}, "is empty"},
+		{"an empty gzip file", writeFile(t, "empty.log.gz", gzipped("")), Options{}, "is empty"},
+		{"nothing parses", writeFile(t, "bad.log", []byte("a\nb\n")), Options{}, "none of its 2 lines could be parsed as common (line 1: no [time] field)"},
+		{"JSON that is not ours", writeFile(t, "bad.jsonl", []byte(`{"a":1}`+"\n")), Options{}, `as json (line 1: no "url" or "path")`},
+		{"everything filtered out", writeFile(t, "f.log", []byte(clfLine(0, "GET", "/a"))), Options{Methods: []string{"POST"}}, "1 were left out by the filters"},
+		{"a corrupt gzip file", writeFile(t, "bad.gz", gzipped(strings.Repeat(clfLine(0, "GET", "/"), 10))[:30]), Options{}, "unexpected EOF"},
+		{"combined format asked for common lines", writeFile(t, "c.log", []byte(`1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5`+"\n")),
+			Options{Format: Combined}, "--format common"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Host = "x"
+			src, err := Open(tt.path, tt.opts)
+			if err == nil {
+				src.Close()
+				t.Fatal("Open succeeded, want an error")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err = %q, want one line mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadErrorsEndTheLogAndAreKept(t *testing.T) {
+	data := gzipped(strings.Repeat(clfLine(0, "GET", "/"), 20000))
+	data = data[:len(data)-4] // cut the trailer: the data is there, the check is not
+	src := open(t, writeFile(t, "cut.gz", data), Options{})
+	var r load.SourceRequest
+	n := 0
+	var err error
+	for err = src.Next(&r); err == nil; err = src.Next(&r) {
+		n++
+	}
+	if err == io.EOF || src.Err() == nil || !strings.Contains(src.Err().Error(), "cut.gz") {
+		t.Errorf("after %d requests: err %v, Err() %v; want the read error, naming the file", n, err, src.Err())
+	}
+	if n != 20000 {
+		t.Errorf("%d requests before the error, want all 20000", n)
+	}
+}
+
+func TestRecordedTimes(t *testing.T) {
+	t.Run("lines in one second are spread over it", func(t *testing.T) {
+		var log strings.Builder
+		for s := 0; s < 3; s++ {
+			for k := 0; k < 4; k++ {
+				log.WriteString(clfLine(s, "GET", "/"))
+			}
+		}
+		got := drain(t, open(t, writeFile(t, "a.log", []byte(log.String())), Options{Timed: true}))
+		for i, r := range got {
+			if want := time.Duration(i) * 250 * time.Millisecond; r.at != want {
+				t.Errorf("request %d at %s, want %s", i, r.at, want)
+			}
+		}
+	})
+	t.Run("fractional times are kept, missing ones follow the line before, backward ones wait", func(t *testing.T) {
+		log := `{"path":"/","time":"2026-01-02T03:04:05.100Z"}
+{"path":"/","time":"2026-01-02T03:04:05.350Z"}
+{"path":"/"}
+{"path":"/","time":1767323045.2}
+{"path":"/","time":1767323046.6}
+`
+		got := drain(t, open(t, writeFile(t, "a.jsonl", []byte(log)), Options{Timed: true}))
+		want := []time.Duration{0, 250 * time.Millisecond, 250 * time.Millisecond, 250 * time.Millisecond, 1500 * time.Millisecond}
+		for i, r := range got {
+			if r.at != want[i] {
+				t.Errorf("request %d at %s, want %s", i, r.at, want[i])
+			}
+		}
+	})
+	t.Run("each pass follows the one before", func(t *testing.T) {
+		log := clfLine(0, "GET", "/a") + clfLine(1, "GET", "/b") + clfLine(1, "GET", "/c")
+		src := open(t, writeFile(t, "a.log", []byte(log)), Options{Timed: true, Passes: 3})
+		got := drain(t, src)
+		var ats []string
+		for _, r := range got {
+			ats = append(ats, r.at.String())
+		}
+		// A pass spans 2 s: the log's seconds 0 and 1, each a whole second.
+		want := "0s 1s 1.5s 2s 3s 3.5s 4s 5s 5.5s"
+		if strings.Join(ats, " ") != want {
+			t.Errorf("times %v, want %s", ats, want)
+		}
+		if st := src.Stats(); st.Passes != 3 || st.Lines != 3 || st.Requests != 9 {
+			t.Errorf("stats %+v, want 3 passes over 3 lines, 9 requests", st)
+		}
+	})
+	t.Run("untimed replays carry no times", func(t *testing.T) {
+		got := drain(t, open(t, writeFile(t, "a.log", []byte(clfLine(0, "GET", "/")+clfLine(5, "GET", "/"))), Options{}))
+		if len(got) != 2 || got[0].at != 0 || got[1].at != 0 {
+			t.Errorf("got %+v, want two requests at 0", got)
+		}
+	})
+}
+
+func TestLooping(t *testing.T) {
+	path := writeFile(t, "a.log", []byte(clfLine(0, "GET", "/a")+clfLine(0, "GET", "/b")))
+	t.Run("without end", func(t *testing.T) {
+		src := open(t, path, Options{Passes: -1})
+		var r load.SourceRequest
+		for i := 0; i < 1000; i++ {
+			if err := src.Next(&r); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		if st := src.Stats(); st.Passes < 500 || st.Lines != 2 {
+			t.Errorf("stats %+v, want 500 passes over 2 lines", st)
+		}
+	})
+	t.Run("a stream cannot loop", func(t *testing.T) {
+		_, err := NewSource(strings.NewReader(clfLine(0, "GET", "/")), "-", Options{Passes: 2})
+		if err == nil || !strings.Contains(err.Error(), "file") {
+			t.Errorf("err = %v, want one asking for a file", err)
+		}
+	})
+}
+
+func TestFiltersAndEdits(t *testing.T) {
+	log := `{"method":"GET","url":"/api/users/1?x=1","headers":{"Host":"prod.example.com","Connection":"keep-alive","Accept":"*/*","X-Keep":"yes","Content-Length":"3"},"body":"abc"}
+{"method":"POST","url":"/api/users","headers":{"Content-Type":"application/json","Transfer-Encoding":"chunked","Authorization":"Bearer old"},"body":"{\"n\":1}"}
+{"method":"PUT","path":"/api/users/2","body_base64":"AAE="}
+{"method":"DELETE","path":"/api/users/3","body":"ignored"}
+{"method":"GET","path":"/health"}
+{"method":"HEAD","path":"/api/users/4"}
+`
+	path := writeFile(t, "a.jsonl", []byte(log))
+	t.Run("edits", func(t *testing.T) {
+		src := open(t, path, Options{Host: "test:80", Header: [][2]string{{"authorization", "Bearer new"}, {"X-Replay", "1"}}})
+		got := drain(t, src)
+		want := []string{
+			"GET /api/users/1?x=1 HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nAccept: */*\r\nX-Keep: yes\r\nauthorization: Bearer new\r\nX-Replay: 1\r\n\r\n",
+			"POST /api/users HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nContent-Type: application/json\r\nauthorization: Bearer new\r\nX-Replay: 1\r\nContent-Length: 7\r\n\r\n{\"n\":1}",
+			"PUT /api/users/2 HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nauthorization: Bearer new\r\nX-Replay: 1\r\nContent-Length: 2\r\n\r\n\x00\x01",
+			"DELETE /api/users/3 HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nauthorization: Bearer new\r\nX-Replay: 1\r\n\r\n",
+			"GET /health HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nauthorization: Bearer new\r\nX-Replay: 1\r\n\r\n",
+			"HEAD /api/users/4 HTTP/1.1\r\nHost: test:80\r\nUser-Agent: gust\r\nauthorization: Bearer new\r\nX-Replay: 1\r\n\r\n",
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d requests, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i].request != want[i] {
+				t.Errorf("request %d:\n got %q\nwant %q", i, got[i].request, want[i])
+			}
+		}
+		if !got[5].head || got[0].head {
+			t.Error("only the HEAD request should be marked Head")
+		}
+		eps := []string{"GET /api/users/:id", "POST /api/users", "PUT /api/users/:id", "DELETE /api/users/:id", "GET /health", "HEAD /api/users/:id"}
+		for i, ep := range eps {
+			if got[i].endpoint != ep {
+				t.Errorf("request %d endpoint %q, want %q", i, got[i].endpoint, ep)
+			}
+		}
+	})
+	t.Run("filters", func(t *testing.T) {
+		tests := []struct {
+			name string
+			opts Options
+			want string // request lines' targets
+		}{
+			{"include", Options{Include: []*regexp.Regexp{regexp.MustCompile(`^/api/users/\d`)}}, "/api/users/1?x=1 /api/users/2 /api/users/3 /api/users/4"},
+			{"include and exclude", Options{Include: []*regexp.Regexp{regexp.MustCompile(`^/api/`)}, Exclude: []*regexp.Regexp{regexp.MustCompile(`x=1`), regexp.MustCompile(`/3$`)}}, "/api/users /api/users/2 /api/users/4"},
+			{"methods", Options{Methods: []string{"get", "HEAD"}}, "/api/users/1?x=1 /health /api/users/4"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				src := open(t, path, tt.opts)
+				var targets []string
+				for _, r := range drain(t, src) {
+					targets = append(targets, strings.Fields(r.request)[1])
+				}
+				if got := strings.Join(targets, " "); got != tt.want {
+					t.Errorf("sent %s, want %s", got, tt.want)
+				}
+				if st := src.Stats(); st.Filtered != int64(6-len(targets)) {
+					t.Errorf("Filtered = %d, want %d", st.Filtered, 6-len(targets))
+				}
+			})
+		}
+	})
+	t.Run("bad header input", func(t *testing.T) {
+		_, err := Open(path, Options{Host: "x", Header: [][2]string{{"Bad Name", "v"}}})
+		if err == nil || !strings.Contains(err.Error(), "bad header") {
+			t.Errorf("err = %v, want a bad header error", err)
+		}
+		src := open(t, writeFile(t, "h.jsonl", []byte(`{"path":"/","headers":{"X":"a\u0001b"}}`+"\n"+`{"path":"/ok"}`+"\n")), Options{})
+		if got := drain(t, src); len(got) != 1 || src.Stats().Skipped != 1 {
+			t.Errorf("%d requests, stats %+v: want the line with a control character skipped", len(got), src.Stats())
+		}
+	})
+}
+
+// cycle reads the same bytes again and again.
+type cycle struct {
+	data []byte
+	off  int
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	n := copy(p, c.data[c.off:])
+	c.off = (c.off + n) % len(c.data)
+	return n, nil
+}
+
+// benchLog is a combined log excerpt of the kind gust replay is for.
+func benchLog() []byte {
+	var b bytes.Buffer
+	paths := []string{"/", "/api/users/%d", "/api/users/%d/orders?page=2", "/static/app.%d.js", "/api/search?q=term%d&limit=20"}
+	for i := 0; i < 1000; i++ {
+		method := "GET"
+		if i%10 == 3 {
+			method = "POST"
+		}
+		path := paths[i%len(paths)]
+		if strings.Contains(path, "%d") {
+			path = fmt.Sprintf(path, i*7919%100000)
+		}
+		fmt.Fprintf(&b, `203.0.113.%d - - [22/Nov/2026:10:%02d:%02d +0000] "%s %s HTTP/1.1" 200 %d "https://example.com/page" "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36"`+"\n",
+			i%250, i/60%60, i%60, method, path, 512+i)
+	}
+	return b.Bytes()
+}
+
+// TestNextDoesNotAllocate holds parsing, filtering, templating and
+// serializing a line to zero allocations, timed or not.
+func TestNextDoesNotAllocate(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		src, err := NewSource(&cycle{data: benchLog()}, "bench", Options{Host: "target:8080", Timed: timed,
+			Exclude: []*regexp.Regexp{regexp.MustCompile(`^/nothing`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r load.SourceRequest
+		for i := 0; i < 5000; i++ { // grow the buffers
+			src.Next(&r)
+		}
+		allocs := testing.AllocsPerRun(10000, func() {
+			if err := src.Next(&r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("timed %v: Next allocates %.2f times per line, want 0", timed, allocs)
+		}
+	}
+}
+
+// BenchmarkNext measures the per-line path of gust replay before the
+// engine: read a combined log line, parse it, filter, find its endpoint and
+// serialize the request.
+func BenchmarkNext(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("timed=%v", timed), func(b *testing.B) {
+			log := benchLog()
+			src, err := NewSource(&cycle{data: log}, "bench", Options{Host: "target:8080", Timed: timed})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var r load.SourceRequest
+			b.ReportAllocs()
+			b.SetBytes(int64(len(log) / 1000))
+			for i := 0; i < b.N; i++ {
+				if err := src.Next(&r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
