@@ -9,7 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
+	"strings"
+	"unsafe"
 )
 
 // HTTPHandler serves a net/http Handler on a gust Server, so that
@@ -29,7 +30,11 @@ type cancelHook interface {
 }
 
 func (a *httpAdapter) ServeGust(c *Ctx) {
-	target := string(c.Target())
+	// One string holds the whole head; method, target and header values
+	// are substrings of it, so a request costs one allocation for them all.
+	head := headStrings{raw: c.rawHead}
+	head.str = string(c.rawHead)
+	target := head.of(c.req.Target)
 	u, err := url.ParseRequestURI(target)
 	if err != nil {
 		c.SetStatus(http.StatusBadRequest)
@@ -44,19 +49,32 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 		defer hook.onClientGone(nil)
 	}
 	r := &http.Request{
-		Method:     string(c.Method()),
+		Method:     head.of(c.req.Method),
 		URL:        u,
-		Proto:      "HTTP/" + strconv.Itoa(c.req.Major) + "." + strconv.Itoa(c.req.Minor),
+		Proto:      "HTTP/1.1",
 		ProtoMajor: c.req.Major,
 		ProtoMinor: c.req.Minor,
 		Header:     make(http.Header, len(c.req.Headers)),
-		Host:       string(c.Host()),
+		Host:       head.of(c.req.Host),
 		RequestURI: target,
 		Close:      c.req.Close,
+		Body:       http.NoBody,
 	}
-	for _, h := range c.req.Headers {
-		key := http.CanonicalHeaderKey(string(h.Name))
-		r.Header[key] = append(r.Header[key], string(h.Value))
+	if c.req.Minor == 0 {
+		r.Proto = "HTTP/1.0"
+	}
+	values := make([]string, len(c.req.Headers)) // one backing array for single values
+	for i, h := range c.req.Headers {
+		key, ok := commonHeaders[string(h.Name)] // no allocation for the lookup
+		if !ok {
+			key = http.CanonicalHeaderKey(head.of(h.Name))
+		}
+		values[i] = head.of(h.Value)
+		if prev, seen := r.Header[key]; seen {
+			r.Header[key] = append(prev[:len(prev):len(prev)], values[i])
+		} else {
+			r.Header[key] = values[i : i+1 : i+1]
+		}
 	}
 	if body := c.Body(); len(body) > 0 || c.req.Chunked {
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -64,10 +82,10 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 		if c.req.Chunked {
 			r.TransferEncoding = []string{"chunked"}
 		}
-	} else {
-		r.Body = http.NoBody
 	}
-	if addr := c.RemoteAddr(); addr != nil {
+	if p, ok := c.peer.(interface{ remoteString() string }); ok {
+		r.RemoteAddr = p.remoteString()
+	} else if addr := c.RemoteAddr(); addr != nil {
 		r.RemoteAddr = addr.String()
 	}
 	r = r.WithContext(ctx)
@@ -75,6 +93,37 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 	a.h.ServeHTTP(w, r)
 	w.writeHeader()
 }
+
+// headStrings turns views of a request head into substrings of one copy.
+type headStrings struct {
+	raw []byte
+	str string
+}
+
+func (h *headStrings) of(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(h.raw))))
+	if off < 0 || off+len(b) > len(h.str) {
+		return string(b) // not from the head (cannot happen with the parser's views)
+	}
+	return h.str[off : off+len(b)]
+}
+
+// commonHeaders maps header names as clients usually send them to their
+// canonical form, so that the common ones cost no allocation.
+var commonHeaders = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
+		"Connection", "Content-Length", "Content-Type", "Cookie", "Authorization", "Cache-Control",
+		"Origin", "Referer", "Upgrade-Insecure-Requests", "If-None-Match", "If-Modified-Since",
+		"X-Forwarded-For", "X-Forwarded-Proto", "X-Request-Id", "Pragma", "Expect", "Transfer-Encoding"} {
+		m[k] = k
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
 
 // responseWriter is the http.ResponseWriter of HTTPHandler.
 type responseWriter struct {

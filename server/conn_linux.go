@@ -45,7 +45,9 @@ type conn struct {
 	waiting atomic.Bool
 	ready   chan struct{}
 	// For the net/http adapter: cancelled when the client goes away.
-	cancel atomic.Pointer[context.CancelFunc]
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+	remote   string // the client's address, formatted when the adapter first asks
 }
 
 func newConn(l *loop, fd int) *conn {
@@ -145,9 +147,11 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 			return
 		case stBusy, stBusyEvent:
 			if flags&poll.Hangup != 0 {
-				if cancel := c.cancel.Load(); cancel != nil {
-					(*cancel)()
+				c.cancelMu.Lock()
+				if c.cancel != nil {
+					c.cancel()
 				}
+				c.cancelMu.Unlock()
 			}
 			if c.waiting.Load() {
 				select {
@@ -531,9 +535,18 @@ func putCtx(c *Ctx) {
 // onClientGone arranges for cancel to be called if the client hangs up
 // while its request is being served; nil removes it.
 func (c *conn) onClientGone(cancel context.CancelFunc) {
-	if cancel == nil {
-		c.cancel.Store(nil)
-		return
+	c.cancelMu.Lock()
+	c.cancel = cancel
+	c.cancelMu.Unlock()
+}
+
+// remoteString returns the client's address as host:port, formatted once
+// per connection, on a worker (the adapter's RemoteAddr).
+func (c *conn) remoteString() string {
+	if c.remote == "" {
+		if a := c.remoteAddr(); a != nil {
+			c.remote = a.String()
+		}
 	}
-	c.cancel.Store(&cancel)
+	return c.remote
 }

@@ -14,6 +14,7 @@ import (
 // Setters copy their arguments, so callers may reuse them at once.
 type Ctx struct {
 	req      http1.RequestHead
+	rawHead  []byte // the bytes the head was parsed from; req's slices point into it
 	body     []byte
 	chunkBuf []byte // a decoded chunked body
 	peer     peer   // the connection, for RemoteAddr
@@ -254,6 +255,7 @@ func (c *Ctx) reset() {
 	headers := c.req.Headers[:0]
 	c.req = http1.RequestHead{Headers: headers}
 	c.body = nil
+	c.rawHead = nil
 	c.head = false
 	c.status = 200
 	c.header = c.header[:0]

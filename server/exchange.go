@@ -34,6 +34,7 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
 	if err != nil {
 		return badRequest, 0, http1.StatusForError(err)
 	}
+	ctx.rawHead = data[:n]
 	ctx.head = string(ctx.req.Method) == "HEAD"
 	switch ctx.req.BodyKind() {
 	case http1.BodyLength:
