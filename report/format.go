@@ -94,6 +94,11 @@ func formatRate(v float64) string {
 	return formatFloat(v, 1)
 }
 
+// formatSpeed renders a replay speed: "1", "2.5", "0.25".
+func formatSpeed(v float64) string {
+	return trimZeros(strconv.FormatFloat(v, 'f', 3, 64))
+}
+
 // groupThousands inserts a comma every three digits from the right of a
 // string of decimal digits.
 func groupThousands(digits string) string {

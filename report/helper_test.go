@@ -73,6 +73,7 @@ var fixtures = []fixture{
 	{"open_late", openLateRun},
 	{"keepalive_off", keepAliveOffRun},
 	{"empty_interrupted", emptyInterruptedRun},
+	{"replay", replayRun},
 	{"zero", func() *load.Result { return &load.Result{} }},
 }
 

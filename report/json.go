@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/gust-http/gust/load"
@@ -10,9 +9,5 @@ import (
 // JSON writes the result as one indented JSON object, shaped by Summary
 // and followed by a newline.
 func JSON(w io.Writer, r *load.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// URLs often hold '&'; keep them readable rather than \u0026.
-	enc.SetEscapeHTML(false)
-	return enc.Encode(NewSummary(r))
+	return encodeJSON(w, NewSummary(r))
 }

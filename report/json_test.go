@@ -67,8 +67,8 @@ func TestJSONKeys(t *testing.T) {
 			} else if ok {
 				checkObject(t, "connect_us", doc["connect_us"], statsKeys)
 			}
-			if _, ok := doc["late"]; ok != (r.Rate > 0) {
-				t.Errorf("late present = %v, want %v", ok, r.Rate > 0)
+			if _, ok := doc["late"]; ok != r.Scheduled() {
+				t.Errorf("late present = %v, want %v", ok, r.Scheduled())
 			} else if ok {
 				checkObject(t, "late", doc["late"], lateKeys)
 			}

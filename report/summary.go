@@ -23,7 +23,9 @@ type Summary struct {
 	Loops       int     `json:"loops"`
 	Pipeline    int     `json:"pipeline"`
 	Rate        float64 `json:"rate"` // requests/s asked for; 0 in the closed model
-	KeepAlive   bool    `json:"keepalive"`
+	// Speed is set when a replay kept its log's times, scaled by Speed.
+	Speed     float64 `json:"speed,omitempty"`
+	KeepAlive bool    `json:"keepalive"`
 
 	Start       string  `json:"start"`      // in StartLayout
 	DurationS   float64 `json:"duration_s"` // to the millisecond
@@ -39,7 +41,7 @@ type Summary struct {
 	Latency Stats `json:"latency_us"`
 	// Connect is nil when no connect times were measured.
 	Connect *Stats `json:"connect_us,omitempty"`
-	// Late is nil in the closed model.
+	// Late is nil in the closed model (without Rate or Speed).
 	Late *Lateness `json:"late,omitempty"`
 
 	Status     map[string]int64 `json:"status"` // status code -> responses
@@ -51,6 +53,11 @@ type Summary struct {
 	// compressed encoding, base64 text, so that runs can be merged exactly;
 	// LatencyHistogram decodes it.
 	LatencyHdr string `json:"latency_hdr"`
+
+	// Endpoints, for a replay, holds one row per endpoint, busiest first.
+	Endpoints []EndpointStats `json:"endpoints,omitempty"`
+	// Input, for a replay, says what was read from the log.
+	Input *Input `json:"input,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -102,6 +109,7 @@ func NewSummary(r *load.Result) Summary {
 		Loops:        r.Loops,
 		Pipeline:     r.Pipeline,
 		Rate:         r.Rate,
+		Speed:        r.Speed,
 		KeepAlive:    r.KeepAlive,
 		Start:        r.Start.UTC().Format(StartLayout),
 		DurationS:    round(r.Duration.Seconds(), 3),
@@ -117,12 +125,13 @@ func NewSummary(r *load.Result) Summary {
 		Errors:       make(map[string]int64, len(load.ErrorKinds())),
 		ErrorTotal:   r.ErrorCount(),
 		Timeline:     make([]Second, 0, len(r.Timeline)),
+		Endpoints:    endpointStats(r),
 	}
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
 		c := newStats(r.Connect)
 		s.Connect = &c
 	}
-	if r.Rate > 0 {
+	if r.Scheduled() {
 		lateness := orEmpty(r.Lateness)
 		s.Late = &Lateness{
 			Count:       r.Late,

@@ -24,9 +24,19 @@ const latencyColumnWidth = 9
 // Durations are shown as "85us", "1.24ms" or "1.002s" and counts with
 // thousands separators. A run without responses says "no responses" in
 // place of the latency table.
+//
+// A run with endpoints (a replay) also gets a table of them, busiest first:
+// responses, errors, responses with a 5xx status, p50 and p99.
 func Text(w io.Writer, r *load.Result) error {
+	return writeText(w, r, nil)
+}
+
+func writeText(w io.Writer, r *load.Result, in *Input) error {
 	var b strings.Builder
 	line(&b, "Target", strings.TrimSpace(r.Method+" "+r.URL))
+	if in != nil {
+		writeInput(&b, in)
+	}
 	line(&b, "Load", loadDescription(r))
 	duration := formatDuration(r.Duration)
 	if r.Interrupted {
@@ -54,12 +64,20 @@ func Text(w io.Writer, r *load.Result) error {
 			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
 			plural(r.Connect.TotalCount(), "connection", "connections")))
 	}
-	if r.Rate > 0 {
+	if r.Scheduled() {
 		line(&b, "Schedule", schedule(r))
 	}
 	line(&b, "Status", statusCounts(r.Status))
 	line(&b, "Errors", errorCounts(r.Errors))
 	line(&b, "Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects)))
+	if rows := endpointStats(r); len(rows) > 0 {
+		b.WriteByte('\n')
+		writeEndpoints(&b, rows)
+	}
+	if in != nil && in.Skipped > 0 {
+		b.WriteByte('\n')
+		writeSkipped(&b, in)
+	}
 
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -86,6 +104,8 @@ func loadDescription(r *load.Result) string {
 	}
 	if r.Rate > 0 {
 		parts = append(parts, "open model at "+formatRate(r.Rate)+" req/s")
+	} else if r.Speed > 0 {
+		parts = append(parts, "open model at the log's times x"+formatSpeed(r.Speed))
 	} else {
 		parts = append(parts, "closed model (as fast as possible)")
 	}
