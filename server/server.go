@@ -146,6 +146,7 @@ func (s *Server) Serve() error {
 	s.mu.Unlock()
 	err := eng.run()
 	s.date.close()
+	s.workers.close()
 	close(s.done)
 	if err == nil {
 		err = ErrServerClosed

@@ -7,32 +7,33 @@ import (
 )
 
 // workerPool runs tasks on goroutines whose number follows the tasks in
-// flight. Idle workers wait a little for the next task and then exit, so
-// a burst does not leave goroutines behind; past max, tasks wait in a FIFO
-// queue and are never dropped.
+// flight. Idle workers wait on their own channel, most recently used
+// first; a reaper retires those idle longer than idleLinger, so a burst
+// does not leave goroutines behind. Past max, tasks wait in a FIFO queue
+// and are never dropped.
 type workerPool struct {
 	mu      sync.Mutex
-	idle    []*worker
+	idle    []*worker // a stack: the last one is the most recently idle
 	queue   []func()
 	qhead   int
 	running int
 	max     int
-	maxIdle int
+	reaping bool
+	closed  bool
 
 	busy atomic.Int64 // tasks being run right now
 }
 
 type worker struct {
-	tasks chan func()
+	tasks     chan func() // nil means exit
+	idleSince time.Time
 }
 
 // idleLinger is how long an idle worker waits for a task before exiting.
 const idleLinger = 2 * time.Second
 
 func newWorkerPool(max int) *workerPool {
-	// Idle workers are kept up to the cap and leave after idleLinger, so a
-	// steady load reuses its goroutines and a burst's go away.
-	return &workerPool{max: max, maxIdle: max}
+	return &workerPool{max: max}
 }
 
 // submit runs task on a worker: an idle one, a new one, or, at the cap,
@@ -49,6 +50,10 @@ func (p *workerPool) submit(task func()) {
 	}
 	if p.running < p.max {
 		p.running++
+		if !p.reaping && !p.closed {
+			p.reaping = true
+			go p.reap()
+		}
 		p.mu.Unlock()
 		go p.work(task)
 		return
@@ -58,13 +63,11 @@ func (p *workerPool) submit(task func()) {
 }
 
 func (p *workerPool) work(task func()) {
-	var w *worker
-	var timer *time.Timer
-	for {
+	w := &worker{tasks: make(chan func(), 1)}
+	for task != nil {
 		p.busy.Add(1)
 		task()
 		p.busy.Add(-1)
-		task = nil
 
 		p.mu.Lock()
 		if p.qhead < len(p.queue) {
@@ -77,49 +80,57 @@ func (p *workerPool) work(task func()) {
 			p.mu.Unlock()
 			continue
 		}
-		if len(p.idle) >= p.maxIdle {
+		if p.closed {
 			p.running--
 			p.mu.Unlock()
 			return
 		}
-		if w == nil {
-			w = &worker{tasks: make(chan func(), 1)}
-		}
+		w.idleSince = time.Now()
 		p.idle = append(p.idle, w)
 		p.mu.Unlock()
-
-		if timer == nil {
-			timer = time.NewTimer(idleLinger)
-		} else {
-			timer.Reset(idleLinger)
-		}
-		select {
-		case task = <-w.tasks:
-			timer.Stop()
-		case <-timer.C:
-			p.mu.Lock()
-			if p.removeIdle(w) {
-				p.running--
-				p.mu.Unlock()
-				return
-			}
-			p.mu.Unlock()
-			task = <-w.tasks // submit picked us just as the timer fired
-		}
+		task = <-w.tasks
 	}
 }
 
-func (p *workerPool) removeIdle(w *worker) bool {
-	for i, x := range p.idle {
-		if x == w {
-			last := len(p.idle) - 1
-			p.idle[i] = p.idle[last]
-			p.idle[last] = nil
-			p.idle = p.idle[:last]
-			return true
+// reap retires workers idle for longer than idleLinger, once a second,
+// until the pool is closed.
+func (p *workerPool) reap() {
+	t := time.NewTicker(idleLinger / 2)
+	defer t.Stop()
+	for range t.C {
+		p.mu.Lock()
+		if p.closed {
+			p.retire(len(p.idle))
+			p.mu.Unlock()
+			return
 		}
+		cutoff := time.Now().Add(-idleLinger)
+		n := 0
+		for n < len(p.idle) && p.idle[n].idleSince.Before(cutoff) {
+			n++
+		}
+		p.retire(n)
+		p.mu.Unlock()
 	}
-	return false
+}
+
+// retire tells the n longest-idle workers to exit; p.mu is held.
+func (p *workerPool) retire(n int) {
+	for _, w := range p.idle[:n] {
+		w.tasks <- nil
+	}
+	p.idle = append(p.idle[:0], p.idle[n:]...)
+	p.running -= n
+}
+
+// close retires the idle workers and stops the reaper; busy ones exit
+// when they finish.
+func (p *workerPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.retire(len(p.idle))
+	p.max = 0
+	p.mu.Unlock()
 }
 
 // stats returns the goroutines the pool has and the tasks waiting.

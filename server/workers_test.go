@@ -1,0 +1,69 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestWorkerPool(t *testing.T) {
+	t.Run("past the cap, tasks queue and all run in order of arrival", func(t *testing.T) {
+		p := newWorkerPool(1)
+		defer p.close()
+		release := make(chan struct{})
+		var mu sync.Mutex
+		var order []int
+		var wg sync.WaitGroup
+		for i := 0; i < 10; i++ {
+			wg.Add(1)
+			p.submit(func() {
+				defer wg.Done()
+				if i == 0 {
+					<-release
+				}
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+			})
+		}
+		if running, queued := p.stats(); running != 1 || queued != 9 {
+			t.Errorf("running %d queued %d, want 1 and 9", running, queued)
+		}
+		close(release)
+		wg.Wait()
+		if len(order) != 10 {
+			t.Fatalf("%d tasks ran, want 10", len(order))
+		}
+		for i, v := range order {
+			if v != i {
+				t.Fatalf("queued tasks ran in order %v", order)
+			}
+		}
+	})
+	t.Run("workers are reused and retire when idle", func(t *testing.T) {
+		p := newWorkerPool(100)
+		defer p.close()
+		var ran atomic.Int64
+		for round := 0; round < 5; round++ {
+			var wg sync.WaitGroup
+			for i := 0; i < 10; i++ {
+				wg.Add(1)
+				p.submit(func() { ran.Add(1); time.Sleep(time.Millisecond); wg.Done() })
+			}
+			wg.Wait()
+		}
+		if running, _ := p.stats(); running > 10 {
+			t.Errorf("%d workers for at most 10 tasks at once, want them reused", running)
+		}
+		deadline := time.Now().Add(3 * idleLinger)
+		for time.Now().Before(deadline) {
+			if running, _ := p.stats(); running == 0 {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		running, _ := p.stats()
+		t.Errorf("%d workers still there long after the load stopped", running)
+	})
+}
