@@ -17,8 +17,10 @@ import (
 //     token or a slug with a number in it
 //   - digits with separators (- _ . : ,) and no letters: 2026-11-22, 1.2.3
 //
-// and an id followed by a short extension keeps the extension:
-// /users/17.json becomes /users/:id.json.
+// and in a segment with dots, each dot-separated part that is an id, or
+// 6 or more hex digits with a digit among them, is collapsed on its own:
+// /users/17.json becomes /users/:id.json and /static/app.3f2a1b.js
+// /static/app.:id.js.
 
 // maxTemplate bounds an endpoint's name; longer ones are cut.
 const maxTemplate = 200
@@ -52,11 +54,42 @@ func appendSegment(dst, seg []byte) []byte {
 	if isID(seg) {
 		return append(dst, ":id"...)
 	}
-	if dot := bytes.LastIndexByte(seg, '.'); dot > 0 && len(seg)-dot <= 6 && isID(seg[:dot]) && isAlpha(seg[dot+1:]) {
-		dst = append(dst, ":id"...)
-		return append(dst, seg[dot:]...)
+	if bytes.IndexByte(seg, '.') < 0 {
+		return append(dst, seg...)
 	}
-	return append(dst, seg...)
+	for i := 0; len(seg) > 0; i++ {
+		if i > 0 {
+			dst = append(dst, '.')
+		}
+		part := seg
+		if dot := bytes.IndexByte(seg, '.'); dot >= 0 {
+			part, seg = seg[:dot], seg[dot+1:]
+		} else {
+			seg = nil
+		}
+		if isID(part) || isHexID(part) {
+			dst = append(dst, ":id"...)
+		} else {
+			dst = append(dst, part...)
+		}
+	}
+	return dst
+}
+
+// isHexID reports whether s is 6 or more hex digits with a digit among
+// them, such as a content hash in a file name.
+func isHexID(s []byte) bool {
+	if len(s) < 6 {
+		return false
+	}
+	digit := false
+	for _, c := range s {
+		if !isHex(c) {
+			return false
+		}
+		digit = digit || isDigit(c)
+	}
+	return digit
 }
 
 func isID(s []byte) bool {
@@ -114,17 +147,6 @@ func isUUID(s []byte) bool {
 	return true
 }
 
-func isAlpha(s []byte) bool {
-	if len(s) == 0 {
-		return false
-	}
-	for _, c := range s {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
 
 // OtherEndpoint names the endpoint that collects every template past the
 // limit on distinct endpoints.
