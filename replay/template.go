@@ -147,7 +147,6 @@ func isUUID(s []byte) bool {
 	return true
 }
 
-
 // OtherEndpoint names the endpoint that collects every template past the
 // limit on distinct endpoints.
 const OtherEndpoint = "(other)"
