@@ -5,7 +5,9 @@
 # peak RSS and goroutines. Loopback only.
 #
 # usage: scripts/bench-server.sh [seconds-per-run] [rounds]
-#   CONNS="200 2000" PIPELINE="1 16" SERVERS="fasthttp gust-native ..." to narrow it.
+#   CONNS="200 2000" PIPELINE="1 16" SERVERS="fasthttp gust-native ..." to narrow it;
+#   DELAY=2s makes every server's handler wait (the slow-handler study);
+#   WARMUP=16s gives thousands of connections time to be accepted (somaxconn).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +17,15 @@ server_cpu=${SERVER_CPU:-0}
 client_cpu=${CLIENT_CPU:-1}
 conns_list=${CONNS:-"200 2000 8000 16000"}
 pipelines=${PIPELINE:-"1"}
-servers=${SERVERS:-"fasthttp nethttp gust-native gust-inline gust-adapter"}
+servers=${SERVERS:-"fasthttp nethttp nbio gust-native gust-inline gust-adapter"}
+delay=${DELAY:-0s}
+warmup=${WARMUP:-3s}
 port=18100
 
 ulimit -n "$(ulimit -Hn)"
 mkdir -p bin
 go build -o bin/gust ./cmd/gust
-(cd peers && go build -o ../bin/ ./fasthttp ./nethttp)
+(cd peers && go build -o ../bin/ ./fasthttp ./nethttp ./nbio)
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 rss_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
@@ -32,11 +36,12 @@ start_server() { # name -> srv_pid, url, debug
   local addr=127.0.0.1:$port dbg=127.0.0.1:$((port + 1))
   url=http://$addr/; debug=http://$dbg/debug/vars
   case $1 in
-  fasthttp) GOMAXPROCS=1 taskset -c "$server_cpu" bin/fasthttp -addr "$addr" -debug-addr "$dbg" 2>/dev/null & ;;
-  nethttp) GOMAXPROCS=1 taskset -c "$server_cpu" bin/nethttp -addr "$addr" -debug-addr "$dbg" 2>/dev/null & ;;
-  gust-native) GOMAXPROCS=1 taskset -c "$server_cpu" bin/gust serve --addr "$addr" --debug-addr "$dbg" 2>/dev/null & ;;
+  fasthttp) GOMAXPROCS=1 taskset -c "$server_cpu" bin/fasthttp -addr "$addr" -delay "$delay" -debug-addr "$dbg" 2>/dev/null & ;;
+  nethttp) GOMAXPROCS=1 taskset -c "$server_cpu" bin/nethttp -addr "$addr" -delay "$delay" -debug-addr "$dbg" 2>/dev/null & ;;
+  nbio) GOMAXPROCS=1 taskset -c "$server_cpu" bin/nbio -addr "$addr" -delay "$delay" -debug-addr "$dbg" >/dev/null 2>&1 & ;;
+  gust-native) GOMAXPROCS=1 taskset -c "$server_cpu" bin/gust serve --addr "$addr" --delay "$delay" --debug-addr "$dbg" 2>/dev/null & ;;
   gust-inline) GOMAXPROCS=1 taskset -c "$server_cpu" bin/gust serve --mode inline --addr "$addr" --debug-addr "$dbg" 2>/dev/null & ;;
-  gust-adapter) GOMAXPROCS=1 taskset -c "$server_cpu" bin/gust serve --api nethttp --addr "$addr" --debug-addr "$dbg" 2>/dev/null & ;;
+  gust-adapter) GOMAXPROCS=1 taskset -c "$server_cpu" bin/gust serve --api nethttp --addr "$addr" --delay "$delay" --debug-addr "$dbg" 2>/dev/null & ;;
   *) echo "unknown server $1" >&2; exit 1 ;;
   esac
   srv_pid=$!
@@ -68,7 +73,7 @@ for round in $(seq "$rounds"); do
         sample_goroutines "$gfile" &
         sampler=$!
         before=$(cpu_ticks "$srv_pid")
-        out=$(taskset -c "$client_cpu" bin/gust load --quiet -o json -c "$c" --pipeline "$p" --warmup 3s -z "${secs}s" "$url")
+        out=$(taskset -c "$client_cpu" bin/gust load --quiet -o json -c "$c" --pipeline "$p" --timeout 30s --warmup "$warmup" -z "${secs}s" "$url")
         after=$(cpu_ticks "$srv_pid")
         rss=$(rss_kb "$srv_pid")
         kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
@@ -76,7 +81,8 @@ for round in $(seq "$rounds"); do
         gmax=$(sort -n "$gfile" | tail -n1); rm -f "$gfile"
         read -r rps reqs errs < <(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["rps"], d["requests"], d["error_total"])' "$out")
         # CPU is sampled over warmup plus run; count the warmup's requests at the same rate.
-        srvus=$(awk -v a="$after" -v b="$before" -v r="$rps" -v s="$secs" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? (a - b) * 1e6 / hz / (r * (s + 3)) : 0)}')
+        w=${warmup%s}
+        srvus=$(awk -v a="$after" -v b="$before" -v r="$rps" -v s="$secs" -v w="$w" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? (a - b) * 1e6 / hz / (r * (s + w)) : 0)}')
         echo "| $server | $c | $p | $round | $rps | $srvus | $((rss / 1024)) | ${gmax:-?} | $errs |"
       done
     done
