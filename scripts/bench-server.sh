@@ -72,17 +72,20 @@ for round in $(seq "$rounds"); do
         gfile=$(mktemp)
         sample_goroutines "$gfile" &
         sampler=$!
+        outf=$(mktemp)
+        taskset -c "$client_cpu" bin/gust load --quiet -o json -c "$c" --pipeline "$p" --timeout 30s --warmup "$warmup" -z "${secs}s" "$url" >"$outf" &
+        lp=$!
+        sleep "${warmup%s}" # server CPU is sampled over the measured part only
         before=$(cpu_ticks "$srv_pid")
-        out=$(taskset -c "$client_cpu" bin/gust load --quiet -o json -c "$c" --pipeline "$p" --timeout 30s --warmup "$warmup" -z "${secs}s" "$url")
+        wait "$lp"
         after=$(cpu_ticks "$srv_pid")
+        out=$(cat "$outf"); rm -f "$outf"
         rss=$(rss_kb "$srv_pid")
         kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
         kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
         gmax=$(sort -n "$gfile" | tail -n1); rm -f "$gfile"
         read -r rps reqs errs < <(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["rps"], d["requests"], d["error_total"])' "$out")
-        # CPU is sampled over warmup plus run; count the warmup's requests at the same rate.
-        w=${warmup%s}
-        srvus=$(awk -v a="$after" -v b="$before" -v r="$rps" -v s="$secs" -v w="$w" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? (a - b) * 1e6 / hz / (r * (s + w)) : 0)}')
+        srvus=$(awk -v a="$after" -v b="$before" -v r="$rps" -v s="$secs" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? (a - b) * 1e6 / hz / (r * s) : 0)}')
         echo "| $server | $c | $p | $round | $rps | $srvus | $((rss / 1024)) | ${gmax:-?} | $errs |"
       done
     done
