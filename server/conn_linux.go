@@ -247,6 +247,7 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	s := l.srv
 	out := l.out[:0]
+	kept := false // the start of a request waits in c.in for more bytes
 	for len(data) > 0 {
 		outcome, total, status := s.nextRequest(data, l.ctx)
 		if outcome == gotRequest && s.cfg.Mode == Pooled {
@@ -272,6 +273,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			if len(c.in) == 0 || &data[0] != &c.in[0] {
 				c.keep(data)
 			}
+			kept = true
 			timeout := s.cfg.ReadHeaderTimeout
 			if s.cfg.ReadTimeout > 0 {
 				timeout = s.cfg.ReadTimeout
@@ -296,8 +298,8 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			data = nil
 		}
 	}
-	if len(data) == 0 && (len(c.in) == 0 || !l.pendingRequest(c)) {
-		c.dropIn()
+	if !kept {
+		c.dropIn() // everything in it was served
 	}
 	l.out = out
 	if !l.writeOut(c) {
@@ -312,10 +314,6 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	}
 	return true
 }
-
-// pendingRequest reports whether c.in holds the start of a request that
-// serveInput kept on purpose (needMore).
-func (l *loop) pendingRequest(c *conn) bool { return c.in != nil && len(c.in) > 0 }
 
 // writeOut writes l.out to c, keeping what the socket does not take in
 // c.out. It returns false if the connection was closed.

@@ -91,3 +91,33 @@ func TestPipelinedRequestsAreAnsweredInOrder(t *testing.T) {
 		})
 	}
 }
+
+func TestRequestsSplitAcrossReads(t *testing.T) {
+	for _, mode := range []Mode{Pooled, Inline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := start(t, HandlerFunc(func(c *Ctx) { c.Write(c.Path()) }), Config{Mode: mode})
+			c, r := rawConn(t, s)
+			parts := []string{"GET /a HTTP/1.1\r\nHo", "st: x\r\n\r\nGET /b HT", "TP/1.1\r\nHost: x\r\n\r\n", "GET /c HTTP/1.1\r\nHost: x\r\n\r\n"}
+			want := []string{"/a", "/b", "/c"}
+			got := 0
+			for _, p := range parts {
+				c.Write([]byte(p))
+				time.Sleep(20 * time.Millisecond)
+			}
+			for ; got < len(want); got++ {
+				resp, err := http.ReadResponse(r, nil)
+				if err != nil {
+					t.Fatalf("response %d: %v", got, err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				if string(body) != want[got] {
+					t.Fatalf("response %d = %q, want %q", got, body, want[got])
+				}
+			}
+			c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			if _, err := r.ReadByte(); err == nil {
+				t.Error("the server sent more than three responses")
+			}
+		})
+	}
+}

@@ -53,8 +53,10 @@ func TestWorkerPool(t *testing.T) {
 			}
 			wg.Wait()
 		}
-		if running, _ := p.stats(); running > 10 {
-			t.Errorf("%d workers for at most 10 tasks at once, want them reused", running)
+		// A task signals done just before its worker goes idle, so the next
+		// round may start a few new ones; without reuse there would be 50.
+		if running, _ := p.stats(); running > 20 {
+			t.Errorf("%d workers after 5 rounds of 10 tasks, want them reused", running)
 		}
 		deadline := time.Now().Add(3 * idleLinger)
 		for time.Now().Before(deadline) {
