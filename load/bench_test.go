@@ -21,6 +21,7 @@ func feedLoop(tb testing.TB) (*loop, *conn) {
 	l := &loop{e: e, stats: newStats(), secHist: NewHistogram(), recording: true}
 	c := newConn(16)
 	c.state = stActive
+	c.headReq = e.target.head
 	return l, c
 }
 

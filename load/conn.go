@@ -34,20 +34,16 @@ type conn struct {
 	first    int
 	inflight int
 	since    int64 // last progress on the oldest in-flight request (for Timeout)
-	// meta, with a Source, parallels sent: each in-flight request's
-	// endpoint and HEAD flag (see metaHead). Nil without a Source.
-	meta []uint32
 
 	// Write side: out[woff:woff+wleft] is what is left to write. Without a
 	// Source, out is the loop's shared copy of the request; with one, it is
 	// wbuf, where the requests taken from batches are copied.
-	out         []byte
-	wbuf        []byte
 	woff, wleft int
-	idle        bool // with a Source: in the loop's queue of idle connections
+	out         []byte
 
 	// Read side.
 	phase      respPhase
+	headReq    bool // the oldest request in flight is a HEAD: no response body
 	head       http1.ResponseHead
 	status     int
 	closeAfter bool  // the server said it closes after this response
@@ -61,6 +57,13 @@ type conn struct {
 
 	at      int64 // the time this connection waits for in the timer heap
 	heapIdx int   // position in the timer heap; -1 when not in it
+
+	// With a Source only (the fields last, away from the hot ones above):
+	// meta parallels sent with each in-flight request's endpoint and HEAD
+	// flag (see metaHead); wbuf holds the requests taken from batches.
+	meta []uint32
+	wbuf []byte
+	idle bool // in the loop's queue of idle connections
 }
 
 func newConn(pipeline int) *conn {
@@ -78,6 +81,9 @@ func (c *conn) pushSentMeta(t int64, meta uint32) {
 	i := (c.first + c.inflight) % len(c.sent)
 	c.sent[i] = t
 	c.meta[i] = meta
+	if c.inflight == 0 {
+		c.headReq = meta&metaHead != 0
+	}
 	c.inflight++
 }
 

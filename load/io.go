@@ -244,11 +244,7 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 			}
 			c.status = c.head.StatusCode
 			c.closeAfter = c.head.Close
-			head := l.e.target.head
-			if c.meta != nil {
-				head = c.meta[c.first]&metaHead != 0
-			}
-			switch c.head.Body(head) {
+			switch c.head.Body(c.headReq) {
 			case http1.BodyNone:
 				l.complete(c, now)
 			case http1.BodyLength:
@@ -290,15 +286,15 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 
 // complete records the oldest in-flight request's response.
 func (l *loop) complete(c *conn, now int64) {
-	var meta uint32
-	if c.meta != nil {
-		meta = c.meta[c.first]
-	}
+	i := c.first
 	sent := c.popSent()
 	l.inflight--
 	c.phase = phHead
 	if c.inflight > 0 {
 		c.since = now
+	}
+	if c.meta != nil {
+		l.completeSource(c, i, sent, now)
 	}
 	if !l.recording {
 		return
@@ -309,8 +305,17 @@ func (l *loop) complete(c *conn, now int64) {
 	l.stats.requests++
 	l.secReq++
 	l.stats.status[c.status]++
-	if meta != 0 {
-		l.eps.record(meta, lat, c.status)
+}
+
+// completeSource is complete's part for a request from a Source (the one
+// that was at sent[i]): it is counted for its endpoint, and the HEAD flag
+// moves on to the next request in flight.
+func (l *loop) completeSource(c *conn, i int, sent, now int64) {
+	if c.inflight > 0 {
+		c.headReq = c.meta[c.first]&metaHead != 0
+	}
+	if l.recording {
+		l.eps.record(c.meta[i], usec(now-sent), c.status)
 	}
 }
 

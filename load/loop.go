@@ -107,6 +107,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
 		c := newConn(cfg.Pipeline)
+		c.headReq = e.target.head
 		if e.feed == nil {
 			c.out = l.req
 			// Stagger the connections' schedules so the total is evenly spaced.
