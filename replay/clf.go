@@ -122,15 +122,14 @@ func (p *clfParser) parse(line []byte, e *entry) error {
 // slice of b; with escapes it is unescaped into p.scratch.
 func (p *clfParser) quoted(b []byte) (content, rest []byte, err error) {
 	b = b[1:]
-	i := 0
-	for i < len(b) && b[i] != '"' && b[i] != '\\' {
-		i++
-	}
-	if i == len(b) {
+	i := bytes.IndexByte(b, '"')
+	if i < 0 {
 		return nil, nil, errUnterminated
 	}
-	if b[i] == '"' {
+	if esc := bytes.IndexByte(b[:i], '\\'); esc < 0 {
 		return b[:i], b[i+1:], nil
+	} else {
+		i = esc
 	}
 	start := len(p.scratch)
 	p.scratch = append(p.scratch, b[:i]...)

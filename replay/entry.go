@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 )
 
@@ -160,10 +161,38 @@ func validHeader(name, value []byte) error {
 	if !isToken(name) {
 		return errBadHeaderName
 	}
-	for _, c := range value {
-		if c < ' ' && c != '\t' || c == 0x7f {
+	// Eight bytes at a time: a word with no byte below 0x20 and none equal
+	// to 0x7f is clean; one that may have either is checked bytewise.
+	i := 0
+	for ; i+8 <= len(value); i += 8 {
+		w := binary.LittleEndian.Uint64(value[i:])
+		if (w-lows*0x20)&^w&highs == 0 && hasZero(w^(lows*0x7f)) == 0 {
+			continue
+		}
+		if !cleanValue(value[i : i+8]) {
 			return errBadHeaderVal
 		}
 	}
+	if !cleanValue(value[i:]) {
+		return errBadHeaderVal
+	}
 	return nil
+}
+
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// hasZero is non-zero when a byte of w is zero.
+func hasZero(w uint64) uint64 { return (w - lows) &^ w & highs }
+
+// cleanValue reports whether b has no control characters but tabs.
+func cleanValue(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,26 @@ func TestEndpointsAreCapped(t *testing.T) {
 	}
 	if eps.id([]byte("e")) != 3 || eps.id([]byte("b")) != 1 {
 		t.Error("ids are not stable")
+	}
+}
+
+func TestHeaderValuesRefuseControlCharacters(t *testing.T) {
+	name := []byte("X-Test")
+	for n := 0; n < 20; n++ {
+		for _, c := range []byte{0, 1, '\r', '\n', 0x1f, 0x7f} {
+			for at := 0; at < n; at++ {
+				v := []byte(strings.Repeat("a", n))
+				v[at] = c
+				if validHeader(name, v) == nil {
+					t.Fatalf("accepted %q", v)
+				}
+			}
+		}
+		for _, c := range []byte{'\t', ' ', '~', 0x80, 0xff} {
+			v := bytes.Repeat([]byte{c}, n)
+			if err := validHeader(name, v); err != nil {
+				t.Fatalf("refused %q: %v", v, err)
+			}
+		}
 	}
 }
