@@ -39,6 +39,11 @@ type conn struct {
 
 	closing      bool // close once out is written
 	sentContinue bool // 100 Continue was sent for the request being read
+	// moreToRead says the socket may hold bytes the loop did not read
+	// before handing the connection to a worker (a full read buffer or a
+	// hang-up): with edge-triggered polling no new event will announce
+	// them, so the worker reads them itself.
+	moreToRead bool
 	task         func()
 
 	// For a worker waiting for the socket to accept more of a response.
@@ -216,6 +221,7 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 				c.in = append(c.in, data...)
 				data = c.in
 			}
+			c.moreToRead = n == len(l.buf) || hangup
 			if !l.serveInput(c, data, now) {
 				return // closed, or handed to a worker
 			}
@@ -405,14 +411,26 @@ func (c *conn) serveWork() {
 			l.giveBack(c)
 			return
 		}
+		if c.moreToRead {
+			c.moreToRead = false
+			if !c.readMore() {
+				l.giveBack(c)
+				return
+			}
+			continue
+		}
+		if l.e.stopping.Load() {
+			l.giveBack(c) // still ours: the loop (or, once it is gone, giveBack) closes it
+			return
+		}
 		timeout := s.cfg.IdleTimeout
 		if len(c.in) > 0 {
 			timeout = s.cfg.ReadHeaderTimeout
 		}
 		c.deadline.Store(l.e.now() + int64(timeout))
 		if c.state.CompareAndSwap(stBusy, stIdle) {
-			if l.e.stopping.Load() && c.state.CompareAndSwap(stIdle, stBusy) {
-				l.giveBack(c) // the loop may be gone: close it there or here
+			if l.e.stopping.Load() {
+				l.closeIfStopped(c)
 			}
 			return
 		}

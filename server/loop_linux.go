@@ -140,15 +140,31 @@ func (l *loop) setDeadline(c *conn, at int64) {
 func (l *loop) giveBack(c *conn) {
 	l.mu.Lock()
 	if l.stopped {
+		// The loop has gone: the worker that owns c closes it, under the
+		// lock so that shutdownAll never touches a closed descriptor.
+		if c.state.CompareAndSwap(stBusy, stClosed) || c.state.CompareAndSwap(stBusyEvent, stClosed) {
+			unix.Close(c.fd)
+			c.release()
+			l.srv.counters.open.Add(-1)
+		}
 		l.mu.Unlock()
-		c.release()
-		unix.Close(c.fd)
-		l.srv.counters.open.Add(-1)
 		return
 	}
 	l.handoff = append(l.handoff, c)
 	l.poller.Wake()
 	l.mu.Unlock()
+}
+
+// closeIfStopped closes c, which a worker has just made idle, if the loop
+// has already stopped and so will never look at it again.
+func (l *loop) closeIfStopped(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped && c.state.CompareAndSwap(stIdle, stClosed) {
+		unix.Close(c.fd)
+		c.release()
+		l.srv.counters.open.Add(-1)
+	}
 }
 
 // wake interrupts the loop's wait, unless the loop has stopped and closed
@@ -174,10 +190,9 @@ func (l *loop) takeHandoffs() {
 
 // closeConn closes a connection this loop owns.
 func (l *loop) closeConn(c *conn) {
-	if c.state.Load() == stClosed {
+	if c.state.Swap(stClosed) == stClosed {
 		return
 	}
-	c.state.Store(stClosed)
 	l.wheel.remove(&c.we)
 	l.byFD[c.fd] = nil
 	unix.Close(c.fd)
@@ -205,10 +220,10 @@ func (l *loop) closeIdleConns() {
 // shut down, so the worker's next write fails, and closed by the worker.
 func (l *loop) shutdownAll() {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.stopped = true
 	list := l.handoff
 	l.handoff = nil
-	l.mu.Unlock()
 	for _, c := range list {
 		l.closeConn(c)
 	}
@@ -217,13 +232,16 @@ func (l *loop) shutdownAll() {
 			continue
 		}
 		if c.state.Load() == stIdle {
-			l.closeConn(c)
+			l.closeConn(c) // a worker giving it back at this moment no longer touches it
 			continue
 		}
-		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		// Busy in a worker: holding l.mu keeps the worker from closing the
+		// descriptor (giveBack), so it is still this connection's. Shutting
+		// it down makes the worker's next write fail, and it closes it.
+		if st := c.state.Load(); st == stBusy || st == stBusyEvent {
+			unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		}
 	}
 	l.closeListener()
-	l.mu.Lock()
 	l.poller.Close()
-	l.mu.Unlock()
 }

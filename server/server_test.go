@@ -121,3 +121,23 @@ func TestRequestsSplitAcrossReads(t *testing.T) {
 		})
 	}
 }
+
+// TestLongPipelineIsServedWhole sends more pipelined requests in one write
+// than a loop reads at once: every one must be answered.
+func TestLongPipelineIsServedWhole(t *testing.T) {
+	for _, mode := range []Mode{Pooled, Inline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := start(t, hello, Config{Mode: mode})
+			c, r := rawConn(t, s)
+			const n = 4000 // about 108 KB of requests, more than the 64 KiB read buffer
+			go c.Write([]byte(strings.Repeat("GET / HTTP/1.1\r\nHost: x\r\n\r\n", n)))
+			for i := 0; i < n; i++ {
+				resp, err := http.ReadResponse(r, nil)
+				if err != nil {
+					t.Fatalf("response %d of %d: %v", i, n, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+			}
+		})
+	}
+}
