@@ -70,6 +70,9 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 			key = http.CanonicalHeaderKey(head.of(h.Name))
 		}
 		values[i] = head.of(h.Value)
+		if key == "Host" || key == "Transfer-Encoding" {
+			continue // net/http moves these to r.Host and r.TransferEncoding
+		}
 		if prev, seen := r.Header[key]; seen {
 			r.Header[key] = append(prev[:len(prev):len(prev)], values[i])
 		} else {
@@ -81,6 +84,7 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 		r.ContentLength = int64(len(body))
 		if c.req.Chunked {
 			r.TransferEncoding = []string{"chunked"}
+			r.ContentLength = -1 // as net/http reports a chunked body
 		}
 	}
 	if p, ok := c.peer.(interface{ remoteString() string }); ok {
@@ -129,8 +133,8 @@ var commonHeaders = func() map[string]string {
 type responseWriter struct {
 	c           *Ctx
 	header      http.Header
-	status      int
-	wroteHeader bool
+	status      int  // set by the first WriteHeader; later calls are ignored, as in net/http
+	wroteHeader bool // the header has gone into the Ctx
 }
 
 var _ http.Flusher = (*responseWriter)(nil)
@@ -139,7 +143,7 @@ var _ http.Hijacker = (*responseWriter)(nil)
 func (w *responseWriter) Header() http.Header { return w.header }
 
 func (w *responseWriter) WriteHeader(code int) {
-	if w.wroteHeader || code < 100 || code > 999 {
+	if w.wroteHeader || w.status != 0 || code < 100 || code > 999 {
 		return
 	}
 	if code < 200 { // interim responses are not forwarded

@@ -44,8 +44,8 @@ type Config struct {
 	// ReadHeaderTimeout bounds the time from a request's first byte (or the
 	// connection's start) to the end of its head. Zero means 10s.
 	ReadHeaderTimeout time.Duration
-	// ReadTimeout bounds reading a whole request, head and body. Zero means
-	// no limit beyond ReadHeaderTimeout.
+	// ReadTimeout bounds reading a whole request, head and body, from its
+	// first byte. Zero means 60s.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds writing a response once the server has started
 	// to write it. Zero means 30s.
@@ -72,6 +72,7 @@ type Config struct {
 // Defaults for Config's zero values.
 const (
 	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
 	DefaultWriteTimeout      = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultMaxBodyBytes      = 8 << 20
@@ -87,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ReadHeaderTimeout <= 0 {
 		c.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = DefaultReadTimeout
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = DefaultWriteTimeout

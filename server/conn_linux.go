@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -44,7 +45,9 @@ type conn struct {
 	// hang-up): with edge-triggered polling no new event will announce
 	// them, so the worker reads them itself.
 	moreToRead bool
-	task         func()
+	reqStart   int64 // when the first byte of the request being read arrived; 0 between requests
+	headScan   int   // bytes of c.in known to hold no complete head
+	task       func()
 
 	// For a worker waiting for the socket to accept more of a response.
 	waiting atomic.Bool
@@ -220,6 +223,15 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)
 				data = c.in
+				// A head still missing its end cannot have been completed by
+				// bytes without a line feed: skip parsing it all again.
+				if c.headScan > 0 && bytes.IndexByte(data[c.headScan:], '\n') < 0 && len(data) <= l.srv.cfg.MaxHeaderBytes {
+					c.headScan = len(data)
+					if n < len(l.buf) && !hangup {
+						return
+					}
+					continue
+				}
 			}
 			c.moreToRead = n == len(l.buf) || hangup
 			if !l.serveInput(c, data, now) {
@@ -265,13 +277,14 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				out = l.out[:0]
 			}
 			c.keep(data)
+			c.reqStart, c.headScan = 0, 0
 			c.state.Store(stBusy)
 			l.wheel.schedule(&c.we, now+l.minTimer)
 			s.workers.submit(c.task)
 			return false
 		}
 		switch outcome {
-		case needMore, needContinue:
+		case needMore, needBody, needContinue:
 			if outcome == needContinue && !c.sentContinue {
 				out = append(out, continueResponse...)
 				c.sentContinue = true
@@ -280,13 +293,18 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				c.keep(data)
 			}
 			kept = true
+			// The head must be complete ReadHeaderTimeout after the
+			// request's first byte, the body ReadTimeout after it.
+			if c.reqStart == 0 {
+				c.reqStart = now
+			}
 			timeout := s.cfg.ReadHeaderTimeout
-			if s.cfg.ReadTimeout > 0 {
+			c.headScan = len(c.in)
+			if outcome != needMore {
 				timeout = s.cfg.ReadTimeout
+				c.headScan = 0
 			}
-			if c.deadline.Load() > now+int64(timeout) || c.we.slot < 0 {
-				l.setDeadline(c, now+int64(timeout))
-			}
+			l.setDeadline(c, c.reqStart+int64(timeout))
 			data = nil
 			continue
 		case badRequest:
@@ -298,6 +316,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		l.ctx.peer = c
 		out = s.serve(l.ctx, out)
 		c.sentContinue = false
+		c.reqStart, c.headScan = 0, 0
 		data = data[total:]
 		if l.ctx.closeConn {
 			c.closing = true

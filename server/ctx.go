@@ -25,7 +25,10 @@ type Ctx struct {
 	hasCT     bool   // the handler set Content-Type
 	hasServer bool   // the handler set Server
 	out       []byte // the response body being built (or, once streaming, the next chunk)
-	streaming bool   // the head has been sent with chunked encoding
+	streaming bool   // the head has been sent; the body follows in chunks (or raw, to HTTP/1.0)
+	rawStream bool   // streaming to an HTTP/1.0 client: raw body ended by closing
+	headLen   int64  // a Content-Length the handler set, kept for HEAD responses (-1: none)
+	pending   []byte // earlier pipelined responses not yet written; Flush writes them first
 	closeConn bool   // the connection closes after this response
 
 	srv  *Server
@@ -137,7 +140,12 @@ func (c *Ctx) noteHeader(n, value []byte) bool {
 		c.hasCT = true
 	case equalFold(n, "Server"):
 		c.hasServer = true
-	case equalFold(n, "Content-Length"), equalFold(n, "Transfer-Encoding"), equalFold(n, "Date"):
+	case equalFold(n, "Content-Length"):
+		if c.head {
+			c.headLen = parseLength(value)
+		}
+		return false
+	case equalFold(n, "Transfer-Encoding"), equalFold(n, "Date"):
 		return false
 	case equalFold(n, "Connection"):
 		if equalFold(value, "close") {
@@ -176,14 +184,24 @@ func (c *Ctx) Flush() error {
 	if c.w == nil {
 		return ErrNotStreamable
 	}
+	if len(c.pending) > 0 {
+		// Responses to earlier pipelined requests go first.
+		if err := c.w.writeAll(c.pending); err != nil {
+			return err
+		}
+		c.pending = c.pending[:0]
+	}
 	var buf []byte
 	if !c.streaming {
 		c.streaming = true
+		if !c.ProtoAtLeast(1, 1) {
+			// HTTP/1.0 has no chunked encoding: the body ends with the connection.
+			c.rawStream = true
+			c.closeConn = true
+		}
 		buf = c.appendHead(nil, -1)
 	}
-	if len(c.out) > 0 && !c.head {
-		buf = appendChunk(buf, c.out)
-	}
+	buf = c.appendBodyPart(buf)
 	c.out = c.out[:0]
 	if len(buf) == 0 {
 		return nil
@@ -191,19 +209,33 @@ func (c *Ctx) Flush() error {
 	return c.w.writeAll(buf)
 }
 
+// appendBodyPart appends what the handler wrote since the last Flush, as a
+// chunk (or raw, to an HTTP/1.0 client), unless the response has no body.
+func (c *Ctx) appendBodyPart(dst []byte) []byte {
+	if len(c.out) == 0 || c.head || !bodyAllowed(c.status) {
+		return dst
+	}
+	if c.rawStream {
+		return append(dst, c.out...)
+	}
+	return appendChunk(dst, c.out)
+}
+
 // appendResponse appends the whole response (or, when streaming, its last
 // chunk and the terminating chunk) to dst.
 func (c *Ctx) appendResponse(dst []byte) []byte {
 	if c.streaming {
-		if len(c.out) > 0 && !c.head {
-			dst = appendChunk(dst, c.out)
-		}
-		if !c.head {
+		dst = c.appendBodyPart(dst)
+		if !c.head && !c.rawStream && bodyAllowed(c.status) {
 			dst = append(dst, "0\r\n\r\n"...)
 		}
 		return dst
 	}
-	dst = c.appendHead(dst, len(c.out))
+	length := len(c.out)
+	if c.head && length == 0 && c.headLen >= 0 {
+		length = int(c.headLen) // HEAD: the length the GET would have
+	}
+	dst = c.appendHead(dst, length)
 	if bodyAllowed(c.status) && !c.head {
 		dst = append(dst, c.out...)
 	}
@@ -231,7 +263,7 @@ func (c *Ctx) appendHead(dst []byte, length int) []byte {
 	case c.req.Major == 1 && c.req.Minor == 0:
 		dst = append(dst, "Connection: keep-alive\r\n"...)
 	}
-	if allowed {
+	if allowed && !c.rawStream {
 		if length < 0 {
 			dst = append(dst, "Transfer-Encoding: chunked\r\n"...)
 		} else {
@@ -261,7 +293,9 @@ func (c *Ctx) reset() {
 	c.header = c.header[:0]
 	c.hasCT, c.hasServer = false, false
 	c.out = c.out[:0]
-	c.streaming = false
+	c.streaming, c.rawStream = false, false
+	c.headLen = -1
+	c.pending = nil
 	c.closeConn = false
 	c.w = nil
 }
@@ -298,4 +332,19 @@ func equalFold(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// parseLength parses a decimal Content-Length value, or returns -1.
+func parseLength(b []byte) int64 {
+	if len(b) == 0 || len(b) > 18 {
+		return -1
+	}
+	var n int64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return -1
+		}
+		n = n*10 + int64(d-'0')
+	}
+	return n
 }

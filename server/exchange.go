@@ -13,8 +13,9 @@ import (
 type parseOutcome uint8
 
 const (
-	needMore     parseOutcome = iota // no complete request yet
-	needContinue                     // a complete head asking for 100-continue; the body is not all here
+	needMore     parseOutcome = iota // no complete head yet
+	needBody                         // a complete head; its body is not all here yet
+	needContinue                     // needBody, and the head asks for 100-continue
 	gotRequest                       // a complete request is in ctx
 	badRequest                       // answer with the status and close
 )
@@ -46,7 +47,7 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
 			if ctx.req.Expect100 {
 				return needContinue, 0, 0
 			}
-			return needMore, 0, 0
+			return needBody, 0, 0
 		}
 		ctx.body = data[n : n+int(cl)]
 		return gotRequest, n + int(cl), 0
@@ -71,10 +72,15 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
 			}
 			if len(p) == 0 {
 				ctx.chunkBuf = body
+				// Chunk framing may be far larger than the data it carries:
+				// bound the raw bytes too, not only the decoded ones.
+				if int64(used-n) > 2*s.cfg.MaxBodyBytes+int64(s.cfg.MaxHeaderBytes) {
+					return badRequest, 0, 413
+				}
 				if ctx.req.Expect100 {
 					return needContinue, 0, 0
 				}
-				return needMore, 0, 0
+				return needBody, 0, 0
 			}
 		}
 		ctx.chunkBuf = body
@@ -92,6 +98,7 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	if ctx.req.Close {
 		ctx.closeConn = true
 	}
+	ctx.pending = dst // a handler that flushes writes these first
 	s.counters.inflight.Add(1)
 	panicked := s.runHandler(ctx)
 	s.counters.inflight.Add(-1)
@@ -99,6 +106,10 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 		ctx.closeConn = true // tell the client not to send more
 	}
 	s.counters.requests.Add(1)
+	if ctx.pending == nil || len(ctx.pending) < len(dst) {
+		dst = dst[:0] // Flush has written them
+	}
+	ctx.pending = nil
 	if panicked {
 		ctx.closeConn = true
 		if !ctx.streaming {
@@ -134,5 +145,5 @@ func appendError(dst []byte, status int) []byte {
 
 // String describes an outcome, for test failures.
 func (o parseOutcome) String() string {
-	return fmt.Sprint([...]string{"needMore", "needContinue", "gotRequest", "badRequest"}[o])
+	return fmt.Sprint([...]string{"needMore", "needBody", "needContinue", "gotRequest", "badRequest"}[o])
 }

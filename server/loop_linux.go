@@ -43,10 +43,7 @@ type loop struct {
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	cfg := &e.srv.cfg
-	minTimer := min(cfg.ReadHeaderTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
-	if cfg.ReadTimeout > 0 {
-		minTimer = min(minTimer, cfg.ReadTimeout)
-	}
+	minTimer := min(cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
 	return &loop{
 		e: e, srv: e.srv, id: id, poller: p, lnfd: lnfd,
 		events:   make([]poll.Event, 0, 1024),

@@ -76,6 +76,11 @@ func (p *workerPool) work(task func()) {
 			p.qhead++
 			if p.qhead == len(p.queue) {
 				p.queue, p.qhead = p.queue[:0], 0
+			} else if p.qhead > 1024 && p.qhead > len(p.queue)/2 {
+				// Under lasting overload the queue never drains: reclaim its head.
+				n := copy(p.queue, p.queue[p.qhead:])
+				clear(p.queue[n:])
+				p.queue, p.qhead = p.queue[:n], 0
 			}
 			p.mu.Unlock()
 			continue
