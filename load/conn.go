@@ -25,8 +25,10 @@ const (
 // conn is one client connection's state machine. It lives for the whole
 // run; its socket may be replaced many times.
 type conn struct {
-	fd    int
-	state connState
+	fd            int
+	state         connState
+	everConnected bool // counted in engine.connectedOnce
+	uncounted     int  // in-flight requests sent before measurement began (the oldest ones)
 
 	// Requests in flight, oldest first: sent[(first+i) % len(sent)] is the
 	// time the i-th was sent (or intended to be, in the open model).
@@ -101,7 +103,7 @@ func (c *conn) popSent() int64 {
 // resetIO clears everything tied to the current socket.
 func (c *conn) resetIO() {
 	c.fd = -1
-	c.first, c.inflight = 0, 0
+	c.first, c.inflight, c.uncounted = 0, 0, 0
 	c.woff, c.wleft = 0, 0
 	c.phase = phHead
 	c.closeAfter = false

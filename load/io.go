@@ -58,10 +58,14 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 func (l *loop) connected(c *conn, now int64) {
 	c.state = stActive
 	c.backoff = 0
-	if l.recording {
-		l.stats.connects++
-		l.stats.connect.RecordValue(usec(now - c.connectStart))
+	if !c.everConnected {
+		c.everConnected = true
+		l.e.connectedOnce.Add(1)
 	}
+	// Connects count from the start, ramp included: the ramp is when most
+	// keep-alive connections are made.
+	l.stats.connects++
+	l.stats.connect.RecordValue(usec(now - c.connectStart))
 	l.refill(c, now)
 }
 
@@ -142,7 +146,9 @@ func (l *loop) refill(c *conn, now int64) {
 // warmup, otherwise while the request budget lasts.
 func (l *loop) mayStart() bool {
 	if !l.recording {
-		return true
+		// Before measurement: send only if a warmup was asked for; without
+		// one, connections wait until every one is up.
+		return l.e.cfg.Warmup > 0
 	}
 	return l.e.claim()
 }
@@ -297,6 +303,10 @@ func (l *loop) complete(c *conn, now int64) {
 		l.completeSource(c, i, sent, now)
 	}
 	if !l.recording {
+		return
+	}
+	if c.uncounted > 0 {
+		c.uncounted-- // sent before measurement began
 		return
 	}
 	lat := usec(now - sent)

@@ -176,10 +176,47 @@ func (l *loop) run() {
 }
 
 func (l *loop) startRecordingIfDue(now int64) {
-	if l.recording || now < l.e.measureStart {
+	if l.recording {
+		return
+	}
+	e := l.e
+	start := e.measureStart.Load()
+	if start < 0 {
+		warm := int64(e.cfg.Warmup)
+		if now < warm {
+			return
+		}
+		// A run at thousands of connections measures the ramp, not the
+		// server, unless it waits for every connection to be up.
+		waitForConns := !e.cfg.DisableKeepAlive // short connections have no ramp to wait out
+		if waitForConns && e.connectedOnce.Load() < int64(e.cfg.Connections) && now < warm+int64(e.cfg.Timeout) {
+			return
+		}
+		e.measureStart.CompareAndSwap(-1, now)
+		start = e.measureStart.Load()
+	}
+	if now < start {
 		return
 	}
 	l.recording = true
+	for _, c := range l.conns {
+		if e.cfg.Requests > 0 {
+			// A run of N requests counts exactly the N it sends; a timed run
+			// counts every response within its window, as wrk does.
+			c.uncounted = c.inflight
+		}
+		if e.cfg.Warmup == 0 && e.cfg.Rate > 0 {
+			c.next += start // nothing was sent yet: the schedule begins now
+		}
+	}
+	defer func() {
+		// Connections that waited for the start (no warmup) begin now.
+		for _, c := range l.conns {
+			if c.state == stActive && c.inflight == 0 {
+				l.refill(c, now)
+			}
+		}
+	}()
 	l.stats.reset()
 	l.eps.reset()
 	l.sec, l.secReq, l.secErr, l.secBytes = 0, 0, 0, 0
@@ -191,7 +228,7 @@ func (l *loop) shouldStop(now int64) bool {
 	switch {
 	case e.stop.Load():
 		return true
-	case e.measureEnd > 0 && now >= e.measureEnd:
+	case e.measureEnd() > 0 && now >= e.measureEnd():
 		return true
 	case l.recording && !e.budgetLeft() && l.inflight == 0:
 		return true
@@ -208,11 +245,11 @@ func (l *loop) waitTimeout(now int64) time.Duration {
 	if c := l.timers.peek(); c != nil {
 		until = min(until, c.at)
 	}
-	if !l.recording {
-		until = min(until, l.e.measureStart)
+	if start := l.e.measureStart.Load(); !l.recording && start >= 0 {
+		until = min(until, start)
 	}
-	if l.e.measureEnd > 0 {
-		until = min(until, l.e.measureEnd)
+	if end := l.e.measureEnd(); end > 0 {
+		until = min(until, end)
 	}
 	if l.feeder != nil {
 		if at := l.nextDue(now); at >= 0 {
@@ -252,7 +289,7 @@ func (l *loop) advanceSeconds(now int64) {
 	if !l.recording {
 		return
 	}
-	for sec := int((now - l.e.measureStart) / int64(time.Second)); l.sec < sec; {
+	for sec := int((now - l.e.measureStart.Load()) / int64(time.Second)); l.sec < sec; {
 		l.flushSecond(false)
 	}
 }

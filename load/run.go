@@ -33,9 +33,12 @@ type engine struct {
 	target *target
 	addr   *net.TCPAddr
 
-	base         time.Time // zero of the loops' clock
-	measureStart int64     // ns since base when measurement starts (after warmup)
-	measureEnd   int64     // ns since base when the run ends; 0 = no time limit
+	base time.Time // zero of the loops' clock
+	// measureStart is when measurement starts, in ns since base: once the
+	// warmup is over and every connection has been established (or Timeout
+	// after the warmup, for connections that cannot be). -1 until then.
+	measureStart  atomic.Int64
+	connectedOnce atomic.Int64 // connections that have been established at least once
 
 	claimed atomic.Int64 // requests handed out, against cfg.Requests
 	stop    atomic.Bool  // set to make every loop wind down now
@@ -83,6 +86,16 @@ func unwrapOpError(err error) error {
 	return err
 }
 
+// measureEnd returns when the run ends, in ns since base, or 0 while that
+// is not known (no Duration, or measurement has not started).
+func (e *engine) measureEnd() int64 {
+	start := e.measureStart.Load()
+	if e.cfg.Duration == 0 || start < 0 {
+		return 0
+	}
+	return start + int64(e.cfg.Duration)
+}
+
 // now returns the loops' clock: monotonic nanoseconds since base.
 func (e *engine) now() int64 { return int64(time.Since(e.base)) }
 
@@ -114,9 +127,10 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 	go e.collector.run()
 
 	e.base = time.Now()
-	e.measureStart = int64(e.cfg.Warmup)
-	if e.cfg.Duration > 0 {
-		e.measureEnd = e.measureStart + int64(e.cfg.Duration)
+	e.measureStart.Store(-1)
+	if e.cfg.Source != nil {
+		// Every request of a replay counts: nothing waits for the ramp.
+		e.measureStart.Store(int64(e.cfg.Warmup))
 	}
 
 	stopWatch := make(chan struct{})
@@ -165,9 +179,13 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 
 	res := e.newResult()
 	res.Interrupted = ctx.Err() != nil
-	res.Start = e.base.Add(time.Duration(e.measureStart))
-	if end > e.measureStart {
-		res.Duration = time.Duration(end - e.measureStart)
+	if start := e.measureStart.Load(); start >= 0 {
+		res.Start = e.base.Add(time.Duration(start))
+		if end > start {
+			res.Duration = time.Duration(end - start)
+		}
+	} else {
+		res.Start = e.base // stopped before measuring began
 	}
 	for _, l := range loops {
 		l.stats.mergeInto(res)

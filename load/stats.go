@@ -28,12 +28,13 @@ func newStats() *stats {
 	return &stats{latency: NewHistogram(), connect: NewHistogram(), lateness: NewHistogram()}
 }
 
+// reset clears what measurement counts, keeping the connects made before
+// it started (the ramp).
 func (s *stats) reset() {
-	latency, connect, lateness := s.latency, s.connect, s.lateness
+	latency, connect, lateness, connects := s.latency, s.connect, s.lateness, s.connects
 	latency.Reset()
-	connect.Reset()
 	lateness.Reset()
-	*s = stats{latency: latency, connect: connect, lateness: lateness}
+	*s = stats{latency: latency, connect: connect, lateness: lateness, connects: connects}
 }
 
 // mergeInto adds s to the run's Result.

@@ -76,7 +76,7 @@ Without -n or -z the run lasts 10s.`,
 	fl.Int64VarP(&f.requests, "requests", "n", 0, "stop after this many responses")
 	fl.IntVarP(&f.connections, "connections", "c", load.DefaultConnections, "concurrent connections")
 	fl.DurationVarP(&f.duration, "duration", "z", 0, "stop after this long, e.g. 30s (default 10s when -n is not given)")
-	fl.DurationVar(&f.warmup, "warmup", 0, "send load this long before measuring")
+	fl.DurationVar(&f.warmup, "warmup", 0, "send load this long before measuring (measuring also waits for every connection to be up)")
 	fl.Float64Var(&f.rate, "rate", 0, "open model: requests per second in total, on a constant schedule")
 	fl.Float64VarP(&f.qps, "qps", "q", 0, "open model as in hey: requests per second per connection (total is q x c)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
