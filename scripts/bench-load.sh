@@ -5,6 +5,9 @@
 # per request. Loopback only.
 #
 # usage: scripts/bench-load.sh [seconds-per-run] [rounds]
+#   SERVERS="fasthttp gust-serve gust-inline" (gust-serve is gust serve on
+#   net/http, as when the first figures were taken; gust-inline is gust/server
+#   in Inline mode, the fastest target here), CONNS="200 10000".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +16,7 @@ rounds=${2:-2}
 server_cpu=${SERVER_CPU:-0}
 client_cpu=${CLIENT_CPU:-1}
 conns_list=${CONNS:-"200 10000"}
+servers=${SERVERS:-"fasthttp gust-serve"}
 
 ulimit -n "$(ulimit -Hn)"
 mkdir -p bin
@@ -27,7 +31,8 @@ hz=$(getconf CLK_TCK)
 start_server() { # name -> sets srv_pid, url
   case $1 in
   fasthttp) taskset -c "$server_cpu" bin/fasthttp -addr 127.0.0.1:18081 & srv_pid=$!; url=http://127.0.0.1:18081/ ;;
-  gust-serve) taskset -c "$server_cpu" bin/gust serve --addr 127.0.0.1:18080 2>/dev/null & srv_pid=$!; url=http://127.0.0.1:18080/ ;;
+  gust-serve) taskset -c "$server_cpu" bin/gust serve --engine nethttp --addr 127.0.0.1:18080 2>/dev/null & srv_pid=$!; url=http://127.0.0.1:18080/ ;;
+  gust-inline) taskset -c "$server_cpu" bin/gust serve --mode inline --addr 127.0.0.1:18082 2>/dev/null & srv_pid=$!; url=http://127.0.0.1:18082/ ;;
   esac
   for _ in $(seq 50); do
     kill -0 "$srv_pid" 2>/dev/null || { echo "server $1 exited (port taken?)" >&2; exit 1; }
@@ -62,7 +67,7 @@ run_gen() {
 echo "| server | conns | generator | round | req/s | generator CPU us/req | server CPU us/req |"
 echo "|---|---|---|---|---|---|---|"
 for round in $(seq "$rounds"); do
-  for server in fasthttp gust-serve; do
+  for server in $servers; do
     for c in $conns_list; do
       for gen in gust wrk hey "gust --pipeline 16"; do
         start_server "$server"
