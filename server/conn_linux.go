@@ -497,6 +497,7 @@ var errWriteTimeout = errors.New("server: write timeout")
 func (c *conn) writeAll(p []byte) error {
 	var timer *time.Timer
 	defer func() {
+		c.waiting.Store(false)
 		if timer != nil {
 			timer.Stop()
 		}
@@ -514,32 +515,21 @@ func (c *conn) writeAll(p []byte) error {
 		if err != unix.EAGAIN {
 			return err
 		}
-		if c.ready == nil {
-			c.ready = make(chan struct{}, 1)
-		}
-		c.waiting.Store(true)
-		// Try once more: the socket may have drained before waiting was set.
-		n, err = unix.Write(c.fd, p)
-		if n > 0 || err != unix.EAGAIN {
-			c.waiting.Store(false)
-			if n > 0 {
-				c.l.srv.counters.bytesOut.Add(int64(n))
-				p = p[n:]
-				continue
+		if !c.waiting.Load() {
+			// Ask the loop to signal writability, then try once more: the
+			// socket may have drained before the loop could see the flag.
+			if c.ready == nil {
+				c.ready = make(chan struct{}, 1)
 			}
-			if err == unix.EINTR {
-				continue
-			}
-			return err
+			c.waiting.Store(true)
+			continue
 		}
 		if timer == nil {
 			timer = time.NewTimer(c.l.srv.cfg.WriteTimeout)
 		}
 		select {
 		case <-c.ready:
-			c.waiting.Store(false)
 		case <-timer.C:
-			c.waiting.Store(false)
 			return errWriteTimeout
 		}
 	}

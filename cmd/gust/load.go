@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -160,38 +157,9 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	stderr := cmd.ErrOrStderr()
-	var progress *progressLine
-	if !f.quiet && isTerminal(stderr) {
-		progress = &progressLine{w: stderr}
-		cfg.Progress = progress.update
-	}
-
-	if f.cpuProfile != "" {
-		prof, err := os.Create(f.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("load: --cpuprofile: %w", err)
-		}
-		defer prof.Close()
-		if err := pprof.StartCPUProfile(prof); err != nil {
-			return fmt.Errorf("load: --cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
-	}
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := load.Run(ctx, cfg)
-	if progress != nil {
-		progress.clear()
-	}
+	res, err := drive(cmd, "load", cfg, driveOptions{quiet: f.quiet, cpuProfile: f.cpuProfile, hdrLog: f.hdrLog})
 	if err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	if f.hdrLog != "" {
-		if err := writeFile(f.hdrLog, func(w io.Writer) error { return report.HdrLog(w, res) }); err != nil {
-			return fmt.Errorf("load: --hdr-log: %w", err)
-		}
+		return err
 	}
 	out := cmd.OutOrStdout()
 	switch f.output {

@@ -3,14 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
-	"os"
-	"os/signal"
 	"regexp"
-	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -265,37 +260,9 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 	defer src.Close()
 	cfg.Source = src
 
-	stderr := cmd.ErrOrStderr()
-	var progress *progressLine
-	if !f.quiet && isTerminal(stderr) {
-		progress = &progressLine{w: stderr}
-		cfg.Progress = progress.update
-	}
-	if f.cpuProfile != "" {
-		prof, err := os.Create(f.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("replay: --cpuprofile: %w", err)
-		}
-		defer prof.Close()
-		if err := pprof.StartCPUProfile(prof); err != nil {
-			return fmt.Errorf("replay: --cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
-	}
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := load.Run(ctx, cfg)
-	if progress != nil {
-		progress.clear()
-	}
+	res, err := drive(cmd, "replay", cfg, driveOptions{quiet: f.quiet, cpuProfile: f.cpuProfile, hdrLog: f.hdrLog})
 	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	if f.hdrLog != "" {
-		if err := writeFile(f.hdrLog, func(w io.Writer) error { return report.HdrLog(w, res) }); err != nil {
-			return fmt.Errorf("replay: --hdr-log: %w", err)
-		}
+		return err
 	}
 	in := reportInput(src.Stats())
 	out := cmd.OutOrStdout()
