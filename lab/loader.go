@@ -1,0 +1,331 @@
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gust-http/gust/load"
+)
+
+// LoadResult is what a load generator measured in one cell.
+type LoadResult struct {
+	// Start and Duration are the measured window (after warmup and ramp).
+	Start    time.Time
+	Duration time.Duration
+	Requests int64
+	RPS      float64
+	// Latency percentiles in microseconds; -1 when the loader does not report one.
+	P50, P99, P999 float64
+	// Errors counts failed requests and non-2xx/3xx responses.
+	Errors int64
+}
+
+// Loader drives one scenario against a URL.
+type Loader interface {
+	Name() string
+	Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error)
+}
+
+// NewLoader returns the loader called name: "gust" (in-process), "wrk" or
+// "hey" (external tools, which must be on PATH).
+func NewLoader(name string) (Loader, error) {
+	switch name {
+	case "", "gust":
+		return GustLoader{}, nil
+	case "wrk", "hey":
+		if _, err := exec.LookPath(name); err != nil {
+			return nil, fmt.Errorf("loader %s is not installed (not on PATH); install it or use --loader gust", name)
+		}
+		if name == "wrk" {
+			return wrkLoader{}, nil
+		}
+		return heyLoader{}, nil
+	case "ab":
+		return nil, errors.New("loader ab is not supported yet: use gust, wrk or hey")
+	}
+	return nil, fmt.Errorf("unknown loader %q: use gust, wrk or hey", name)
+}
+
+// GustLoader runs gust's load generator in-process.
+type GustLoader struct {
+	// Loops is the number of event loops (0: GOMAXPROCS).
+	Loops int
+}
+
+// Name returns "gust".
+func (GustLoader) Name() string { return "gust" }
+
+// Load runs sc with load.Run. Measurement starts after the warmup and once
+// every connection is up.
+func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	res, err := load.Run(ctx, load.Config{
+		URL:              url,
+		Connections:      sc.Connections,
+		Duration:         time.Duration(sc.Duration),
+		Warmup:           time.Duration(sc.Warmup),
+		Pipeline:         sc.PipelineDepth(),
+		DisableKeepAlive: !sc.KeepAliveOn(),
+		Timeout:          loadTimeout(sc),
+		Loops:            g.Loops,
+	})
+	if err != nil {
+		return nil, err
+	}
+	lr := &LoadResult{
+		Start:    res.Start,
+		Duration: res.Duration,
+		Requests: res.Requests,
+		RPS:      res.RPS(),
+		Errors:   res.ErrorCount(),
+	}
+	for code, n := range res.Status {
+		if code >= 400 {
+			lr.Errors += n
+		}
+	}
+	if res.Requests > 0 {
+		lr.P50 = float64(res.Latency.ValueAtQuantile(50))
+		lr.P99 = float64(res.Latency.ValueAtQuantile(99))
+		lr.P999 = float64(res.Latency.ValueAtQuantile(99.9))
+	}
+	return lr, nil
+}
+
+// loadTimeout bounds connecting and each response: long enough for a slow
+// handler and a ramp of thousands of connections.
+func loadTimeout(sc Scenario) time.Duration {
+	return 10*time.Second + 2*time.Duration(sc.Delay)
+}
+
+// runTool runs an external loader, bounded by the scenario's time.
+func runTool(ctx context.Context, sc Scenario, name string, args ...string) (string, time.Time, time.Duration, error) {
+	limit := time.Duration(sc.Duration) + loadTimeout(sc) + 10*time.Second
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		return out.String(), start, took, fmt.Errorf("%s: %v: %s", name, err, firstLine(out.String()))
+	}
+	return out.String(), start, took, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// warmTool runs the tool for the scenario's warmup, unmeasured.
+func warmTool(ctx context.Context, sc Scenario, name string, args func(Scenario) []string) error {
+	if sc.Warmup <= 0 {
+		return nil
+	}
+	w := sc
+	w.Duration = Duration(max(time.Duration(sc.Warmup), time.Second))
+	_, _, _, err := runTool(ctx, w, name, args(w)...)
+	return err
+}
+
+type wrkLoader struct{}
+
+func (wrkLoader) Name() string { return "wrk" }
+
+func wrkArgs(url string) func(Scenario) []string {
+	return func(sc Scenario) []string {
+		threads := min(sc.Connections, max(1, runtimeCPUs()))
+		secs := max(1, int((time.Duration(sc.Duration)+time.Second-1)/time.Second))
+		a := []string{"-t", strconv.Itoa(threads), "-c", strconv.Itoa(sc.Connections), "-d", fmt.Sprintf("%ds", secs),
+			"--timeout", fmt.Sprintf("%ds", int(loadTimeout(sc).Seconds())), "--latency"}
+		if !sc.KeepAliveOn() {
+			a = append(a, "-H", "Connection: close")
+		}
+		return append(a, url)
+	}
+}
+
+func (wrkLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.PipelineDepth() > 1 {
+		return nil, errors.New("wrk: pipelining needs a Lua script, not supported by --loader wrk")
+	}
+	if err := warmTool(ctx, sc, "wrk", wrkArgs(url)); err != nil {
+		return nil, err
+	}
+	out, start, took, err := runTool(ctx, sc, "wrk", wrkArgs(url)(sc)...)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := ParseWrk(out)
+	if err != nil {
+		return nil, err
+	}
+	lr.Start = start
+	if lr.Duration == 0 {
+		lr.Duration = took
+	}
+	return lr, nil
+}
+
+var (
+	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([0-9.]+\w+),`)
+	wrkRPS     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkPct     = regexp.MustCompile(`^\s+(50|99|99\.9)%\s+([0-9.]+)(us|ms|s|m)\s*$`)
+	wrkSocket  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+	heyRPS     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	heyTotal   = regexp.MustCompile(`Total:\s+([0-9.]+) secs`)
+	heyPct     = regexp.MustCompile(`^\s+(50|99)%+ in ([0-9.]+) secs`)
+	heyStatus  = regexp.MustCompile(`^\s+\[(\d+)\]\s+(\d+) responses`)
+	heyErrLine = regexp.MustCompile(`^\s+\[(\d+)\]\s+\S`)
+)
+
+// ParseWrk reads the output of wrk --latency. wrk reports the 50th and
+// 99th percentiles but not the 99.9th (P999 is -1).
+func ParseWrk(out string) (*LoadResult, error) {
+	lr := &LoadResult{P50: -1, P99: -1, P999: -1}
+	m := wrkRPS.FindStringSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("wrk output has no Requests/sec line: %s", firstLine(out))
+	}
+	lr.RPS, _ = strconv.ParseFloat(m[1], 64)
+	if m := wrkTotal.FindStringSubmatch(out); m != nil {
+		lr.Requests, _ = strconv.ParseInt(m[1], 10, 64)
+		lr.Duration, _ = time.ParseDuration(m[2])
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		m := wrkPct.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		v, _ := strconv.ParseFloat(m[2], 64)
+		v *= map[string]float64{"us": 1, "ms": 1e3, "s": 1e6, "m": 60e6}[m[3]]
+		switch m[1] {
+		case "50":
+			lr.P50 = v
+		case "99":
+			lr.P99 = v
+		case "99.9":
+			lr.P999 = v
+		}
+	}
+	if m := wrkSocket.FindStringSubmatch(out); m != nil {
+		for _, s := range m[1:] {
+			n, _ := strconv.ParseInt(s, 10, 64)
+			lr.Errors += n
+		}
+	}
+	if m := wrkNon2xx.FindStringSubmatch(out); m != nil {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		lr.Errors += n
+	}
+	return lr, nil
+}
+
+type heyLoader struct{}
+
+func (heyLoader) Name() string { return "hey" }
+
+func heyArgs(url string) func(Scenario) []string {
+	return func(sc Scenario) []string {
+		a := []string{"-z", time.Duration(sc.Duration).String(), "-c", strconv.Itoa(sc.Connections),
+			"-t", strconv.Itoa(int(loadTimeout(sc).Seconds()))}
+		if !sc.KeepAliveOn() {
+			a = append(a, "-disable-keepalive")
+		}
+		return append(a, url)
+	}
+}
+
+func (heyLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.PipelineDepth() > 1 {
+		return nil, errors.New("hey: no pipelining, not supported by --loader hey")
+	}
+	if err := warmTool(ctx, sc, "hey", heyArgs(url)); err != nil {
+		return nil, err
+	}
+	out, start, took, err := runTool(ctx, sc, "hey", heyArgs(url)(sc)...)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := ParseHey(out)
+	if err != nil {
+		return nil, err
+	}
+	lr.Start = start
+	if lr.Duration == 0 {
+		lr.Duration = took
+	}
+	return lr, nil
+}
+
+// ParseHey reads hey's default summary output. hey reports percentiles
+// up to the 99th (P999 is -1).
+func ParseHey(out string) (*LoadResult, error) {
+	lr := &LoadResult{P50: -1, P99: -1, P999: -1}
+	m := heyRPS.FindStringSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("hey output has no Requests/sec line: %s", firstLine(out))
+	}
+	lr.RPS, _ = strconv.ParseFloat(m[1], 64)
+	if m := heyTotal.FindStringSubmatch(out); m != nil {
+		secs, _ := strconv.ParseFloat(m[1], 64)
+		lr.Duration = time.Duration(secs * float64(time.Second))
+	}
+	section := ""
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Status code distribution:"):
+			section = "status"
+			continue
+		case strings.HasPrefix(line, "Error distribution:"):
+			section = "errors"
+			continue
+		case line != "" && line[0] != ' ' && line[0] != '\t':
+			section = ""
+		}
+		if m := heyPct.FindStringSubmatch(line); m != nil {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			if m[1] == "50" {
+				lr.P50 = v * 1e6
+			} else {
+				lr.P99 = v * 1e6
+			}
+			continue
+		}
+		switch section {
+		case "status":
+			if m := heyStatus.FindStringSubmatch(line); m != nil {
+				code, _ := strconv.Atoi(m[1])
+				n, _ := strconv.ParseInt(m[2], 10, 64)
+				lr.Requests += n
+				if code >= 400 {
+					lr.Errors += n
+				}
+			}
+		case "errors":
+			if m := heyErrLine.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.ParseInt(m[1], 10, 64)
+				lr.Errors += n
+			}
+		}
+	}
+	return lr, nil
+}

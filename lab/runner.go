@@ -1,0 +1,319 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Cell is the outcome of one (server, scenario) pair: the median of its
+// repeats by req/s, or the reason it could not run.
+type Cell struct {
+	Server      string  `json:"server"`
+	Scenario    string  `json:"scenario"`
+	Group       string  `json:"group"`
+	Connections int     `json:"connections"`
+	KeepAlive   bool    `json:"keepalive"`
+	Pipeline    int     `json:"pipeline"`
+	DelayMS     float64 `json:"delay_ms"`
+	Loader      string  `json:"loader"`
+
+	RPS float64 `json:"rps"`
+	// IdealRPS is connections/delay for a delayed handler (Little's law), else 0.
+	IdealRPS  float64   `json:"ideal_rps,omitempty"`
+	Requests  int64     `json:"requests"`
+	DurationS float64   `json:"duration_s"`
+	Latency   Latencies `json:"latency_us"`
+	Errors    int64     `json:"errors"`
+
+	// Server-side samples; -1 when unknown (a --target has no PID, a server
+	// without {debug} has no expvars).
+	CPUUsPerReq    float64 `json:"cpu_us_per_req"`
+	CPUPercent     float64 `json:"cpu_percent"`
+	RSSPeakBytes   int64   `json:"rss_peak_bytes"`
+	RSSPerConnByte int64   `json:"rss_per_conn_bytes"`
+	GoroutinesMax  int64   `json:"goroutines_max"`
+	GCCount        int64   `json:"gc_count"`
+	GCPauseTotalUs int64   `json:"gc_pause_total_us"`
+
+	// Repeats holds the req/s of every repeat, in order.
+	Repeats []float64 `json:"repeats_rps,omitempty"`
+	// Error says why the cell has no numbers; empty when it ran.
+	Error string `json:"error,omitempty"`
+}
+
+// Latencies are percentiles in microseconds; -1 when the loader does not report one.
+type Latencies struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+}
+
+// Runner runs every scenario against every server.
+type Runner struct {
+	Servers   []Server
+	Scenarios []Scenario
+	// Loader drives the load (default: GustLoader in-process).
+	Loader Loader
+	// ServerCPUs is the CPU set servers are pinned to with taskset, and
+	// their GOMAXPROCS; empty means unpinned.
+	ServerCPUs CPUSet
+	// Repeat runs each cell this many times, each with a fresh server (default 1).
+	Repeat int
+	// StartTimeout bounds how long a server may take to answer (default 10s).
+	StartTimeout time.Duration
+	// OnCell, if set, is called after each cell with its index (from 0) and total.
+	OnCell func(c Cell, i, total int)
+	// OnStart, if set, is called before each cell.
+	OnStart func(server string, sc Scenario, i, total int)
+}
+
+// Run runs the matrix, scenario by scenario, and returns one Cell per
+// (server, scenario). A cell that fails records its error and the matrix
+// goes on; Run stops early only when ctx is done.
+func (r *Runner) Run(ctx context.Context) []Cell {
+	var cells []Cell
+	total := len(r.Servers) * len(r.Scenarios)
+	for _, sc := range r.Scenarios {
+		for _, srv := range r.Servers {
+			if ctx.Err() != nil {
+				return cells
+			}
+			i := len(cells)
+			if r.OnStart != nil {
+				r.OnStart(srv.Name, sc, i, total)
+			}
+			c := r.runCell(ctx, srv, sc)
+			cells = append(cells, c)
+			if r.OnCell != nil {
+				r.OnCell(c, i, total)
+			}
+		}
+	}
+	return cells
+}
+
+func (r *Runner) loader() Loader {
+	if r.Loader == nil {
+		return GustLoader{}
+	}
+	return r.Loader
+}
+
+func (r *Runner) runCell(ctx context.Context, srv Server, sc Scenario) Cell {
+	base := Cell{
+		Server: srv.Name, Scenario: sc.Name, Group: sc.Group(), Connections: sc.Connections,
+		KeepAlive: sc.KeepAliveOn(), Pipeline: sc.PipelineDepth(),
+		DelayMS:  float64(time.Duration(sc.Delay)) / float64(time.Millisecond),
+		Loader:   r.loader().Name(),
+		IdealRPS: sc.IdealRPS(),
+	}
+	if srv.Missing != "" {
+		base.Error = srv.Missing
+		return base
+	}
+	var runs []Cell
+	for range max(r.Repeat, 1) {
+		c := base
+		if err := r.runOnce(ctx, srv, sc, &c); err != nil {
+			c.Error = err.Error()
+			return c // a repeat that fails makes the cell fail: its median would mislead
+		}
+		runs = append(runs, c)
+	}
+	slices.SortStableFunc(runs, func(a, b Cell) int {
+		switch {
+		case a.RPS < b.RPS:
+			return -1
+		case a.RPS > b.RPS:
+			return 1
+		}
+		return 0
+	})
+	med := runs[(len(runs)-1)/2]
+	for _, c := range runs {
+		med.Repeats = append(med.Repeats, c.RPS)
+	}
+	if len(med.Repeats) == 1 {
+		med.Repeats = nil
+	}
+	return med
+}
+
+// runOnce starts the server (unless it is a target), loads it, samples it
+// and stops it.
+func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) error {
+	c.CPUUsPerReq, c.CPUPercent, c.RSSPeakBytes, c.RSSPerConnByte = -1, -1, -1, -1
+	c.GoroutinesMax, c.GCCount, c.GCPauseTotalUs = -1, -1, -1
+	url := srv.URL
+	pid, debug := 0, ""
+	if srv.URL == "" {
+		p, err := r.start(ctx, srv, sc)
+		if err != nil {
+			return err
+		}
+		defer p.stop()
+		pid, url = p.cmd.Process.Pid, "http://"+p.addr+"/"
+		if srv.hasDebug() {
+			debug = p.debug
+		}
+	}
+	var rssBase int64 = -1
+	if pid > 0 {
+		rssBase, _ = statusKB(pid, "VmRSS")
+	}
+	sctx, stopSampling := context.WithCancel(ctx)
+	s := startSampler(sctx, pid, debug, 100*time.Millisecond)
+	res, err := r.loader().Load(ctx, url, sc)
+	var hwm int64 = -1
+	if pid > 0 {
+		if v, err := statusKB(pid, "VmHWM"); err == nil {
+			hwm = v
+		}
+	}
+	stopSampling()
+	<-s.stopped
+	if err != nil {
+		return fmt.Errorf("load %s: %w", url, err)
+	}
+	c.RPS, c.Requests, c.DurationS, c.Errors = res.RPS, res.Requests, res.Duration.Seconds(), res.Errors
+	c.Latency = Latencies{P50: res.P50, P99: res.P99, P999: res.P999}
+	if ticks, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && res.RPS > 0 {
+		cpuUs := float64(ticks) * 1e6 / clockTicks
+		c.CPUUsPerReq = cpuUs / (res.RPS * span.Seconds())
+		c.CPUPercent = 100 * cpuUs / float64(span.Microseconds())
+	}
+	if hwm >= 0 {
+		c.RSSPeakBytes = hwm
+		if rssBase >= 0 {
+			c.RSSPerConnByte = max(0, hwm-rssBase) / int64(sc.Connections)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.GoroutinesMax = s.gmax
+	if s.first != nil && s.last != nil {
+		c.GCCount = s.last.Memstats.NumGC - s.first.Memstats.NumGC
+		c.GCPauseTotalUs = (s.last.Memstats.PauseTotalNs - s.first.Memstats.PauseTotalNs) / 1000
+	}
+	return nil
+}
+
+// proc is a started server.
+type proc struct {
+	cmd         *exec.Cmd
+	addr, debug string
+	out         *limitedBuffer
+	done        chan struct{}
+}
+
+func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	debug, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	line := "exec " + srv.commandLine(addr, debug, time.Duration(sc.Delay))
+	cmd := exec.Command("sh", "-c", line)
+	if len(r.ServerCPUs) > 0 {
+		cmd = exec.Command("taskset", "-c", r.ServerCPUs.String(), "sh", "-c", line)
+		cmd.Env = append(cmd.Environ(), "GOMAXPROCS="+strconv.Itoa(len(r.ServerCPUs)))
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &limitedBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", srv.Name, err)
+	}
+	p := &proc{cmd: cmd, addr: addr, debug: debug, out: out, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(p.done) }()
+	timeout := r.StartTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	if err := p.waitReady(ctx, timeout); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("server %s: %w", srv.Name, err)
+	}
+	return p, nil
+}
+
+// waitReady polls the server until it answers an HTTP request, exits, or
+// the timeout passes.
+func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-p.done:
+			return fmt.Errorf("exited before answering (%s): %s", p.cmd.ProcessState, firstLine(p.out.String()))
+		default:
+		}
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+p.addr+"/", nil)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("did not answer on %s within %s: %s", p.addr, timeout, firstLine(p.out.String()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop ends the server's process group: SIGTERM, then SIGKILL after 3 s.
+func (p *proc) stop() {
+	pgid := p.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Second):
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+	}
+	// Anything the server left in its group goes too.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,68 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Server is one server under test: a command gust bench starts and stops
+// for every cell, or a target that is already running.
+type Server struct {
+	// Name identifies the server in reports.
+	Name string `json:"name"`
+	// Command is a shell command line with placeholders: {addr} (host:port
+	// to listen on), {debug} (host:port for /debug/vars and /debug/pprof/)
+	// and {delay} (the handler delay, e.g. "2s"). It runs under sh -c
+	// behind exec, so the started process is the server and its PID is
+	// sampled; a compound command should exec the server itself.
+	Command string `json:"command,omitempty"`
+	// URL, instead of Command, names a server that is already running.
+	// It is loaded but not sampled (no PID), and not restarted.
+	URL string `json:"url,omitempty"`
+	// Missing, if set, says why this server cannot run (a binary that was
+	// not built); each of its cells records it as the error.
+	Missing string `json:"-"`
+}
+
+// ParseServerFlag parses NAME=VALUE as given to --server or --target.
+func ParseServerFlag(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || value == "" {
+		return "", "", fmt.Errorf("bad %q: want NAME=VALUE", s)
+	}
+	return name, value, nil
+}
+
+// commandLine fills in the placeholders of a server's command.
+func (s Server) commandLine(addr, debug string, delay time.Duration) string {
+	return strings.NewReplacer("{addr}", addr, "{debug}", debug, "{delay}", delay.String()).Replace(s.Command)
+}
+
+// hasDebug reports whether the server exposes /debug/vars (its command takes {debug}).
+func (s Server) hasDebug() bool { return strings.Contains(s.Command, "{debug}") }
+
+// ShellQuote quotes s for sh when it holds anything but safe characters.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// BuiltinServers returns the servers of the default matrix given the
+// directory holding the peer binaries and the path of gust itself.
+func BuiltinServers(peerDir, gust string) []Server {
+	peer := func(name string) Server {
+		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}"}
+	}
+	g := ShellQuote(gust) + " serve --addr {addr} --delay {delay} --debug-addr {debug}"
+	return []Server{
+		peer("fasthttp"),
+		peer("nethttp"),
+		peer("nbio"),
+		{Name: "gust-native", Command: g},
+		{Name: "gust-adapter", Command: g + " --api nethttp"},
+	}
+}
