@@ -1,0 +1,115 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// groups returns the scenario groups of cells in order of first appearance.
+func groups(cells []Cell) []string {
+	var gs []string
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if !seen[c.Group] {
+			seen[c.Group] = true
+			gs = append(gs, c.Group)
+		}
+	}
+	return gs
+}
+
+// num formats a measurement, "-" when unknown (negative).
+func num(v float64, prec int) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func inum(v int64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+func mb(v int64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(v)/(1<<20))
+}
+
+func kb(v int64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(v)/1024)
+}
+
+// WriteMarkdown writes report.md: how the matrix ran, then one table per
+// scenario group, and the cells that failed.
+func WriteMarkdown(w io.Writer, r *Results) error {
+	var b strings.Builder
+	m := r.Meta
+	fmt.Fprintf(&b, "# gust bench\n\n")
+	fmt.Fprintf(&b, "`%s` on %s (%s", m.Command, m.Date, m.GoVersion)
+	if m.Kernel != "" {
+		fmt.Fprintf(&b, ", Linux %s", m.Kernel)
+	}
+	fmt.Fprintf(&b, "), %.0f s.\n\n", m.TookS)
+	fmt.Fprintf(&b, "Servers pinned to CPUs %s (GOMAXPROCS %d), load generator (%s) pinned to CPUs %s; "+
+		"each cell on a fresh server, median of %d run(s) by req/s; open-file limit %d.\n"+
+		"Server CPU is utime+stime from /proc over the measured window; RSS per connection is (peak RSS - RSS when idle) / connections.\n",
+		m.ServerCPUs, strings.Count(m.ServerCPUs, ",")+1, m.Loader, m.ClientCPUs, max(m.Repeat, 1), m.OpenFiles)
+	for _, g := range groups(r.Cells) {
+		fmt.Fprintf(&b, "\n## %s\n\n", g)
+		delayed := false
+		for _, c := range r.Cells {
+			if c.Group == g && c.IdealRPS > 0 {
+				delayed = true
+			}
+		}
+		b.WriteString("| server | conns | req/s |")
+		if delayed {
+			b.WriteString(" ideal req/s |")
+		}
+		b.WriteString(" p50 ms | p99 ms | p99.9 ms | errors | CPU us/req | CPU % | peak RSS MB | RSS/conn KB | goroutines max | GCs | GC pause ms |\n|---|---|---|")
+		if delayed {
+			b.WriteString("---|")
+		}
+		b.WriteString("---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, c := range r.Cells {
+			if c.Group != g || c.Error != "" {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.0f |", c.Server, c.Connections, c.RPS)
+			if delayed {
+				fmt.Fprintf(&b, " %.0f |", c.IdealRPS)
+			}
+			gcms := "-"
+			if c.GCPauseTotalUs >= 0 {
+				gcms = fmt.Sprintf("%.2f", float64(c.GCPauseTotalUs)/1000)
+			}
+			fmt.Fprintf(&b, " %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n",
+				num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), c.Errors,
+				num(c.CPUUsPerReq, 2), num(c.CPUPercent, 0), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte),
+				inum(c.GoroutinesMax), inum(c.GCCount), gcms)
+		}
+	}
+	var failed []Cell
+	for _, c := range r.Cells {
+		if c.Error != "" {
+			failed = append(failed, c)
+		}
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n## Cells that did not run\n\n| server | scenario | error |\n|---|---|---|\n")
+		for _, c := range failed {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Server, c.Scenario, strings.ReplaceAll(c.Error, "|", `\|`))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
