@@ -192,14 +192,17 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 
 // flushOut writes pending output; false means the connection was closed.
 func (l *loop) flushOut(c *conn) bool {
-	for len(c.out) > 0 {
-		n, err := unix.Write(c.fd, c.out)
+	written := 0
+	for written < len(c.out) {
+		n, err := unix.Write(c.fd, c.out[written:])
 		if n > 0 {
 			l.srv.counters.bytesOut.Add(int64(n))
-			c.out = c.out[:copy(c.out, c.out[n:])]
+			written += n
 			continue
 		}
 		if err == unix.EAGAIN {
+			// Shift once per wake-up, not once per write.
+			c.out = c.out[:copy(c.out, c.out[written:])]
 			return true
 		}
 		if err == unix.EINTR {
