@@ -315,8 +315,9 @@ func ParseHey(out string) (*LoadResult, error) {
 			if m := heyStatus.FindStringSubmatch(line); m != nil {
 				code, _ := strconv.Atoi(m[1])
 				n, _ := strconv.ParseInt(m[2], 10, 64)
-				lr.Requests += n
-				if code >= 400 {
+				if code < 400 {
+					lr.Requests += n
+				} else {
 					lr.Errors += n
 				}
 			}
@@ -326,6 +327,10 @@ func ParseHey(out string) (*LoadResult, error) {
 				lr.Errors += n
 			}
 		}
+	}
+	// hey's Requests/sec counts errors too: report answered requests only.
+	if lr.Duration > 0 {
+		lr.RPS = float64(lr.Requests) / lr.Duration.Seconds()
 	}
 	return lr, nil
 }
