@@ -185,3 +185,29 @@ func TestShutdown(t *testing.T) {
 		}
 	})
 }
+
+func TestCloseEndsRequestContexts(t *testing.T) {
+	started := make(chan struct{})
+	ended := make(chan struct{})
+	s := &Server{Handler: HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		select {
+		case <-r.Context().Done():
+			close(ended)
+		case <-time.After(5 * time.Second):
+		}
+	}))}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	c, _ := rawConn(t, s)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-started
+	s.Close()
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+		t.Error("Close left a request's context running")
+	}
+}

@@ -237,6 +237,19 @@ func (l *loop) shutdownAll() {
 		// it down makes the worker's next write fail, and it closes it.
 		if st := c.state.Load(); st == stBusy || st == stBusyEvent {
 			unix.Shutdown(c.fd, unix.SHUT_RDWR)
+			// Wake a worker waiting to write, and end an adapter request's
+			// context, so that nothing waits out its timeout.
+			if c.waiting.Load() {
+				select {
+				case c.ready <- struct{}{}:
+				default:
+				}
+			}
+			c.cancelMu.Lock()
+			if c.cancel != nil {
+				c.cancel()
+			}
+			c.cancelMu.Unlock()
 		}
 	}
 	l.closeListener()
