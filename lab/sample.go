@@ -106,30 +106,41 @@ type sampler struct {
 func startSampler(ctx context.Context, pid int, debug string, interval time.Duration) *sampler {
 	s := &sampler{pid: pid, debug: debug, gmax: -1, stopped: make(chan struct{})}
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	go func() {
-		defer close(s.stopped)
+	// CPU and expvars are sampled apart: a saturated server may take a
+	// while to answer /debug/vars, and the CPU samples must stay regular.
+	var wg sync.WaitGroup
+	every := func(f func()) {
+		defer wg.Done()
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
-			s.sampleOnce(ctx, client)
+			f()
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
 			}
 		}
-	}()
+	}
+	wg.Add(2)
+	go every(s.sampleCPU)
+	go every(func() { s.sampleVars(ctx, client) })
+	go func() { wg.Wait(); close(s.stopped) }()
 	return s
 }
 
-func (s *sampler) sampleOnce(ctx context.Context, client *http.Client) {
-	if s.pid > 0 {
-		if ticks, err := cpuTicks(s.pid); err == nil {
-			s.mu.Lock()
-			s.cpu = append(s.cpu, cpuSample{time.Now(), ticks})
-			s.mu.Unlock()
-		}
+func (s *sampler) sampleCPU() {
+	if s.pid <= 0 {
+		return
 	}
+	if ticks, err := cpuTicks(s.pid); err == nil {
+		s.mu.Lock()
+		s.cpu = append(s.cpu, cpuSample{time.Now(), ticks})
+		s.mu.Unlock()
+	}
+}
+
+func (s *sampler) sampleVars(ctx context.Context, client *http.Client) {
 	if s.debug == "" {
 		return
 	}
