@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"expvar"
 	"io"
 	"net/http"
@@ -10,7 +11,10 @@ import (
 
 func TestStatsAndExpvar(t *testing.T) {
 	s := start(t, hello, Config{})
-	s.PublishExpvar("gust_test_stats")
+	// expvar names are process-wide: a fresh one for each run (-count).
+	statsRuns++
+	name := fmt.Sprintf("gust_test_stats_%d", statsRuns)
+	s.PublishExpvar(name)
 	for i := 0; i < 3; i++ {
 		exchange(t, s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
@@ -19,7 +23,7 @@ func TestStatsAndExpvar(t *testing.T) {
 		t.Errorf("Stats = %+v, want 3 requests on 3 connections with bytes counted", st)
 	}
 	var got Stats
-	if err := json.Unmarshal([]byte(expvar.Get("gust_test_stats").String()), &got); err != nil {
+	if err := json.Unmarshal([]byte(expvar.Get(name).String()), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Requests != 3 {
@@ -32,6 +36,8 @@ func TestStatsAndExpvar(t *testing.T) {
 		t.Errorf("/debug/vars is not JSON: %s", rec.body)
 	}
 }
+
+var statsRuns int
 
 type recorder struct {
 	header http.Header
