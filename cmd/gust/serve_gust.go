@@ -69,6 +69,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
 	}
 	var debug *http.Server
+	var debugAddr net.Addr
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
 		if err != nil {
@@ -77,12 +78,13 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		}
 		publishServerStats(srv)
 		debug = &http.Server{Handler: newDebugHandler()}
+		debugAddr = dln.Addr()
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
 	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s)\n", srv.Addr(), cfg.Mode, cfg.API)
 	if debug != nil {
-		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", cfg.DebugAddr)
+		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", debugAddr)
 	}
 
 	errc := make(chan error, 1)

@@ -310,3 +310,69 @@ func urlFromLine(t *testing.T, line, prefix, suffix string) string {
 	}
 	return u
 }
+
+func TestRunServeOnGust(t *testing.T) {
+	for _, tc := range []struct{ mode, api string }{{"pooled", "native"}, {"inline", "native"}, {"pooled", "nethttp"}} {
+		t.Run(tc.mode+" "+tc.api, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			lines := make(chan string, 4)
+			go func() {
+				sc := bufio.NewScanner(pr)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0", Engine: "gust", Mode: tc.mode, API: tc.api}
+			done := make(chan error, 1)
+			go func() { done <- runServe(ctx, cfg, pw) }()
+
+			base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine gust, "+tc.mode+", "+tc.api+")")
+			debug := urlFromLine(t, <-lines, "gust serve: debug endpoints on ", "/debug/")
+			resp, err := http.Get(base + "/anything")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(body) != "Hello, Go!" {
+				t.Errorf("got %d %q", resp.StatusCode, body)
+			}
+			resp, err = http.Get(debug + "/debug/vars")
+			if err != nil {
+				t.Fatal(err)
+			}
+			vars, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(vars), `"gust": {`) || !strings.Contains(string(vars), `"goroutines"`) {
+				t.Errorf("/debug/vars lacks the gust server's counters: %.200s", vars)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("runServe after cancel = %v, want nil", err)
+				}
+			case <-time.After(shutdownGrace + 2*time.Second):
+				t.Fatal("runServe did not return after its context was cancelled")
+			}
+		})
+	}
+}
+
+func TestServeRejectsBadEngineChoices(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "--engine", "nginx"},
+		{"serve", "--mode", "turbo"},
+		{"serve", "--api", "grpc"},
+		{"serve", "--mode", "inline", "--delay", "1s"},
+	} {
+		_, _, err := gust(t, args...)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("gust %v: err = %v, want a one-line refusal", args, err)
+		}
+	}
+}
