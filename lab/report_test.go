@@ -116,3 +116,22 @@ func TestWriteAllWritesFourFiles(t *testing.T) {
 		t.Errorf("read back %v %v", back, err)
 	}
 }
+
+func TestCompare(t *testing.T) {
+	a, b := fakeResults(), fakeResults()
+	b.Cells[0].RPS = a.Cells[0].RPS * 1.1
+	var out bytes.Buffer
+	if err := WriteCompare(&out, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| fasthttp | keepalive-200 | 101402 | 111542 | +10.0% |") {
+		t.Errorf("compare:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "keepalive-2000 | 0 |") {
+		t.Error("a failed cell was compared")
+	}
+	b.Cells = nil
+	if err := WriteCompare(&out, a, b); err == nil {
+		t.Error("no common cells: no error")
+	}
+}

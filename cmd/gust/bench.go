@@ -62,6 +62,25 @@ results.json, results.csv, report.md and report.html into --out.`,
 	f.StringVar(&cfg.ServerCPUs, "server-cpus", "", "CPUs for the servers, e.g. 0 or 0-3 (default: the first half of the allowed CPUs)")
 	f.StringVar(&cfg.ClientCPUs, "client-cpus", "", "CPUs for the load generator (default: the second half)")
 	f.BoolVar(&cfg.Quiet, "quiet", false, "no progress line")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "compare A.json B.json",
+		Short: "Show the change in req/s, p99 and CPU per request from one results.json to another",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			a, err := lab.ReadResults(args[0])
+			if err != nil {
+				return fmt.Errorf("bench compare: %w", err)
+			}
+			b, err := lab.ReadResults(args[1])
+			if err != nil {
+				return fmt.Errorf("bench compare: %w", err)
+			}
+			if err := lab.WriteCompare(c.OutOrStdout(), a, b); err != nil {
+				return fmt.Errorf("bench compare: %w", err)
+			}
+			return nil
+		},
+	})
 	return cmd
 }
 
@@ -110,7 +129,7 @@ func runBench(ctx context.Context, cfg benchConfig, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "gust bench: cannot raise the open-file limit: %v\n", err)
 	}
 	for _, sc := range scenarios {
-		if uint64(sc.Connections)*2+64 > nofile && nofile > 0 {
+		if uint64(sc.Connections)+64 > nofile && nofile > 0 {
 			fmt.Fprintf(stderr, "gust bench: scenario %s needs %d connections but the open-file limit is %d: expect errors\n", sc.Name, sc.Connections, nofile)
 		}
 	}
