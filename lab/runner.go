@@ -242,7 +242,7 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	if err := p.waitReady(ctx, timeout); err != nil {
+	if err := p.waitReady(ctx, timeout, time.Duration(sc.Delay)); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("server %s: %w", srv.Name, err)
 	}
@@ -250,10 +250,10 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 }
 
 // waitReady polls the server until it answers an HTTP request, exits, or
-// the timeout passes.
-func (p *proc) waitReady(ctx context.Context, timeout time.Duration) error {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	deadline := time.Now().Add(timeout)
+// the timeout passes. Each request may take the handler's delay longer.
+func (p *proc) waitReady(ctx context.Context, timeout, delay time.Duration) error {
+	client := &http.Client{Timeout: time.Second + delay, Transport: &http.Transport{DisableKeepAlives: true}}
+	deadline := time.Now().Add(timeout + delay)
 	for {
 		select {
 		case <-p.done:
