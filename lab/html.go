@@ -141,7 +141,13 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:f
 			num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), c.Errors,
 			num(c.CPUUsPerReq, 2), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte), inum(c.GoroutinesMax), inum(c.GCCount))
 	}
-	b.WriteString("</table></body></html>\n")
+	b.WriteString("</table>")
+	var md strings.Builder
+	writeProfilesMarkdown(&md, r.Cells)
+	if md.Len() > 0 {
+		b.WriteString("<h2>CPU profiles</h2><pre>" + html.EscapeString(md.String()) + "</pre>")
+	}
+	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

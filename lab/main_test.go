@@ -3,6 +3,7 @@ package lab
 import (
 	"expvar"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime"
 	"testing"
@@ -25,7 +26,10 @@ func fakeServer(addr, debug, delay string) {
 		os.Exit(3)
 	}
 	expvar.Publish("goroutines", expvar.Func(func() any { return runtime.NumGoroutine() }))
-	go http.ListenAndServe(debug, expvar.Handler())
+	mux := http.NewServeMux()
+	mux.Handle("/debug/vars", expvar.Handler())
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	go http.ListenAndServe(debug, mux)
 	err = http.ListenAndServe(addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(d)
 		w.Write([]byte("Hello, Go!"))

@@ -110,6 +110,22 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Server, c.Scenario, strings.ReplaceAll(c.Error, "|", `\|`))
 		}
 	}
+	writeProfilesMarkdown(&b, r.Cells)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeProfilesMarkdown lists each profiled cell's top entries by cumulative time.
+func writeProfilesMarkdown(b *strings.Builder, cells []Cell) {
+	first := true
+	for _, c := range cells {
+		if len(c.ProfileTop) == 0 {
+			continue
+		}
+		if first {
+			b.WriteString("\n## CPU profiles: top by cumulative time\n")
+			first = false
+		}
+		fmt.Fprintf(b, "\n### %s, %s\n\n`%s`\n\n```\n%s\n```\n", c.Server, c.Scenario, c.Profile, strings.Join(c.ProfileTop, "\n"))
+	}
 }

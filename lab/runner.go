@@ -44,6 +44,11 @@ type Cell struct {
 	GCCount        int64   `json:"gc_count"`
 	GCPauseTotalUs int64   `json:"gc_pause_total_us"`
 
+	// Profile is the CPU profile's file (with Runner.ProfileDir) and
+	// ProfileTop its first entries by cumulative time (pprof -top -cum).
+	Profile    string   `json:"profile,omitempty"`
+	ProfileTop []string `json:"profile_top,omitempty"`
+
 	// Repeats holds the req/s of every repeat, in order.
 	Repeats []float64 `json:"repeats_rps,omitempty"`
 	// Error says why the cell has no numbers; empty when it ran.
@@ -70,6 +75,9 @@ type Runner struct {
 	Repeat int
 	// StartTimeout bounds how long a server may take to answer (default 10s).
 	StartTimeout time.Duration
+	// ProfileDir, if set, is where a CPU profile of each server during
+	// each cell's measured part is written (servers with {debug} only).
+	ProfileDir string
 	// OnCell, if set, is called after each cell with its index (from 0) and total.
 	OnCell func(c Cell, i, total int)
 	// OnStart, if set, is called before each cell.
@@ -172,7 +180,35 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	s := startSampler(sctx, pid, debug, 100*time.Millisecond)
+	type profiled struct {
+		path string
+		err  error
+	}
+	var prof chan profiled
+	if r.ProfileDir != "" && debug != "" {
+		prof = make(chan profiled, 1)
+		go func() {
+			p, err := captureProfile(sctx, debug, r.ProfileDir, srv.Name+"-"+sc.Name, sc)
+			prof <- profiled{p, err}
+		}()
+	}
 	res, err := r.loader().Load(ctx, url, sc)
+	if prof != nil && err == nil {
+		// The profile covers the measured part; wait for it before stopping the server.
+		select {
+		case p := <-prof:
+			c.Profile = p.path
+			if p.err != nil {
+				c.ProfileTop = []string{"no profile: " + p.err.Error()}
+			} else if top, err := profileTop(p.path); err != nil {
+				c.ProfileTop = []string{err.Error()}
+			} else {
+				c.ProfileTop = top
+			}
+		case <-time.After(15 * time.Second):
+			c.ProfileTop = []string{"no profile: the server did not send it in time"}
+		}
+	}
 	var hwm int64 = -1
 	if pid > 0 {
 		if v, err := statusKB(pid, "VmHWM"); err == nil {

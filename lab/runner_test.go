@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -116,5 +118,27 @@ func TestRepeatReportsTheMedian(t *testing.T) {
 	}
 	if c.RPS != sorted[1] {
 		t.Errorf("rps %v, want the median of %v", c.RPS, c.Repeats)
+	}
+}
+
+func TestProfileListsTheTopByCumulativeTime(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command for go tool pprof")
+	}
+	dir := t.TempDir()
+	r := &Runner{
+		Servers:    []Server{{Name: "fake", Command: fakeServerCommand(t)}},
+		Scenarios:  []Scenario{{Name: "ka", Connections: 50, Duration: Duration(time.Second)}},
+		ProfileDir: dir,
+	}
+	c := r.Run(context.Background())[0]
+	if c.Error != "" {
+		t.Fatal(c.Error)
+	}
+	if c.Profile != filepath.Join(dir, "fake-ka.pb.gz") || len(c.ProfileTop) == 0 {
+		t.Fatalf("profile %q, top %q", c.Profile, c.ProfileTop)
+	}
+	if !strings.Contains(strings.Join(c.ProfileTop, "\n"), "net/http") {
+		t.Errorf("the top of a net/http server's profile names no net/http function:\n%s", strings.Join(c.ProfileTop, "\n"))
 	}
 }

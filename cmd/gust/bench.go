@@ -35,6 +35,7 @@ type benchConfig struct {
 	ServerCPUs string
 	ClientCPUs string
 	Quiet      bool
+	Profile    bool
 }
 
 func newBenchCmd() *cobra.Command {
@@ -62,6 +63,7 @@ results.json, results.csv, report.md and report.html into --out.`,
 	f.StringVar(&cfg.ServerCPUs, "server-cpus", "", "CPUs for the servers, e.g. 0 or 0-3 (default: the first half of the allowed CPUs)")
 	f.StringVar(&cfg.ClientCPUs, "client-cpus", "", "CPUs for the load generator (default: the second half)")
 	f.BoolVar(&cfg.Quiet, "quiet", false, "no progress line")
+	f.BoolVar(&cfg.Profile, "profile", false, "capture a CPU profile of each server during each cell into DIR/profiles and report its top entries by cumulative time")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "compare A.json B.json",
 		Short: "Show the change in req/s, p99 and CPU per request from one results.json to another",
@@ -134,6 +136,10 @@ func runBench(ctx context.Context, cfg benchConfig, stdout, stderr io.Writer) er
 		}
 	}
 
+	profileDir := ""
+	if cfg.Profile {
+		profileDir = filepath.Join(cfg.Out, "profiles")
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := !cfg.Quiet && isTerminal(stderr)
@@ -143,6 +149,7 @@ func runBench(ctx context.Context, cfg benchConfig, stdout, stderr io.Writer) er
 		"server", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "cpu/req", "rss MB", "goroutines", "errors")
 	runner := &lab.Runner{
 		Servers: servers, Scenarios: scenarios, Loader: loader, ServerCPUs: serverCPUs, Repeat: cfg.Repeat,
+		ProfileDir: profileDir,
 		OnStart: func(server string, sc lab.Scenario, i, total int) {
 			if progress {
 				est := time.Duration(sc.Duration+sc.Warmup) * time.Duration(cfg.Repeat)
