@@ -54,7 +54,7 @@ results.json, results.csv, report.md and report.html into --out.`,
 	f := cmd.Flags()
 	f.BoolVar(&cfg.Quick, "quick", false, "run the reduced matrix (under a minute)")
 	f.StringVar(&cfg.Config, "config", "", "scenario file (JSON) instead of the embedded matrix")
-	f.StringVar(&cfg.Out, "out", "bench-results", "directory for results.json, results.csv, report.md, report.html")
+	f.StringVar(&cfg.Out, "out", "out/bench", "directory for results.json, results.csv, report.md, report.html")
 	f.IntVar(&cfg.Repeat, "repeat", 1, "run each cell N times on fresh servers and report the median by req/s")
 	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug} and {delay} are filled in (repeatable)")
 	f.StringArrayVar(&cfg.Targets, "target", nil, "NAME=URL of a server already running, loaded but not sampled (repeatable)")
