@@ -2,8 +2,8 @@ package server
 
 import (
 	"encoding/json"
-	"fmt"
 	"expvar"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
