@@ -34,24 +34,25 @@ type Loader interface {
 	Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error)
 }
 
-// NewLoader returns the loader called name: "gust" (in-process), "wrk" or
-// "hey" (external tools, which must be on PATH).
+// NewLoader returns the loader called name: "gust" (in-process), "wrk",
+// "hey" or "ab" (external tools, which must be on PATH).
 func NewLoader(name string) (Loader, error) {
 	switch name {
 	case "", "gust":
 		return GustLoader{}, nil
-	case "wrk", "hey":
+	case "wrk", "hey", "ab":
 		if _, err := exec.LookPath(name); err != nil {
 			return nil, fmt.Errorf("loader %s is not installed (not on PATH); install it or use --loader gust", name)
 		}
-		if name == "wrk" {
+		switch name {
+		case "wrk":
 			return wrkLoader{}, nil
+		case "hey":
+			return heyLoader{}, nil
 		}
-		return heyLoader{}, nil
-	case "ab":
-		return nil, errors.New("loader ab is not supported yet: use gust, wrk or hey")
+		return abLoader{}, nil
 	}
-	return nil, fmt.Errorf("unknown loader %q: use gust, wrk or hey", name)
+	return nil, fmt.Errorf("unknown loader %q: use gust, wrk, hey or ab", name)
 }
 
 // GustLoader runs gust's load generator in-process.
@@ -331,6 +332,98 @@ func ParseHey(out string) (*LoadResult, error) {
 	// hey's Requests/sec counts errors too: report answered requests only.
 	if lr.Duration > 0 {
 		lr.RPS = float64(lr.Requests) / lr.Duration.Seconds()
+	}
+	return lr, nil
+}
+
+type abLoader struct{}
+
+func (abLoader) Name() string { return "ab" }
+
+func abArgs(url string) func(Scenario) []string {
+	return func(sc Scenario) []string {
+		secs := max(1, int((time.Duration(sc.Duration)+time.Second-1)/time.Second))
+		// -t bounds the run; -n must be larger than what fits in it, but ab
+		// allocates its statistics for all -n up front: 200k per second is
+		// more than one ab process sends. -r keeps ab going on socket
+		// errors, -q drops its progress lines.
+		n := max(50000, 200000*secs)
+		a := []string{"-q", "-r", "-c", strconv.Itoa(sc.Connections), "-t", strconv.Itoa(secs),
+			"-n", strconv.Itoa(n), "-s", strconv.Itoa(int(loadTimeout(sc).Seconds()))}
+		if sc.KeepAliveOn() {
+			a = append(a, "-k")
+		}
+		return append(a, url)
+	}
+}
+
+func (abLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.PipelineDepth() > 1 {
+		return nil, errors.New("ab: no pipelining, not supported by --loader ab")
+	}
+	if err := warmTool(ctx, sc, "ab", abArgs(url)); err != nil {
+		return nil, err
+	}
+	out, start, took, err := runTool(ctx, sc, "ab", abArgs(url)(sc)...)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := ParseAb(out)
+	if err != nil {
+		return nil, err
+	}
+	lr.Start = start
+	if lr.Duration == 0 {
+		lr.Duration = took
+	}
+	return lr, nil
+}
+
+var (
+	abTaken    = regexp.MustCompile(`Time taken for tests:\s+([0-9.]+) seconds`)
+	abComplete = regexp.MustCompile(`Complete requests:\s+(\d+)`)
+	abFailed   = regexp.MustCompile(`Failed requests:\s+(\d+)`)
+	abNon2xx   = regexp.MustCompile(`Non-2xx responses:\s+(\d+)`)
+	abPct      = regexp.MustCompile(`^\s+(50|99)%\s+(\d+)`)
+)
+
+// ParseAb reads ApacheBench's output. ab counts a request "complete" even
+// when it failed, so answered requests are the complete ones less the
+// failed ones; its percentiles are whole milliseconds, up to the 99th (P999
+// is -1).
+func ParseAb(out string) (*LoadResult, error) {
+	lr := &LoadResult{P50: -1, P99: -1, P999: -1}
+	m := abComplete.FindStringSubmatch(out)
+	if m == nil {
+		return nil, fmt.Errorf("ab output has no Complete requests line: %s", firstLine(out))
+	}
+	complete, _ := strconv.ParseInt(m[1], 10, 64)
+	var failed, non2xx int64
+	if m := abFailed.FindStringSubmatch(out); m != nil {
+		failed, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	if m := abNon2xx.FindStringSubmatch(out); m != nil {
+		non2xx, _ = strconv.ParseInt(m[1], 10, 64)
+	}
+	lr.Errors = failed + non2xx
+	lr.Requests = max(0, complete-failed-non2xx)
+	if m := abTaken.FindStringSubmatch(out); m != nil {
+		secs, _ := strconv.ParseFloat(m[1], 64)
+		lr.Duration = time.Duration(secs * float64(time.Second))
+	}
+	if lr.Duration > 0 {
+		lr.RPS = float64(lr.Requests) / lr.Duration.Seconds()
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		if m := abPct.FindStringSubmatch(sc.Text()); m != nil {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			if m[1] == "50" {
+				lr.P50 = v * 1e3
+			} else {
+				lr.P99 = v * 1e3
+			}
+		}
 	}
 	return lr, nil
 }

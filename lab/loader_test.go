@@ -67,16 +67,49 @@ func TestParseHey(t *testing.T) {
 	})
 }
 
-func TestNewLoader(t *testing.T) {
-	if _, err := NewLoader("ab"); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("ab: %v", err)
+func TestParseAb(t *testing.T) {
+	lr, err := ParseAb(readTestdata(t, "ab.txt"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if lr.Requests != 198291 || lr.Errors != 0 || lr.Duration != 2*time.Second || lr.P50 != 0 || lr.P99 != 4000 || lr.P999 != -1 {
+		t.Errorf("requests %d errors %d duration %s p50 %v p99 %v p999 %v", lr.Requests, lr.Errors, lr.Duration, lr.P50, lr.P99, lr.P999)
+	}
+	if lr.RPS != 198291/2.0 {
+		t.Errorf("rps %v, want %v", lr.RPS, 198291/2.0)
+	}
+	t.Run("non-2xx responses are errors", func(t *testing.T) {
+		out := strings.Replace(readTestdata(t, "ab.txt"), "Keep-Alive requests:", "Non-2xx responses:      91\nKeep-Alive requests:", 1)
+		lr, err := ParseAb(out)
+		if err != nil || lr.Errors != 91 || lr.Requests != 198291-91 {
+			t.Errorf("errors %d requests %d, err %v", lr.Errors, lr.Requests, err)
+		}
+	})
+	t.Run("refused connections are errors, not requests", func(t *testing.T) {
+		lr, err := ParseAb(readTestdata(t, "ab_refused.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lr.Requests != 0 || lr.RPS != 0 || lr.Errors != 150 {
+			t.Errorf("requests %d rps %v errors %d", lr.Requests, lr.RPS, lr.Errors)
+		}
+	})
+	t.Run("output without results is an error", func(t *testing.T) {
+		if _, err := ParseAb("ab: invalid URL\n"); err == nil || !strings.Contains(err.Error(), "invalid URL") {
+			t.Errorf("err %v", err)
+		}
+	})
+}
+
+func TestNewLoader(t *testing.T) {
 	if _, err := NewLoader("siege"); err == nil || !strings.Contains(err.Error(), "unknown loader") {
 		t.Errorf("siege: %v", err)
 	}
 	t.Setenv("PATH", t.TempDir())
-	if _, err := NewLoader("wrk"); err == nil || !strings.Contains(err.Error(), "not installed") {
-		t.Errorf("wrk without PATH: %v", err)
+	for _, name := range []string{"wrk", "hey", "ab"} {
+		if _, err := NewLoader(name); err == nil || !strings.Contains(err.Error(), "not installed") {
+			t.Errorf("%s without PATH: %v", name, err)
+		}
 	}
 	if l, err := NewLoader("gust"); err != nil || l.Name() != "gust" {
 		t.Errorf("gust: %v %v", l, err)

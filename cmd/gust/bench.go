@@ -59,7 +59,7 @@ results.json, results.csv, report.md and report.html into --out.`,
 	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug} and {delay} are filled in (repeatable)")
 	f.StringArrayVar(&cfg.Targets, "target", nil, "NAME=URL of a server already running, loaded but not sampled (repeatable)")
 	f.StringSliceVar(&cfg.Only, "servers", nil, "run only these servers, by name (default: all)")
-	f.StringVar(&cfg.Loader, "loader", "gust", "load generator: gust (in-process), wrk or hey")
+	f.StringVar(&cfg.Loader, "loader", "gust", "load generator: gust (in-process), wrk, hey or ab")
 	f.StringVar(&cfg.ServerCPUs, "server-cpus", "", "CPUs for the servers, e.g. 0 or 0-3 (default: the first half of the allowed CPUs)")
 	f.StringVar(&cfg.ClientCPUs, "client-cpus", "", "CPUs for the load generator (default: the second half)")
 	f.BoolVar(&cfg.Quiet, "quiet", false, "no progress line")
