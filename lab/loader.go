@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -44,13 +43,7 @@ func NewLoader(name string) (Loader, error) {
 		if _, err := exec.LookPath(name); err != nil {
 			return nil, fmt.Errorf("loader %s is not installed (not on PATH); install it or use --loader gust", name)
 		}
-		switch name {
-		case "wrk":
-			return wrkLoader{}, nil
-		case "hey":
-			return heyLoader{}, nil
-		}
-		return abLoader{}, nil
+		return toolLoaders[name], nil
 	}
 	return nil, fmt.Errorf("unknown loader %q: use gust, wrk, hey or ab", name)
 }
@@ -132,6 +125,46 @@ func firstLine(s string) string {
 	return s
 }
 
+// toolLoader drives an external load generator and parses its output.
+type toolLoader struct {
+	name  string
+	args  func(url string) func(Scenario) []string
+	parse func(out string) (*LoadResult, error)
+}
+
+// toolLoaders are the external loaders by name.
+var toolLoaders = map[string]toolLoader{
+	"wrk": {"wrk", wrkArgs, ParseWrk},
+	"hey": {"hey", heyArgs, ParseHey},
+	"ab":  {"ab", abArgs, ParseAb},
+}
+
+func (t toolLoader) Name() string { return t.name }
+
+// Load warms up with an unmeasured run (none of these tools has a warmup
+// of its own), then runs the tool for the scenario and parses its report.
+func (t toolLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.PipelineDepth() > 1 {
+		return nil, fmt.Errorf("%s: no pipelining (wrk would need a Lua script), not supported by --loader %s", t.name, t.name)
+	}
+	if err := warmTool(ctx, sc, t.name, t.args(url)); err != nil {
+		return nil, err
+	}
+	out, start, took, err := runTool(ctx, sc, t.name, t.args(url)(sc)...)
+	if err != nil {
+		return nil, err
+	}
+	lr, err := t.parse(out)
+	if err != nil {
+		return nil, err
+	}
+	lr.Start = start
+	if lr.Duration == 0 {
+		lr.Duration = took
+	}
+	return lr, nil
+}
+
 // warmTool runs the tool for the scenario's warmup, unmeasured.
 func warmTool(ctx context.Context, sc Scenario, name string, args func(Scenario) []string) error {
 	if sc.Warmup <= 0 {
@@ -142,10 +175,6 @@ func warmTool(ctx context.Context, sc Scenario, name string, args func(Scenario)
 	_, _, _, err := runTool(ctx, w, name, args(w)...)
 	return err
 }
-
-type wrkLoader struct{}
-
-func (wrkLoader) Name() string { return "wrk" }
 
 func wrkArgs(url string) func(Scenario) []string {
 	return func(sc Scenario) []string {
@@ -158,28 +187,6 @@ func wrkArgs(url string) func(Scenario) []string {
 		}
 		return append(a, url)
 	}
-}
-
-func (wrkLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
-	if sc.PipelineDepth() > 1 {
-		return nil, errors.New("wrk: pipelining needs a Lua script, not supported by --loader wrk")
-	}
-	if err := warmTool(ctx, sc, "wrk", wrkArgs(url)); err != nil {
-		return nil, err
-	}
-	out, start, took, err := runTool(ctx, sc, "wrk", wrkArgs(url)(sc)...)
-	if err != nil {
-		return nil, err
-	}
-	lr, err := ParseWrk(out)
-	if err != nil {
-		return nil, err
-	}
-	lr.Start = start
-	if lr.Duration == 0 {
-		lr.Duration = took
-	}
-	return lr, nil
 }
 
 var (
@@ -238,10 +245,6 @@ func ParseWrk(out string) (*LoadResult, error) {
 	return lr, nil
 }
 
-type heyLoader struct{}
-
-func (heyLoader) Name() string { return "hey" }
-
 func heyArgs(url string) func(Scenario) []string {
 	return func(sc Scenario) []string {
 		a := []string{"-z", time.Duration(sc.Duration).String(), "-c", strconv.Itoa(sc.Connections),
@@ -251,28 +254,6 @@ func heyArgs(url string) func(Scenario) []string {
 		}
 		return append(a, url)
 	}
-}
-
-func (heyLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
-	if sc.PipelineDepth() > 1 {
-		return nil, errors.New("hey: no pipelining, not supported by --loader hey")
-	}
-	if err := warmTool(ctx, sc, "hey", heyArgs(url)); err != nil {
-		return nil, err
-	}
-	out, start, took, err := runTool(ctx, sc, "hey", heyArgs(url)(sc)...)
-	if err != nil {
-		return nil, err
-	}
-	lr, err := ParseHey(out)
-	if err != nil {
-		return nil, err
-	}
-	lr.Start = start
-	if lr.Duration == 0 {
-		lr.Duration = took
-	}
-	return lr, nil
 }
 
 // ParseHey reads hey's default summary output. hey reports percentiles
@@ -336,10 +317,6 @@ func ParseHey(out string) (*LoadResult, error) {
 	return lr, nil
 }
 
-type abLoader struct{}
-
-func (abLoader) Name() string { return "ab" }
-
 func abArgs(url string) func(Scenario) []string {
 	return func(sc Scenario) []string {
 		secs := max(1, int((time.Duration(sc.Duration)+time.Second-1)/time.Second))
@@ -355,28 +332,6 @@ func abArgs(url string) func(Scenario) []string {
 		}
 		return append(a, url)
 	}
-}
-
-func (abLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
-	if sc.PipelineDepth() > 1 {
-		return nil, errors.New("ab: no pipelining, not supported by --loader ab")
-	}
-	if err := warmTool(ctx, sc, "ab", abArgs(url)); err != nil {
-		return nil, err
-	}
-	out, start, took, err := runTool(ctx, sc, "ab", abArgs(url)(sc)...)
-	if err != nil {
-		return nil, err
-	}
-	lr, err := ParseAb(out)
-	if err != nil {
-		return nil, err
-	}
-	lr.Start = start
-	if lr.Duration == 0 {
-		lr.Duration = took
-	}
-	return lr, nil
 }
 
 var (
