@@ -145,7 +145,7 @@ func (t toolLoader) Name() string { return t.name }
 // of its own), then runs the tool for the scenario and parses its report.
 func (t toolLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
 	if sc.PipelineDepth() > 1 {
-		return nil, fmt.Errorf("%s: no pipelining (wrk would need a Lua script), not supported by --loader %s", t.name, t.name)
+		return nil, fmt.Errorf("%s cannot pipeline requests (wrk only with a Lua script): use --loader gust for this scenario", t.name)
 	}
 	if err := warmTool(ctx, sc, t.name, t.args(url)); err != nil {
 		return nil, err
