@@ -255,22 +255,8 @@ func TestServeCmdRejectsBadFlags(t *testing.T) {
 }
 
 func TestRunServeAnswersAndShutsDown(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	lines := make(chan string, 4)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-
 	cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0"}
-	done := make(chan error, 1)
-	go func() { done <- runServe(ctx, cfg, pw) }()
+	lines, cancel, done := startServe(t, cfg)
 
 	base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine nethttp)")
 	debug := urlFromLine(t, <-lines, "gust serve: debug endpoints on ", "/debug/")
@@ -297,6 +283,26 @@ func TestRunServeAnswersAndShutsDown(t *testing.T) {
 	}
 }
 
+// startServe runs runServe(cfg) in the background and returns its start-up
+// lines, the function that stops it, and where its result arrives.
+func startServe(t *testing.T, cfg serveConfig) (<-chan string, context.CancelFunc, <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, cfg, pw) }()
+	return lines, cancel, done
+}
+
 // urlFromLine cuts the URL out of a start-up line between prefix and suffix.
 func urlFromLine(t *testing.T, line, prefix, suffix string) string {
 	t.Helper()
@@ -314,21 +320,8 @@ func urlFromLine(t *testing.T, line, prefix, suffix string) string {
 func TestRunServeOnGust(t *testing.T) {
 	for _, tc := range []struct{ mode, api string }{{"pooled", "native"}, {"inline", "native"}, {"pooled", "nethttp"}} {
 		t.Run(tc.mode+" "+tc.api, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			pr, pw := io.Pipe()
-			defer pw.Close()
-			lines := make(chan string, 4)
-			go func() {
-				sc := bufio.NewScanner(pr)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-				close(lines)
-			}()
 			cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0", Engine: "gust", Mode: tc.mode, API: tc.api}
-			done := make(chan error, 1)
-			go func() { done <- runServe(ctx, cfg, pw) }()
+			lines, cancel, done := startServe(t, cfg)
 
 			base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine gust, "+tc.mode+", "+tc.api+")")
 			debug := urlFromLine(t, <-lines, "gust serve: debug endpoints on ", "/debug/")
