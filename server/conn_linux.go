@@ -45,8 +45,9 @@ type conn struct {
 	// hang-up): with edge-triggered polling no new event will announce
 	// them, so the worker reads them itself.
 	moreToRead bool
-	reqStart   int64 // when the first byte of the request being read arrived; 0 between requests
-	headScan   int   // bytes of c.in known to hold no complete head
+	reqStart   int64         // when the first byte of the request being read arrived; 0 between requests
+	headScan   int           // bytes of c.in known to hold no complete head
+	chunk      chunkProgress // decoding of a chunked body still arriving
 	task       func()
 
 	// For a worker waiting for the socket to accept more of a response.
@@ -270,7 +271,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	out := l.out[:0]
 	kept := false // the start of a request waits in c.in for more bytes
 	for len(data) > 0 {
-		outcome, total, status := s.nextRequest(data, l.ctx)
+		outcome, total, status := s.nextRequest(data, l.ctx, &c.chunk)
 		if outcome == gotRequest && s.cfg.Mode == Pooled {
 			if len(out) > 0 {
 				l.out = out
@@ -318,6 +319,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		}
 		l.ctx.peer = c
 		out = s.serve(l.ctx, out)
+		c.chunk.reset()
 		c.sentContinue = false
 		c.reqStart, c.headScan = 0, 0
 		data = data[total:]
@@ -389,11 +391,12 @@ func (c *conn) serveWork() {
 		data := c.in
 		closing := false
 		for len(data) > 0 {
-			outcome, total, status := s.nextRequest(data, ctx)
+			outcome, total, status := s.nextRequest(data, ctx, &c.chunk)
 			if outcome == gotRequest {
 				ctx.w = c
 				ctx.peer = c
 				out = s.serve(ctx, out)
+				c.chunk.reset()
 				c.sentContinue = false
 				data = data[total:]
 				if ctx.closeConn {
@@ -466,16 +469,24 @@ func (c *conn) serveWork() {
 }
 
 // readMore reads what the socket holds into c.in, from a worker; false
-// means the connection ended or failed.
+// means the connection ended or failed. It reads at most a loop buffer's
+// worth (and sets moreToRead if the socket may hold more), so that a
+// client sending faster than its requests are served cannot grow c.in
+// without bound.
 func (c *conn) readMore() bool {
 	if c.in == nil {
 		c.in = getBuf()
 	}
+	limit := len(c.in) + loopReadBuf
 	for {
+		if len(c.in) >= limit {
+			c.moreToRead = true
+			return true
+		}
 		if cap(c.in)-len(c.in) < 4096 {
 			c.in = append(c.in, make([]byte, 4096)...)[:len(c.in)]
 		}
-		n, err := unix.Read(c.fd, c.in[len(c.in):cap(c.in)])
+		n, err := unix.Read(c.fd, c.in[len(c.in):min(cap(c.in), limit)])
 		if n > 0 {
 			c.l.srv.counters.bytesIn.Add(int64(n))
 			c.in = c.in[:len(c.in)+n]
@@ -554,7 +565,7 @@ func getCtx(s *Server) *Ctx {
 func putCtx(c *Ctx) {
 	c.reset()
 	c.peer = nil
-	if cap(c.out) > 1<<20 || cap(c.chunkBuf) > 1<<20 || cap(c.resp) > 1<<20 {
+	if cap(c.out) > 1<<20 || cap(c.resp) > 1<<20 {
 		return
 	}
 	ctxPool.Put(c)

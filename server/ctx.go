@@ -13,12 +13,11 @@ import (
 // are views into the server's buffers, valid until the handler returns.
 // Setters copy their arguments, so callers may reuse them at once.
 type Ctx struct {
-	req      http1.RequestHead
-	rawHead  []byte // the bytes the head was parsed from; req's slices point into it
-	body     []byte
-	chunkBuf []byte // a decoded chunked body
-	peer     peer   // the connection, for RemoteAddr
-	head     bool   // HEAD request: the body is computed but not sent
+	req     http1.RequestHead
+	rawHead []byte // the bytes the head was parsed from; req's slices point into it
+	body    []byte
+	peer    peer // the connection, for RemoteAddr
+	head    bool // HEAD request: the body is computed but not sent
 
 	status    int
 	header    []byte // extra header lines, "Name: value\r\n" each

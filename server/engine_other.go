@@ -70,9 +70,10 @@ func (c *fallbackConn) serve() {
 	ctx := &Ctx{srv: s}
 	buf := make([]byte, 0, 4096)
 	var out []byte
+	var cp chunkProgress
 	c.SetReadDeadline(time.Now().Add(s.cfg.ReadHeaderTimeout))
 	for {
-		outcome, total, status := s.nextRequest(buf, ctx)
+		outcome, total, status := s.nextRequest(buf, ctx, &cp)
 		switch outcome {
 		case badRequest:
 			c.Write(appendError(out[:0], status))
@@ -81,6 +82,7 @@ func (c *fallbackConn) serve() {
 			ctx.w = c
 			ctx.peer = c
 			out = s.serve(ctx, out[:0])
+			cp.reset()
 			c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 			if _, err := c.Write(out); err != nil || ctx.closeConn {
 				return

@@ -22,11 +22,25 @@ const (
 
 var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 
+// chunkProgress is how far a connection got decoding a chunked request
+// body that has not all arrived; the zero value is at the start.
+type chunkProgress struct {
+	dec  http1.ChunkedDecoder
+	raw  int // bytes of the body's encoding consumed, after the head
+	body int // decoded bytes, moved to just after the head
+}
+
+// reset forgets the progress: called once the request that cp belongs to
+// has been consumed or refused.
+func (p *chunkProgress) reset() { *p = chunkProgress{} }
+
 // nextRequest parses the request at the start of data into ctx: the head
-// in place, the body as a view (Content-Length) or decoded into ctx's
-// buffer (chunked). It returns the outcome, the bytes the request spans,
-// and for badRequest the status to answer.
-func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
+// in place, the body as a view (Content-Length) or decoded in place
+// (chunked, which rewrites data after the head and resumes from cp when
+// called again with the same request and more bytes). It returns the
+// outcome, the bytes the request spans, and for badRequest the status to
+// answer.
+func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOutcome, int, int) {
 	ctx.reset()
 	n, err := http1.ParseRequestHead(data, s.cfg.limits(), &ctx.req)
 	if err == http1.ErrIncomplete {
@@ -52,40 +66,43 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx) (parseOutcome, int, int) {
 		ctx.body = data[n : n+int(cl)]
 		return gotRequest, n + int(cl), 0
 	case http1.BodyChunked:
-		var dec http1.ChunkedDecoder
-		body := ctx.chunkBuf[:0]
-		p := data[n:]
-		used := n
+		// The body is decoded in place, behind the head: data bytes move
+		// down over the chunk framing, so the decoded body is a view of
+		// data and no copy is kept. cp carries how far decoding got across
+		// reads, so every byte is decoded once however the body arrives.
+		raw, body := n+cp.raw, n+cp.body
 		for {
-			k, chunk, done, err := dec.Decode(p)
+			k, chunk, done, err := cp.dec.Decode(data[raw:])
 			if err != nil {
+				cp.reset()
 				return badRequest, 0, 400
 			}
-			body = append(body, chunk...)
-			if int64(len(body)) > s.cfg.MaxBodyBytes {
+			body += copy(data[body:], chunk)
+			raw += k
+			if int64(body-n) > s.cfg.MaxBodyBytes ||
+				// Chunk framing may be far larger than the data it carries:
+				// bound the raw bytes too, not only the decoded ones.
+				int64(raw-n) > 2*s.cfg.MaxBodyBytes+int64(s.cfg.MaxHeaderBytes) {
+				cp.reset()
 				return badRequest, 0, 413
 			}
-			p = p[k:]
-			used += k
 			if done {
 				break
 			}
-			if len(p) == 0 {
-				ctx.chunkBuf = body
-				// Chunk framing may be far larger than the data it carries:
-				// bound the raw bytes too, not only the decoded ones.
-				if int64(used-n) > 2*s.cfg.MaxBodyBytes+int64(s.cfg.MaxHeaderBytes) {
-					return badRequest, 0, 413
-				}
+			if raw == len(data) {
+				cp.raw, cp.body = raw-n, body-n
 				if ctx.req.Expect100 {
 					return needContinue, 0, 0
 				}
 				return needBody, 0, 0
 			}
 		}
-		ctx.chunkBuf = body
-		ctx.body = body
-		return gotRequest, used, 0
+		// Kept until the caller has consumed the request (see
+		// chunkProgress.reset): parsing the same bytes again, as a worker
+		// does after its loop, finds the body already decoded.
+		cp.raw, cp.body = raw-n, body-n
+		ctx.body = data[n:body]
+		return gotRequest, raw, 0
 	}
 	return gotRequest, n, 0
 }

@@ -204,13 +204,28 @@ func (l *loop) closeListener() {
 	}
 }
 
-// closeIdleConns closes connections with no request in progress (for Shutdown).
+// closeIdleConns closes connections with no request in progress (for
+// Shutdown). A request that arrived but whose event the loop has not
+// handled yet is served first (its response says Connection: close):
+// closing a socket with unread bytes would reset the connection, and the
+// client would lose a request it had every right to send.
 func (l *loop) closeIdleConns() {
+	now := l.e.now()
 	for _, c := range l.byFD {
-		if c != nil && c.state.Load() == stIdle && len(c.in) == 0 && len(c.out) == 0 {
+		if !l.isIdle(c) {
+			continue
+		}
+		l.readAndServe(c, false, now)
+		if l.isIdle(c) {
 			l.closeConn(c)
 		}
 	}
+}
+
+// isIdle reports whether c is open, owned by the loop, and has no request
+// or response in progress.
+func (l *loop) isIdle(c *conn) bool {
+	return c != nil && c.state.Load() == stIdle && len(c.in) == 0 && len(c.out) == 0
 }
 
 // shutdownAll closes everything at once. Connections busy in a worker are
