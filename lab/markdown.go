@@ -110,9 +110,28 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Server, c.Scenario, strings.ReplaceAll(c.Error, "|", `\|`))
 		}
 	}
+	writeAttacksMarkdown(&b, r.Cells)
 	writeProfilesMarkdown(&b, r.Cells)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeAttacksMarkdown lists what each cell's attack did, if any had one.
+func writeAttacksMarkdown(b *strings.Builder, cells []Cell) {
+	first := true
+	for _, c := range cells {
+		if c.AttackStats == nil || c.Error != "" {
+			continue
+		}
+		if first {
+			b.WriteString("\n## Attacks beside the load\n\n" +
+				"Hostile connections are replaced as soon as the server closes them; \"cut\" counts those closes.\n\n" +
+				"| server | scenario | attack | opened | cut | failed to connect | MB accepted |\n|---|---|---|---|---|---|---|\n")
+			first = false
+		}
+		a := c.AttackStats
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %.1f |\n", c.Server, c.Scenario, c.Attack, a.Opened, a.Cut, a.Failed, float64(a.Bytes)/1e6)
+	}
 }
 
 // writeProfilesMarkdown lists each profiled cell's top entries by cumulative time.

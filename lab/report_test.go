@@ -14,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeResults is a fixed matrix: two servers, a keep-alive group at two
 // connection counts, a delayed group, a target without samples and a
-// failed cell.
+// failed cell, and a cell beside an attack.
 func fakeResults() *Results {
 	cell := func(srv, sc, group string, conns int, rps float64) Cell {
 		return Cell{Server: srv, Scenario: sc, Group: group, Connections: conns, KeepAlive: true, Pipeline: 1, Loader: "gust",
@@ -26,6 +26,9 @@ func fakeResults() *Results {
 		c.DelayMS, c.IdealRPS = 2000, float64(conns)/2
 		return c
 	}
+	attacked := cell("gust-native", "slowloris-5000", "keep-alive, beside 5000 slowloris connections", 200, 93000)
+	attacked.Attack = "5000 slowloris"
+	attacked.AttackStats = &AttackStats{Opened: 10000, Cut: 5000, Bytes: 123456}
 	target := cell("nginx", "keepalive-200", "keep-alive", 200, 50000)
 	target.CPUUsPerReq, target.CPUPercent, target.RSSPeakBytes, target.RSSPerConnByte = -1, -1, -1, -1
 	target.GoroutinesMax, target.GCCount, target.GCPauseTotalUs = -1, -1, -1
@@ -41,6 +44,7 @@ func fakeResults() *Results {
 			{Server: "gust-native", Scenario: "keepalive-2000", Group: "keep-alive", Connections: 2000, Error: "server gust-native: exited before answering (exit status 2): bad flag | oops"},
 			slow("fasthttp", 2000, 998.7),
 			slow("gust-native", 2000, 999.1),
+			attacked,
 		},
 	}
 }
@@ -74,9 +78,10 @@ func TestHTMLIsSelfContained(t *testing.T) {
 			t.Errorf("report.html holds %q: it must not fetch anything", bad)
 		}
 	}
-	// keep-alive: 5 charts (the target has req/s and p99 only); delayed: 5, with the ideal.
-	if n := strings.Count(s, "<svg"); n != 10 {
-		t.Errorf("%d charts, want 10", n)
+	// keep-alive: 5 charts (the target has req/s and p99 only); delayed: 5,
+	// with the ideal; beside an attack: 5.
+	if n := strings.Count(s, "<svg"); n != 15 {
+		t.Errorf("%d charts, want 15", n)
 	}
 	if !strings.Contains(s, "ideal (C/delay)") || !strings.Contains(s, "exited before answering") {
 		t.Error("the ideal series or the failed cell is missing")
@@ -108,11 +113,14 @@ func TestWriteAllWritesFourFiles(t *testing.T) {
 		t.Error("a delayed cell lacks ideal_rps")
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, "results.csv"))
-	if lines := strings.Count(string(csv), "\n"); lines != 8 {
-		t.Errorf("results.csv has %d lines, want header + 7", lines)
+	if lines := strings.Count(string(csv), "\n"); lines != 9 {
+		t.Errorf("results.csv has %d lines, want header + 8", lines)
+	}
+	if a, ok := raw.Cells[7]["attack_stats"].(map[string]any); !ok || a["cut"] != 5000.0 {
+		t.Errorf("the attacked cell's attack_stats: %v", raw.Cells[7]["attack_stats"])
 	}
 	back, err := ReadResults(filepath.Join(dir, "results.json"))
-	if err != nil || len(back.Cells) != 7 || back.Cells[1].RPS != 95000.4 {
+	if err != nil || len(back.Cells) != 8 || back.Cells[1].RPS != 95000.4 || back.Cells[7].AttackStats == nil {
 		t.Errorf("read back %v %v", back, err)
 	}
 }

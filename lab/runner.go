@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -48,6 +49,11 @@ type Cell struct {
 	// ProfileTop its first entries by cumulative time (pprof -top -cum).
 	Profile    string   `json:"profile,omitempty"`
 	ProfileTop []string `json:"profile_top,omitempty"`
+
+	// Attack names the scenario's attack ("5000 slowloris"), and
+	// AttackStats says what it did; empty without one.
+	Attack      string       `json:"attack,omitempty"`
+	AttackStats *AttackStats `json:"attack_stats,omitempty"`
 
 	// Repeats holds the req/s of every repeat, in order.
 	Repeats []float64 `json:"repeats_rps,omitempty"`
@@ -124,6 +130,9 @@ func (r *Runner) runCell(ctx context.Context, srv Server, sc Scenario) Cell {
 		Loader:   r.loader().Name(),
 		IdealRPS: sc.IdealRPS(),
 	}
+	if sc.Attack != nil {
+		base.Attack = fmt.Sprintf("%d %s", sc.Attack.Connections, sc.Attack.Kind)
+	}
 	if srv.Missing != "" {
 		base.Error = srv.Missing
 		return base
@@ -178,6 +187,14 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 	if pid > 0 {
 		rssBase, _ = statusKB(pid, "VmRSS")
 	}
+	var at *attacker
+	if sc.Attack != nil {
+		u, err := neturl.Parse(url)
+		if err != nil {
+			return fmt.Errorf("attack: %w", err)
+		}
+		at = startAttack(ctx, *sc.Attack, u.Host)
+	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	s := startSampler(sctx, pid, debug, 100*time.Millisecond)
 	type profiled struct {
@@ -193,6 +210,10 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 		}()
 	}
 	res, err := r.loader().Load(ctx, url, sc)
+	if at != nil {
+		st := at.stop()
+		c.AttackStats = &st
+	}
 	if prof != nil && err == nil {
 		// The profile covers the measured part; wait for it before stopping the server.
 		select {

@@ -31,6 +31,9 @@ type Scenario struct {
 	// Warmup is load sent before measuring (measurement also waits until
 	// every connection is up).
 	Warmup Duration `json:"warmup,omitempty"`
+	// Attack, if set, is hostile traffic sent beside the load for the
+	// whole cell (slow or endless requests, idle connections).
+	Attack *Attack `json:"attack,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -61,6 +64,9 @@ func (s Scenario) Group() string {
 	if s.Delay > 0 {
 		g += fmt.Sprintf(", handler waits %s", time.Duration(s.Delay))
 	}
+	if s.Attack != nil {
+		g += fmt.Sprintf(", beside %d %s connections", s.Attack.Connections, s.Attack.Kind)
+	}
 	return g
 }
 
@@ -78,6 +84,8 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("scenario %q: give a positive duration, e.g. \"10s\"", s.Name)
 	case s.Delay < 0 || s.Warmup < 0:
 		return fmt.Errorf("scenario %q: delay and warmup must not be negative", s.Name)
+	case s.Attack != nil:
+		return s.Attack.validate(s.Name)
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ func TestParseScenarios(t *testing.T) {
 		{"names are unique", `{"scenarios": [{"name": "x", "connections": 5, "duration": "1s"}, {"name": "x", "connections": 6, "duration": "1s"}]}`, `appears twice`},
 		{"pipelining needs keep-alive", `{"scenarios": [{"name": "x", "connections": 5, "keepalive": false, "pipeline": 4, "duration": "1s"}]}`, `needs keep-alive`},
 		{"an empty file says what it needs", `{}`, `no scenarios`},
+		{"an unknown attack is named", `{"scenarios": [{"name": "x", "connections": 5, "duration": "1s", "attack": {"kind": "ddos", "connections": 5}}]}`, `attack kind "ddos" is not one of slowloris`},
+		{"an attack needs connections", `{"scenarios": [{"name": "x", "connections": 5, "duration": "1s", "attack": {"kind": "slowloris"}}]}`, `attack connections must be between 1 and`},
+		{"an attack fits one process", `{"scenarios": [{"name": "x", "connections": 5, "duration": "1s", "attack": {"kind": "idle-conns", "connections": 100000}}]}`, `attack connections must be between 1 and 15000`},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,5 +91,21 @@ func TestParseCPUSet(t *testing.T) {
 	a, b := SplitCPUs(CPUSet{0, 1, 2, 3})
 	if a.String() != "0,1" || b.String() != "2,3" {
 		t.Errorf("split %v %v", a, b)
+	}
+}
+
+func TestHardeningMatrixParses(t *testing.T) {
+	sc, err := LoadScenarios(filepath.Join("scenarios", "hardening.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attacks := 0
+	for _, s := range sc {
+		if s.Attack != nil {
+			attacks++
+		}
+	}
+	if attacks != len(AttackKinds) {
+		t.Errorf("the hardening matrix has %d attacks, want one of each of the %d kinds", attacks, len(AttackKinds))
 	}
 }

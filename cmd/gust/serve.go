@@ -41,6 +41,13 @@ type serveConfig struct {
 	// API is how the gust engine calls the handler: "native" (server.Ctx)
 	// or "nethttp" (the same http.Handler net/http runs, via the adapter).
 	API string
+	// MaxConns, if positive, closes connections beyond this many at once
+	// (gust engine only).
+	MaxConns int
+	// ReadHeaderTimeout, if positive, bounds how long a request head may
+	// take to arrive; zero keeps each engine's default (gust/server: 10s,
+	// net/http: none).
+	ReadHeaderTimeout time.Duration
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -92,6 +99,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
 	f.StringVar(&cfg.Engine, "engine", "gust", "server engine: gust (event loops) or nethttp")
 	f.StringVar(&cfg.Mode, "mode", "pooled", "gust engine: pooled (handlers on worker goroutines) or inline (on the loops; never with --delay)")
+	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
+	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
 	return cmd
 }
@@ -105,6 +114,10 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("serve: --mode must be pooled or inline, got %q", c.Mode)
 	case c.API != "native" && c.API != "nethttp":
 		return fmt.Errorf("serve: --api must be native or nethttp, got %q", c.API)
+	case c.MaxConns < 0 || c.ReadHeaderTimeout < 0:
+		return errors.New("serve: --max-conns and --read-header-timeout must not be negative")
+	case c.MaxConns > 0 && c.Engine != "gust":
+		return errors.New("serve: --max-conns needs --engine gust (net/http has no such limit)")
 	case c.Engine == "gust" && c.Mode == "inline" && (c.Handler.Delay > 0 || c.API == "nethttp"):
 		return errors.New("serve: --mode inline runs handlers on the event loop; it cannot --delay or serve --api nethttp, use --mode pooled")
 	}
@@ -186,7 +199,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
-	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler)}}
+	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler), ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
 	listeners := []net.Listener{ln}
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)

@@ -55,7 +55,9 @@ var publishGustVar = sync.OnceFunc(func() {
 func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	srv := &server.Server{Config: server.Config{
 		// Like the net/http target, keep connections a load test measures.
-		IdleTimeout: time.Hour,
+		IdleTimeout:       time.Hour,
+		MaxConns:          cfg.MaxConns,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 	}}
 	if cfg.Mode == "inline" {
 		srv.Config.Mode = server.Inline

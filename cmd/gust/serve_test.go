@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -227,6 +228,9 @@ func TestServeCmdRejectsBadFlags(t *testing.T) {
 		{name: "an address without a port", args: []string{"--addr", "nonsense"}, want: "--addr"},
 		{name: "a debug address without a port", args: []string{"--addr", "127.0.0.1:0", "--debug-addr", "nonsense"}, want: "--debug-addr"},
 		{name: "a stray argument", args: []string{"extra"}, want: "extra"},
+		{name: "a negative connection limit", args: []string{"--max-conns", "-1"}, want: "--max-conns"},
+		{name: "a connection limit on net/http", args: []string{"--engine", "nethttp", "--max-conns", "10"}, want: "--max-conns needs --engine gust"},
+		{name: "a negative head timeout", args: []string{"--read-header-timeout", "-1s"}, want: "--read-header-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,4 +372,46 @@ func TestServeRejectsBadEngineChoices(t *testing.T) {
 			t.Errorf("gust %v: err = %v, want a one-line refusal", args, err)
 		}
 	}
+}
+
+// TestServeLimitsReachTheEngine checks that --max-conns and
+// --read-header-timeout are applied: a second connection is closed at
+// once, and a head that does not arrive is cut.
+func TestServeLimitsReachTheEngine(t *testing.T) {
+	cfg := serveConfig{Addr: "127.0.0.1:0", Engine: "gust", Mode: "pooled", API: "native",
+		MaxConns: 1, ReadHeaderTimeout: 300 * time.Millisecond}
+	lines, _, _ := startServe(t, cfg)
+	base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine gust, pooled, native)")
+	addr := strings.TrimPrefix(base, "http://")
+	first, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	io.WriteString(first, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(first), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("first connection: %v", err)
+	}
+	second, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	second.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := second.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Errorf("a connection beyond --max-conns 1 was kept (read: %v)", err)
+	}
+	// Between requests IdleTimeout applies; a head that starts and stalls
+	// is cut at the head timeout.
+	io.WriteString(first, "GET / HT")
+	first.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := io.Copy(io.Discard, first); isTimeout(err) {
+		t.Error("a head that never ends outlived --read-header-timeout 300ms by seconds")
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(net.Error)
+	return ok && ne.Timeout()
 }

@@ -1,0 +1,50 @@
+package lab
+
+import (
+	"context"
+	"io"
+	"log"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/server"
+)
+
+// TestAttacksAreCutByTheServer runs each attack against a gust server with
+// tight limits and checks that the attack connected, that the server cut
+// its connections (and the attack replaced them), and that stop returns.
+func TestAttacksAreCutByTheServer(t *testing.T) {
+	for _, kind := range AttackKinds {
+		t.Run(kind, func(t *testing.T) {
+			s := &server.Server{
+				Handler: server.HandlerFunc(func(c *server.Ctx) { c.WriteString("ok") }),
+				Config: server.Config{
+					ReadHeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond,
+					MaxHeaderBytes: 4096, MaxBodyBytes: 64 << 10, ErrorLog: log.New(io.Discard, "", 0),
+				},
+			}
+			if err := s.Listen("127.0.0.1:0"); err != nil {
+				t.Fatal(err)
+			}
+			go s.Serve()
+			defer s.Close()
+
+			at := startAttack(context.Background(), Attack{Kind: kind, Connections: 10}, s.Addr().String())
+			time.Sleep(1500 * time.Millisecond)
+			done := make(chan AttackStats, 1)
+			go func() { done <- at.stop() }()
+			var st AttackStats
+			select {
+			case st = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("stop did not return")
+			}
+			if st.Opened <= 10 || st.Cut == 0 || st.Failed != 0 {
+				t.Errorf("stats %+v: want more than 10 opened (cut ones replaced), some cut, none failed", st)
+			}
+			if kind != AttackIdle && st.Bytes == 0 {
+				t.Errorf("stats %+v: nothing sent", st)
+			}
+		})
+	}
+}
