@@ -64,6 +64,13 @@ type Config struct {
 	// are accepted. Zero means no limit.
 	MaxConns int
 
+	// SharePort lets other processes (and other Servers) listen on the
+	// same port, the kernel spreading connections among them
+	// (SO_REUSEPORT), as a prefork does. By default Listen fails if the
+	// port is already in use, as net.Listen does. Linux only: elsewhere
+	// the port is never shared.
+	SharePort bool
+
 	// ErrorLog receives handler panics and accept errors. Nil means the log
 	// package's standard logger.
 	ErrorLog *log.Logger

@@ -33,6 +33,11 @@ func newEngine(s *Server, addr string) (*engine, error) {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
 	e := &engine{srv: s, base: time.Now()}
+	if tcp.Port != 0 && !s.cfg.SharePort {
+		if err := portIsFree(tcp); err != nil {
+			return nil, fmt.Errorf("listen %s: %w", addr, err)
+		}
+	}
 	for i := 0; i < s.cfg.Loops; i++ {
 		lnfd, bound, err := listenReusePort(tcp)
 		if err == nil && i == 0 {
@@ -61,28 +66,22 @@ func newEngine(s *Server, addr string) (*engine, error) {
 	return e, nil
 }
 
-func listenReusePort(a *net.TCPAddr) (int, *net.TCPAddr, error) {
-	family, sa := unix.AF_INET, unix.Sockaddr(nil)
-	if ip4 := a.IP.To4(); ip4 != nil || a.IP == nil {
-		s4 := &unix.SockaddrInet4{Port: a.Port}
-		copy(s4.Addr[:], ip4)
-		sa = s4
-	} else {
-		s6 := &unix.SockaddrInet6{Port: a.Port}
-		copy(s6.Addr[:], a.IP.To16())
-		family, sa = unix.AF_INET6, s6
-	}
-	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+// portIsFree binds a's port without SO_REUSEPORT, and lets it go: with
+// SO_REUSEPORT alone, a second server started on a port already served
+// by another would bind it too, and the two would split the clients.
+func portIsFree(a *net.TCPAddr) error {
+	fd, err := bindSocket(a, false)
 	if err != nil {
-		return -1, nil, err
+		return err
 	}
-	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
-	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1); err != nil {
-		unix.Close(fd)
-		return -1, nil, fmt.Errorf("SO_REUSEPORT: %w", err)
-	}
-	if err := unix.Bind(fd, sa); err != nil {
-		unix.Close(fd)
+	return unix.Close(fd)
+}
+
+// listenReusePort returns a listening socket on a, bound with SO_REUSEPORT
+// so that every loop can have one on the same port.
+func listenReusePort(a *net.TCPAddr) (int, *net.TCPAddr, error) {
+	fd, err := bindSocket(a, true)
+	if err != nil {
 		return -1, nil, err
 	}
 	if err := unix.Listen(fd, 65535); err != nil { // the kernel caps it at somaxconn
@@ -95,6 +94,47 @@ func listenReusePort(a *net.TCPAddr) (int, *net.TCPAddr, error) {
 		return -1, nil, err
 	}
 	return fd, sockaddrToTCP(got), nil
+}
+
+// bindSocket returns a non-blocking TCP socket bound to a. An address
+// without a host (":8080") binds every address, IPv6 and IPv4 alike when
+// the system has IPv6, as net.Listen does.
+func bindSocket(a *net.TCPAddr, reusePort bool) (int, error) {
+	family, sa := unix.AF_INET, unix.Sockaddr(nil)
+	dualStack := a.IP == nil || a.IP.Equal(net.IPv6unspecified)
+	if ip4 := a.IP.To4(); ip4 != nil && !dualStack {
+		s4 := &unix.SockaddrInet4{Port: a.Port}
+		copy(s4.Addr[:], ip4)
+		sa = s4
+	} else {
+		s6 := &unix.SockaddrInet6{Port: a.Port}
+		copy(s6.Addr[:], a.IP.To16())
+		family, sa = unix.AF_INET6, s6
+	}
+	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil && dualStack && family == unix.AF_INET6 {
+		// No IPv6 here: every IPv4 address will do.
+		family, sa = unix.AF_INET, &unix.SockaddrInet4{Port: a.Port}
+		fd, err = unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	}
+	if err != nil {
+		return -1, err
+	}
+	if family == unix.AF_INET6 && dualStack {
+		unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 0)
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	if reusePort {
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("SO_REUSEPORT: %w", err)
+		}
+	}
+	if err := unix.Bind(fd, sa); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }
 
 func sockaddrToTCP(sa unix.Sockaddr) *net.TCPAddr {

@@ -27,7 +27,9 @@ type Server struct {
 	mu       sync.Mutex
 	listened bool
 	serving  bool
-	done     chan struct{}
+	// closedEarly: Shutdown or Close ran between Listen and Serve.
+	closedEarly bool
+	done        chan struct{}
 
 	shutting atomic.Bool
 	counters counters
@@ -138,6 +140,10 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Serve() error {
 	s.mu.Lock()
 	eng := s.eng
+	if s.closedEarly {
+		s.mu.Unlock()
+		return ErrServerClosed // Shutdown or Close came first, as net/http has it
+	}
 	if eng == nil || s.serving {
 		s.mu.Unlock()
 		return errors.New("server: Serve needs one Listen first, and runs once")
@@ -205,6 +211,7 @@ func (s *Server) engineOrDiscard() *engine {
 		return nil
 	}
 	if !s.serving {
+		s.closedEarly = true
 		s.eng.discard()
 		s.date.close()
 		s.eng = nil
