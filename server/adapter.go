@@ -15,8 +15,10 @@ import (
 
 // HTTPHandler serves a net/http Handler on a gust Server, so that
 // http.ServeMux, chi, gorilla/mux and other routers run unchanged. It
-// needs Pooled mode. Requests carry their whole body (bounded by
-// MaxBodyBytes), r.Context() is cancelled when the client goes away, and
+// needs Pooled mode. A request body that has not all arrived with the head
+// is streamed: r.Body reads it from the socket as the handler goes (on
+// Linux; elsewhere bodies are read whole first, bounded by MaxBodyBytes);
+// r.Context() is cancelled when the client goes away, and
 // the ResponseWriter implements http.Flusher (streaming with chunked
 // encoding). Hijacking is not supported: Hijack returns an error.
 func HTTPHandler(h http.Handler) Handler { return &httpAdapter{h: h} }
@@ -79,7 +81,14 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 			r.Header[key] = values[i : i+1 : i+1]
 		}
 	}
-	if body := c.Body(); len(body) > 0 || c.req.Chunked {
+	if c.stream != nil {
+		r.Body = c.stream
+		r.ContentLength = c.req.ContentLength
+		if c.req.Chunked {
+			r.TransferEncoding = []string{"chunked"}
+			r.ContentLength = -1
+		}
+	} else if body := c.Body(); len(body) > 0 || c.req.Chunked {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if c.req.Chunked {

@@ -272,7 +272,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	kept := false // the start of a request waits in c.in for more bytes
 	for len(data) > 0 {
 		outcome, total, status := s.nextRequest(data, l.ctx, &c.chunk)
-		if outcome == gotRequest && s.cfg.Mode == Pooled {
+		if s.cfg.Mode == Pooled && (outcome == gotRequest || s.streamBodies && (outcome == needBody || outcome == needContinue)) {
 			if len(out) > 0 {
 				l.out = out
 				if !l.writeOut(c) {
@@ -392,6 +392,25 @@ func (c *conn) serveWork() {
 		closing := false
 		for len(data) > 0 {
 			outcome, total, status := s.nextRequest(data, ctx, &c.chunk)
+			if s.streamBodies && (outcome == needBody || outcome == needContinue) {
+				// Earlier responses go first: the handler may Flush, and
+				// reading the body may send 100 Continue.
+				if len(out) > 0 {
+					if c.writeAll(out) != nil {
+						closing = true
+						break
+					}
+					out = out[:0]
+				}
+				var ok bool
+				out, ok = c.serveStreamed(ctx, data, total, out)
+				if !ok {
+					closing = true
+					break
+				}
+				data = c.in
+				continue
+			}
 			if outcome == gotRequest {
 				ctx.w = c
 				ctx.peer = c
@@ -466,6 +485,34 @@ func (c *conn) serveWork() {
 			return
 		}
 	}
+}
+
+// serveStreamed serves the request whose head is data[:headLen] and whose
+// body has not all arrived, with the body read from the socket as the
+// handler reads it. It appends the response to out, leaves in c.in what
+// followed the body, and reports whether the connection can go on.
+func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]byte, bool) {
+	bs := newBodyStream(c, ctx, data, headLen, &c.chunk)
+	defer bs.release()
+	ctx.stream = bs
+	ctx.w = c
+	ctx.peer = c
+	out = c.l.srv.serve(ctx, out)
+	c.sentContinue = false
+	if !bs.done && len(out) > 0 {
+		// The client may wait for the response before sending the rest
+		// of a body the handler did not read: answer before draining.
+		if c.writeAll(out) != nil {
+			return out[:0], false
+		}
+		out = out[:0]
+	}
+	rest, ok := bs.finish()
+	if !ok || ctx.closeConn {
+		return out, false
+	}
+	c.keep(rest) // rest is a view of c.in or of the stream's buffer
+	return out, true
 }
 
 // readMore reads what the socket holds into c.in, from a worker; false

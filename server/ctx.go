@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"unsafe"
@@ -16,8 +17,9 @@ type Ctx struct {
 	req     http1.RequestHead
 	rawHead []byte // the bytes the head was parsed from; req's slices point into it
 	body    []byte
-	peer    peer // the connection, for RemoteAddr
-	head    bool // HEAD request: the body is computed but not sent
+	stream  io.ReadCloser // the body, when it is read from the socket as the handler goes (adapter only)
+	peer    peer          // the connection, for RemoteAddr
+	head    bool          // HEAD request: the body is computed but not sent
 
 	status    int
 	header    []byte // extra header lines, "Name: value\r\n" each
@@ -286,6 +288,7 @@ func (c *Ctx) reset() {
 	headers := c.req.Headers[:0]
 	c.req = http1.RequestHead{Headers: headers}
 	c.body = nil
+	c.stream = nil
 	c.rawHead = nil
 	c.head = false
 	c.status = 200

@@ -38,8 +38,8 @@ func (p *chunkProgress) reset() { *p = chunkProgress{} }
 // in place, the body as a view (Content-Length) or decoded in place
 // (chunked, which rewrites data after the head and resumes from cp when
 // called again with the same request and more bytes). It returns the
-// outcome, the bytes the request spans, and for badRequest the status to
-// answer.
+// outcome, the bytes the request spans (for needBody and needContinue,
+// the head's), and for badRequest the status to answer.
 func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOutcome, int, int) {
 	ctx.reset()
 	n, err := http1.ParseRequestHead(data, s.cfg.limits(), &ctx.req)
@@ -59,9 +59,9 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 		}
 		if int64(len(data)-n) < cl {
 			if ctx.req.Expect100 {
-				return needContinue, 0, 0
+				return needContinue, n, 0
 			}
-			return needBody, 0, 0
+			return needBody, n, 0
 		}
 		ctx.body = data[n : n+int(cl)]
 		return gotRequest, n + int(cl), 0
@@ -92,9 +92,9 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 			if raw == len(data) {
 				cp.raw, cp.body = raw-n, body-n
 				if ctx.req.Expect100 {
-					return needContinue, 0, 0
+					return needContinue, n, 0
 				}
-				return needBody, 0, 0
+				return needBody, n, 0
 			}
 		}
 		// Kept until the caller has consumed the request (see

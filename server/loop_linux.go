@@ -107,8 +107,8 @@ func (l *loop) accept(now int64) {
 			return
 		}
 		if s.cfg.MaxConns > 0 && s.counters.open.Load() >= int64(s.cfg.MaxConns) {
+			s.counters.rejected.Add(1) // before the close, which the client may see at once
 			unix.Close(fd)
-			s.counters.rejected.Add(1)
 			continue
 		}
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)

@@ -27,6 +27,9 @@ type Server struct {
 	mu       sync.Mutex
 	listened bool
 	serving  bool
+	// streamBodies: request bodies that are still arriving are read as the
+	// handler goes (the adapter, in Pooled mode) rather than whole first.
+	streamBodies bool
 	// closedEarly: Shutdown or Close ran between Listen and Serve.
 	closedEarly bool
 	done        chan struct{}
@@ -113,6 +116,8 @@ func (s *Server) Listen(addr string) error {
 	if _, ok := s.Handler.(*httpAdapter); ok && s.cfg.Mode == Inline {
 		return errors.New("server: an http.Handler needs Pooled mode, it may block")
 	}
+	_, adapter := s.Handler.(*httpAdapter)
+	s.streamBodies = adapter && s.cfg.Mode == Pooled
 	eng, err := newEngine(s, addr)
 	if err != nil {
 		return err
