@@ -20,7 +20,7 @@ import (
 // Linux; elsewhere bodies are read whole first, bounded by MaxBodyBytes);
 // r.Context() is cancelled when the client goes away, and
 // the ResponseWriter implements http.Flusher (streaming with chunked
-// encoding). Hijacking is not supported: Hijack returns an error.
+// encoding) and http.Hijacker.
 func HTTPHandler(h http.Handler) Handler { return &httpAdapter{h: h} }
 
 type httpAdapter struct{ h http.Handler }
@@ -179,6 +179,9 @@ func (w *responseWriter) writeHeader() {
 }
 
 func (w *responseWriter) Write(p []byte) (int, error) {
+	if w.c.hijacked {
+		return 0, http.ErrHijacked
+	}
 	if !w.wroteHeader {
 		if w.header.Get("Content-Type") == "" && len(p) > 0 && bodyAllowed(max(w.status, 200)) {
 			w.header.Set("Content-Type", http.DetectContentType(p))
@@ -198,11 +201,55 @@ func (w *responseWriter) WriteString(s string) (int, error) {
 
 // Flush sends what has been written so far (http.Flusher).
 func (w *responseWriter) Flush() {
+	if w.c.hijacked {
+		return
+	}
 	w.writeHeader()
 	w.c.Flush()
 }
 
-// Hijack is not supported by the event-loop engine.
+// hijacker is implemented by connections a handler can take over.
+type hijacker interface {
+	// hijack writes the responses to earlier pipelined requests, detaches
+	// the connection from the server and returns it.
+	hijack(ctx *Ctx) (net.Conn, error)
+}
+
+// Hijack lets the handler take over the connection (http.Hijacker), for
+// WebSocket and other upgrades. The server forgets the connection: it is
+// the handler's to close, and the response is not sent. The returned
+// reader holds any bytes the client sent after the request's head and
+// body; a response header already flushed has been sent. Shutdown and
+// Close neither wait for nor close hijacked connections.
 func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return nil, nil, errors.New("server: Hijack is not supported by gust's event loops")
+	if w.c.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	h, ok := w.c.peer.(hijacker)
+	if !ok {
+		return nil, nil, errors.New("server: this connection cannot be hijacked")
+	}
+	rest := w.c.rest
+	if bs, ok := w.c.stream.(interface{ unread() []byte }); ok {
+		rest = bs.unread()
+	}
+	rest = bytes.Clone(rest) // the server's buffer goes back to its pool
+	nc, err := h.hijack(w.c)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.c.hijacked = true
+	// Like net/http, the server no longer counts or waits for it: Shutdown
+	// does not wait for hijacked connections.
+	w.c.srv.counters.inflight.Add(-1)
+	w.c.srv.counters.open.Add(-1)
+	var src io.Reader = nc
+	if len(rest) > 0 {
+		src = io.MultiReader(bytes.NewReader(rest), nc)
+	}
+	br := bufio.NewReaderSize(src, max(4096, len(rest)))
+	if len(rest) > 0 {
+		br.Peek(len(rest)) // buffered, as net/http's reader holds them
+	}
+	return nc, bufio.NewReadWriter(br, bufio.NewWriter(nc)), nil
 }

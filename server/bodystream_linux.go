@@ -212,6 +212,15 @@ func (b *bodyStream) fail(err error) error {
 	return err
 }
 
+// unread returns the bytes received and not yet read: the rest of the
+// body as far as it arrived, and what followed it (for Hijack).
+func (b *bodyStream) unread() []byte {
+	if len(b.pre) > 0 {
+		return nil // decoded data would be mixed with raw bytes; a hijacker must not read the body anyway
+	}
+	return b.raw
+}
+
 // Close is a no-op: what the handler leaves unread is drained (or the
 // connection closed) once it returns.
 func (b *bodyStream) Close() error { return nil }

@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +55,9 @@ type conn struct {
 	// For a worker waiting for the socket to accept more of a response.
 	waiting atomic.Bool
 	ready   chan struct{}
+	// hijacked: a handler took the socket over; the server only closes
+	// its own descriptor.
+	hijacked atomic.Bool
 	// For the net/http adapter: cancelled when the client goes away.
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -414,6 +419,7 @@ func (c *conn) serveWork() {
 			if outcome == gotRequest {
 				ctx.w = c
 				ctx.peer = c
+				ctx.rest = data[total:]
 				out = s.serve(ctx, out)
 				c.chunk.reset()
 				c.sentContinue = false
@@ -499,6 +505,9 @@ func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]
 	ctx.peer = c
 	out = c.l.srv.serve(ctx, out)
 	c.sentContinue = false
+	if ctx.hijacked {
+		return out, false
+	}
 	if !bs.done && len(out) > 0 {
 		// The client may wait for the response before sending the rest
 		// of a body the handler did not read: answer before draining.
@@ -513,6 +522,38 @@ func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]
 	}
 	c.keep(rest) // rest is a view of c.in or of the stream's buffer
 	return out, true
+}
+
+// hijack detaches the connection for a handler that takes it over (on its
+// worker): earlier pipelined responses are written, the socket leaves the
+// loop's poller, and the handler gets a net.Conn on a duplicate of the
+// descriptor. The loop closes the original when the worker gives the
+// connection back, which leaves the handler's socket open.
+func (c *conn) hijack(ctx *Ctx) (net.Conn, error) {
+	if len(ctx.pending) > 0 {
+		if err := c.writeAll(ctx.pending); err != nil {
+			return nil, err
+		}
+		ctx.pending = ctx.pending[:0]
+	}
+	fd, err := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("server: hijack: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "gust-hijacked")
+	nc, err := net.FileConn(f) // a descriptor of its own, in Go's poller
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("server: hijack: %w", err)
+	}
+	c.hijacked.Store(true)
+	// Out of the loop's epoll set before the loop closes its descriptor:
+	// a registration lives as long as any descriptor of the socket does.
+	c.l.poller.Remove(c.fd)
+	c.cancelMu.Lock()
+	c.cancel = nil // the request's context no longer follows the socket
+	c.cancelMu.Unlock()
+	return nc, nil
 }
 
 // readMore reads what the socket holds into c.in, from a worker; false

@@ -31,6 +31,8 @@ type Ctx struct {
 	headLen   int64  // a Content-Length the handler set, kept for HEAD responses (-1: none)
 	pending   []byte // earlier pipelined responses not yet written; Flush writes them first
 	closeConn bool   // the connection closes after this response
+	hijacked  bool   // the handler took the connection over (adapter Hijack)
+	rest      []byte // bytes received after this request, for Hijack
 
 	srv  *Server
 	w    responseSink // where a streamed response goes, nil in Inline mode
@@ -289,6 +291,7 @@ func (c *Ctx) reset() {
 	c.req = http1.RequestHead{Headers: headers}
 	c.body = nil
 	c.stream = nil
+	c.hijacked, c.rest = false, nil
 	c.rawHead = nil
 	c.head = false
 	c.status = 200

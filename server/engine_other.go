@@ -21,8 +21,9 @@ type engine struct {
 
 type fallbackConn struct {
 	net.Conn
-	srv  *Server
-	busy bool
+	srv      *Server
+	busy     bool
+	hijacked bool
 }
 
 func newEngine(s *Server, addr string) (*engine, error) {
@@ -59,13 +60,19 @@ func (e *engine) run() error {
 			e.mu.Lock()
 			delete(e.conns, c)
 			e.mu.Unlock()
-			s.counters.open.Add(-1)
+			if !c.hijacked {
+				s.counters.open.Add(-1) // else Hijack did
+			}
 		}()
 	}
 }
 
 func (c *fallbackConn) serve() {
-	defer c.Close()
+	defer func() {
+		if !c.hijacked {
+			c.Close()
+		}
+	}()
 	s := c.srv
 	ctx := &Ctx{srv: s}
 	buf := make([]byte, 0, 4096)
@@ -81,8 +88,13 @@ func (c *fallbackConn) serve() {
 		case gotRequest:
 			ctx.w = c
 			ctx.peer = c
+			ctx.rest = buf[total:]
 			out = s.serve(ctx, out[:0])
 			cp.reset()
+			if ctx.hijacked {
+				c.hijacked = true // the handler closes it
+				return
+			}
 			c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 			if _, err := c.Write(out); err != nil || ctx.closeConn {
 				return
@@ -112,6 +124,19 @@ func (c *fallbackConn) writeAll(p []byte) error {
 	c.SetWriteDeadline(time.Now().Add(c.srv.cfg.WriteTimeout))
 	_, err := c.Write(p)
 	return err
+}
+
+// hijack hands the connection to the handler; serve lets go of it when the
+// handler returns.
+func (c *fallbackConn) hijack(ctx *Ctx) (net.Conn, error) {
+	if len(ctx.pending) > 0 {
+		if err := c.writeAll(ctx.pending); err != nil {
+			return nil, err
+		}
+		ctx.pending = ctx.pending[:0]
+	}
+	c.SetDeadline(time.Time{})
+	return c.Conn, nil
 }
 
 func (c *fallbackConn) remoteAddr() net.Addr { return c.RemoteAddr() }

@@ -118,11 +118,20 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	ctx.pending = dst // a handler that flushes writes these first
 	s.counters.inflight.Add(1)
 	panicked := s.runHandler(ctx)
-	s.counters.inflight.Add(-1)
+	if !ctx.hijacked {
+		s.counters.inflight.Add(-1) // else Hijack did
+	}
 	if s.shutting.Load() {
 		ctx.closeConn = true // tell the client not to send more
 	}
 	s.counters.requests.Add(1)
+	if ctx.hijacked {
+		// The connection is the handler's now: nothing more goes on it
+		// from here (Hijack wrote the earlier responses).
+		ctx.closeConn = true
+		ctx.pending = nil
+		return dst[:0]
+	}
 	if ctx.pending == nil || len(ctx.pending) < len(dst) {
 		dst = dst[:0] // Flush has written them
 	}

@@ -142,7 +142,7 @@ func (l *loop) giveBack(c *conn) {
 		if c.state.CompareAndSwap(stBusy, stClosed) || c.state.CompareAndSwap(stBusyEvent, stClosed) {
 			unix.Close(c.fd)
 			c.release()
-			l.srv.counters.open.Add(-1)
+			c.forget()
 		}
 		l.mu.Unlock()
 		return
@@ -160,7 +160,7 @@ func (l *loop) closeIfStopped(c *conn) {
 	if l.stopped && c.state.CompareAndSwap(stIdle, stClosed) {
 		unix.Close(c.fd)
 		c.release()
-		l.srv.counters.open.Add(-1)
+		c.forget()
 	}
 }
 
@@ -185,6 +185,14 @@ func (l *loop) takeHandoffs() {
 	}
 }
 
+// forget takes c off the open connections count, unless a handler
+// hijacked it (then Hijack did).
+func (c *conn) forget() {
+	if !c.hijacked.Load() {
+		c.l.srv.counters.open.Add(-1)
+	}
+}
+
 // closeConn closes a connection this loop owns.
 func (l *loop) closeConn(c *conn) {
 	if c.state.Swap(stClosed) == stClosed {
@@ -194,7 +202,7 @@ func (l *loop) closeConn(c *conn) {
 	l.byFD[c.fd] = nil
 	unix.Close(c.fd)
 	c.release()
-	l.srv.counters.open.Add(-1)
+	c.forget()
 }
 
 func (l *loop) closeListener() {
@@ -250,7 +258,7 @@ func (l *loop) shutdownAll() {
 		// Busy in a worker: holding l.mu keeps the worker from closing the
 		// descriptor (giveBack), so it is still this connection's. Shutting
 		// it down makes the worker's next write fail, and it closes it.
-		if st := c.state.Load(); st == stBusy || st == stBusyEvent {
+		if st := c.state.Load(); (st == stBusy || st == stBusyEvent) && !c.hijacked.Load() {
 			unix.Shutdown(c.fd, unix.SHUT_RDWR)
 			// Wake a worker waiting to write, and end an adapter request's
 			// context, so that nothing waits out its timeout.
