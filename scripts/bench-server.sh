@@ -27,7 +27,7 @@ mkdir -p bin
 go build -o bin/gust ./cmd/gust
 (cd peers && go build -o ../bin/ ./fasthttp ./nethttp ./nbio)
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; } # utime stime
 rss_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
 hz=$(getconf CLK_TCK)
 
@@ -62,8 +62,8 @@ sample_goroutines() {
   done
 }
 
-echo "| server | conns | pipeline | round | req/s | server CPU us/req | peak RSS MB | goroutines max | errors |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| server | conns | pipeline | round | req/s | server CPU us/req | user us/req | kernel us/req | peak RSS MB | goroutines max | errors |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "$rounds"); do
   for c in $conns_list; do
     for p in $pipelines; do
@@ -76,17 +76,18 @@ for round in $(seq "$rounds"); do
         taskset -c "$client_cpu" bin/gust load --quiet -o json -c "$c" --pipeline "$p" --timeout 30s --warmup "$warmup" -z "${secs}s" "$url" >"$outf" &
         lp=$!
         sleep "${warmup%s}" # server CPU is sampled over the measured part only
-        before=$(cpu_ticks "$srv_pid")
+        read -r ub sb < <(cpu_ticks "$srv_pid")
         wait "$lp"
-        after=$(cpu_ticks "$srv_pid")
+        read -r ua sa < <(cpu_ticks "$srv_pid")
         out=$(cat "$outf"); rm -f "$outf"
         rss=$(rss_kb "$srv_pid")
         kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
         kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true
         gmax=$(sort -n "$gfile" | tail -n1); rm -f "$gfile"
         read -r rps reqs errs < <(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["rps"], d["requests"], d["error_total"])' "$out")
-        srvus=$(awk -v a="$after" -v b="$before" -v r="$rps" -v s="$secs" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? (a - b) * 1e6 / hz / (r * s) : 0)}')
-        echo "| $server | $c | $p | $round | $rps | $srvus | $((rss / 1024)) | ${gmax:-?} | $errs |"
+        perreq() { awk -v t="$1" -v r="$rps" -v s="$secs" -v hz="$hz" 'BEGIN {printf "%.2f", (r > 0 ? t * 1e6 / hz / (r * s) : 0)}'; }
+        srvus=$(perreq $((ua + sa - ub - sb))); userus=$(perreq $((ua - ub))); sysus=$(perreq $((sa - sb)))
+        echo "| $server | $c | $p | $round | $rps | $srvus | $userus | $sysus | $((rss / 1024)) | ${gmax:-?} | $errs |"
       done
     done
   done
