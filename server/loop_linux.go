@@ -35,6 +35,9 @@ type loop struct {
 
 	closeIdleReq atomic.Bool
 
+	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
+	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
+
 	mu       sync.Mutex // guards handoff and stopped
 	handoff  []*conn    // connections workers gave back to be closed
 	stopped  bool
@@ -87,6 +90,10 @@ func (l *loop) run() error {
 			}
 		}
 		l.takeHandoffs()
+		if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
+			l.acceptRetry = false
+			l.accept(now)
+		}
 		l.wheel.advance(now)
 	}
 }
@@ -102,8 +109,15 @@ func (l *loop) accept(now int64) {
 			case unix.EINTR, unix.ECONNABORTED:
 				continue
 			}
-			// EMFILE and friends: the next connection's edge retries.
-			s.cfg.ErrorLog.Printf("gust/server: accept: %v", err)
+			// EMFILE and friends: the connections waiting in the backlog
+			// bring no new edge, so retry at the next tick (the wheel
+			// wakes the loop every 100 ms) rather than at the next
+			// arrival, which may never come.
+			l.acceptRetry = true
+			if now-l.lastAcceptLog >= int64(time.Second) || l.lastAcceptLog == 0 {
+				l.lastAcceptLog = now
+				s.cfg.ErrorLog.Printf("gust/server: accept: %v; retrying every %v", err, time.Duration(wheelTick))
+			}
 			return
 		}
 		if s.cfg.MaxConns > 0 && s.counters.open.Load() >= int64(s.cfg.MaxConns) {
