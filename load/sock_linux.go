@@ -72,6 +72,10 @@ func classifyConnect(err error) ErrorKind {
 		return ErrConnectRefused
 	case errors.Is(err, unix.ETIMEDOUT):
 		return ErrConnectTimeout
+	case errors.Is(err, unix.ECONNRESET), errors.Is(err, unix.EPIPE):
+		// The handshake completed and the server reset the connection
+		// before the loop saw it connected: a reset, not a failed connect.
+		return ErrReset
 	}
 	return ErrConnect
 }
