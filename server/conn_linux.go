@@ -389,6 +389,12 @@ func (c *conn) serveWork() {
 	ctx.peer = c
 	out := ctx.resp[:0]
 	defer func() {
+		if ctx.exited {
+			// The handler called runtime.Goexit: send what serve left, and close.
+			c.writeAll(ctx.exitOut)
+			c.state.Store(stBusy)
+			l.giveBack(c)
+		}
 		ctx.resp = out[:0]
 		putCtx(ctx)
 	}()

@@ -37,6 +37,12 @@ type Ctx struct {
 	srv  *Server
 	w    responseSink // where a streamed response goes, nil in Inline mode
 	resp []byte       // a worker's buffer for serialized responses, kept with the Ctx
+
+	// exited says the handler called runtime.Goexit, so serve never
+	// returned; exitOut is what serve would have returned: earlier
+	// responses not yet written and the 500, to send before closing.
+	exited  bool
+	exitOut []byte
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -303,6 +309,7 @@ func (c *Ctx) reset() {
 	c.pending = nil
 	c.closeConn = false
 	c.w = nil
+	c.exited, c.exitOut = false, nil
 }
 
 func validHeader(name, value []byte) bool {

@@ -56,25 +56,32 @@ func (e *engine) run() error {
 		s.counters.open.Add(1)
 		s.counters.accepted.Add(1)
 		go func() {
+			defer func() { // deferred: a handler may end the goroutine (runtime.Goexit)
+				e.mu.Lock()
+				delete(e.conns, c)
+				e.mu.Unlock()
+				if !c.hijacked {
+					s.counters.open.Add(-1) // else Hijack did
+				}
+			}()
 			c.serve()
-			e.mu.Lock()
-			delete(e.conns, c)
-			e.mu.Unlock()
-			if !c.hijacked {
-				s.counters.open.Add(-1) // else Hijack did
-			}
 		}()
 	}
 }
 
 func (c *fallbackConn) serve() {
-	defer func() {
-		if !c.hijacked {
-			c.Close()
-		}
-	}()
 	s := c.srv
 	ctx := &Ctx{srv: s}
+	defer func() {
+		if c.hijacked {
+			return
+		}
+		if ctx.exited {
+			// The handler called runtime.Goexit: send what serve left, and close.
+			c.writeAll(ctx.exitOut)
+		}
+		c.Close()
+	}()
 	buf := make([]byte, 0, 4096)
 	var out []byte
 	var cp chunkProgress

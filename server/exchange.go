@@ -109,7 +109,10 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 
 // serve runs the handler on ctx and appends the response to dst. A
 // handler that panics gets a 500 (if nothing was sent yet) and its
-// connection closed; the panic is logged and the server goes on.
+// connection closed; the panic is logged and the server goes on. So does a
+// handler that calls runtime.Goexit, except that its goroutine ends: serve
+// never returns, and the response is left in ctx for the caller's deferred
+// call to send (see Ctx.exited).
 func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	ctx.srv = s
 	if ctx.req.Close {
@@ -117,7 +120,13 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	}
 	ctx.pending = dst // a handler that flushes writes these first
 	s.counters.inflight.Add(1)
-	panicked := s.runHandler(ctx)
+	panicked := s.runHandler(ctx, dst)
+	return s.finish(ctx, dst, panicked)
+}
+
+// finish ends the exchange the handler has left: it appends the response
+// (or, after a fault, what is left to send) to dst.
+func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
 	if !ctx.hijacked {
 		s.counters.inflight.Add(-1) // else Hijack did
 	}
@@ -136,7 +145,7 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 		dst = dst[:0] // Flush has written them
 	}
 	ctx.pending = nil
-	if panicked {
+	if faulted {
 		ctx.closeConn = true
 		if !ctx.streaming {
 			return appendError(dst, 500)
@@ -146,14 +155,25 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 	return ctx.appendResponse(dst)
 }
 
-func (s *Server) runHandler(ctx *Ctx) (panicked bool) {
+func (s *Server) runHandler(ctx *Ctx, dst []byte) (panicked bool) {
+	returned := false
 	defer func() {
+		if returned {
+			return
+		}
 		if v := recover(); v != nil {
 			panicked = true
 			s.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", ctx.req.Method, ctx.req.Target, v, debug.Stack())
+			return
 		}
+		// runtime.Goexit, which cannot be stopped: finish here as for a
+		// panic, and leave the response for the caller's deferred call.
+		s.cfg.ErrorLog.Printf("gust/server: handler called runtime.Goexit serving %s %s", ctx.req.Method, ctx.req.Target)
+		ctx.exitOut = s.finish(ctx, dst, true)
+		ctx.exited = true
 	}()
 	s.Handler.ServeGust(ctx)
+	returned = true
 	return false
 }
 
