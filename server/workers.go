@@ -64,9 +64,21 @@ func (p *workerPool) submit(task func()) {
 
 func (p *workerPool) work(task func()) {
 	w := &worker{tasks: make(chan func(), 1)}
+	inTask := false
+	defer func() {
+		if inTask {
+			// The task called runtime.Goexit, which ends this goroutine:
+			// another takes its place, going from an empty first task
+			// straight to the queue or the idle list.
+			p.busy.Add(-1)
+			go p.work(func() {})
+		}
+	}()
 	for task != nil {
 		p.busy.Add(1)
+		inTask = true
 		task()
+		inTask = false
 		p.busy.Add(-1)
 
 		p.mu.Lock()

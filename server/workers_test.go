@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,6 +40,40 @@ func TestWorkerPool(t *testing.T) {
 			if v != i {
 				t.Fatalf("queued tasks ran in order %v", order)
 			}
+		}
+	})
+	t.Run("a task that calls runtime.Goexit does not cost the pool its worker", func(t *testing.T) {
+		p := newWorkerPool(1)
+		defer p.close()
+		release := make(chan struct{})
+		p.submit(func() {
+			<-release
+			runtime.Goexit()
+		})
+		var wg sync.WaitGroup
+		for i := 0; i < 3; i++ {
+			wg.Add(1)
+			p.submit(wg.Done) // queued behind the one that exits
+		}
+		close(release)
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the tasks queued behind a task that called runtime.Goexit never ran")
+		}
+		wg.Add(1)
+		p.submit(wg.Done)
+		wg.Wait()
+		if running, queued := p.stats(); running != 1 || queued != 0 {
+			t.Errorf("running %d queued %d, want the one worker and nothing queued", running, queued)
+		}
+		for deadline := time.Now().Add(5 * time.Second); p.busy.Load() != 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond) // the last task signals just before its worker is done
+		}
+		if n := p.busy.Load(); n != 0 {
+			t.Errorf("%d tasks busy once every task has run", n)
 		}
 	})
 	t.Run("workers are reused and retire when idle", func(t *testing.T) {
