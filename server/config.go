@@ -18,6 +18,9 @@ const (
 	Pooled Mode = iota
 	// Inline runs handlers on the event loop. A handler that blocks stalls
 	// every connection of its loop: use it only for handlers that never wait.
+	// A handler that calls runtime.Goexit ends its loop's goroutine: its
+	// request gets a 500, then the server closes every connection and
+	// Serve returns an error.
 	Inline
 )
 

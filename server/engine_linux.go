@@ -157,7 +157,15 @@ func (e *engine) run() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			returned := false
+			defer func() {
+				if !returned {
+					errs[i] = l.exited()
+					e.stop()
+				}
+			}()
 			errs[i] = l.run()
+			returned = true
 			if errs[i] != nil {
 				e.stop() // one loop failing takes the server down, not half of it
 			}
@@ -165,6 +173,23 @@ func (e *engine) run() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// errLoopExited is Serve's error when an Inline handler ended its loop's
+// goroutine.
+var errLoopExited = errors.New("server: a handler called runtime.Goexit on an event loop (Inline mode); such handlers need Pooled mode")
+
+// exited cleans up after a handler called runtime.Goexit on the loop's
+// goroutine (Inline mode), which ends it: the request gets what serve
+// left for it (a 500), best effort, and the loop's listener and
+// connections are closed so that no client waits for a dead loop. The
+// error it returns takes the server down.
+func (l *loop) exited() error {
+	if c, ok := l.ctx.peer.(*conn); ok && l.ctx.exited && c.state.Load() == stIdle {
+		unix.Write(c.fd, l.ctx.exitOut)
+	}
+	l.shutdownAll()
+	return errLoopExited
 }
 
 // beginShutdown closes the listeners and idle connections.
