@@ -249,7 +249,9 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 				continue // interim response: the final one follows
 			}
 			c.status = c.head.StatusCode
-			c.closeAfter = c.head.Close
+			// Without keep-alive the request said close: close even if the
+			// server does not.
+			c.closeAfter = c.head.Close || l.e.cfg.DisableKeepAlive
 			switch c.head.Body(c.headReq) {
 			case http1.BodyNone:
 				l.complete(c, now)

@@ -384,3 +384,23 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("want ErrNoStop for a run without a stop condition")
 	}
 }
+
+func TestDisableKeepAliveClosesWhenTheServerDoesNot(t *testing.T) {
+	// A server that ignores the request's Connection: close and keeps the
+	// connection open: the generator closes it itself after the response.
+	srv := newRawServer(t, func(c net.Conn) {
+		serveRequests(c, func(w *bufio.Writer, n, batch int) bool {
+			w.WriteString(helloResponse)
+			return true
+		})
+	})
+	for _, rate := range []float64{0, 1000} {
+		res := run(t, Config{URL: srv.url(), Connections: 2, Requests: 100, Rate: rate, DisableKeepAlive: true})
+		if res.Requests != 100 || res.ErrorCount() != 0 {
+			t.Errorf("rate %g: Requests %d errors %v, want 100 and none", rate, res.Requests, res.Errors)
+		}
+		if res.Connects < 100 {
+			t.Errorf("rate %g: Connects = %d, want one per request (100)", rate, res.Connects)
+		}
+	}
+}
