@@ -32,11 +32,35 @@ func (m Mode) String() string {
 	return "pooled"
 }
 
+// Acceptor is how new connections are spread over the event loops.
+type Acceptor uint8
+
+const (
+	// AcceptReusePort gives every loop a listener of its own on the same
+	// port (SO_REUSEPORT); the kernel spreads connections by a hash of
+	// their addresses, and no loop hands anything to another.
+	AcceptReusePort Acceptor = iota
+	// AcceptOne has one listener, on the first loop, which hands the
+	// connections it accepts to the loops in turn.
+	AcceptOne
+)
+
+// String returns "reuseport" or "one".
+func (a Acceptor) String() string {
+	if a == AcceptOne {
+		return "one"
+	}
+	return "reuseport"
+}
+
 // Config holds a Server's settings. The zero value of every field is a
 // sensible default, documented on the field.
 type Config struct {
 	// Loops is the number of event loops. Zero means GOMAXPROCS.
 	Loops int
+	// Acceptor says how new connections reach the loops (Linux; with one
+	// loop both are the same). Zero means AcceptReusePort.
+	Acceptor Acceptor
 	// Mode says where handlers run. The zero value is Pooled.
 	Mode Mode
 	// MaxWorkers caps the worker goroutines running handlers at once in

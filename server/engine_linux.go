@@ -16,7 +16,9 @@ import (
 )
 
 // engine is the Linux event-loop engine: one listener per loop, bound with
-// SO_REUSEPORT so the kernel spreads new connections over the loops.
+// SO_REUSEPORT so the kernel spreads new connections over the loops, or
+// (AcceptOne) one listener whose loop hands connections round-robin to
+// the others.
 type engine struct {
 	srv   *Server
 	addr  net.Addr
@@ -25,6 +27,18 @@ type engine struct {
 
 	stopping atomic.Bool
 	draining atomic.Bool
+
+	acceptOne bool // AcceptOne with more than one loop: loop 0 accepts for all
+	nextLoop  int  // where loop 0 sends the next connection (only it touches this)
+}
+
+// pickLoop returns the loop that should own a connection accepted by l.
+func (e *engine) pickLoop(l *loop) *loop {
+	if !e.acceptOne {
+		return l
+	}
+	e.nextLoop = (e.nextLoop + 1) % len(e.loops)
+	return e.loops[e.nextLoop]
 }
 
 func newEngine(s *Server, addr string) (*engine, error) {
@@ -38,8 +52,12 @@ func newEngine(s *Server, addr string) (*engine, error) {
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
 	}
+	e.acceptOne = s.cfg.Acceptor == AcceptOne && s.cfg.Loops > 1
 	for i := 0; i < s.cfg.Loops; i++ {
-		lnfd, bound, err := listenReusePort(tcp)
+		lnfd, bound, err := -1, tcp, error(nil)
+		if i == 0 || !e.acceptOne {
+			lnfd, bound, err = listenReusePort(tcp)
+		}
 		if err == nil && i == 0 {
 			tcp = bound // later loops bind the port the first one got
 			e.addr = bound
@@ -47,7 +65,7 @@ func newEngine(s *Server, addr string) (*engine, error) {
 		var p *poll.Poller
 		if err == nil {
 			p, err = poll.New(1024)
-			if err == nil {
+			if err == nil && lnfd >= 0 {
 				err = p.Add(lnfd)
 			}
 		}

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
@@ -80,5 +82,33 @@ func TestServeAfterShutdownReturnsErrServerClosed(t *testing.T) {
 	}
 	if err := s.Serve(); err != ErrServerClosed {
 		t.Errorf("Serve after Shutdown = %v, want ErrServerClosed", err)
+	}
+}
+
+// TestAcceptOneSpreadsConnections serves through one acceptor handing
+// connections to four loops in turn, and checks every loop got some.
+func TestAcceptOneSpreadsConnections(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("acceptors are a Linux engine choice")
+	}
+	s := start(t, hello, Config{Loops: 4, Acceptor: AcceptOne})
+	var conns []net.Conn
+	for i := 0; i < 8; i++ {
+		c, r := rawConn(t, s)
+		conns = append(conns, c)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+	}
+	if got := s.Stats().OpenConns; got != 8 {
+		t.Errorf("%d open connections, want 8", got)
+	}
+	perLoop := loopConnCounts(s)
+	for i, n := range perLoop {
+		if n != 2 {
+			t.Errorf("loop %d has %d connections, want 2 each (%v)", i, n, perLoop)
+		}
 	}
 }

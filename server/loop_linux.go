@@ -38,8 +38,10 @@ type loop struct {
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
 
-	mu       sync.Mutex // guards handoff and stopped
+	mu       sync.Mutex // guards handoff, incoming and stopped
 	handoff  []*conn    // connections workers gave back to be closed
+	incoming []int      // sockets the accepting loop handed over (AcceptOne)
+	spare    []int      // the other incoming slice, swapped to avoid allocating
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
 }
@@ -90,6 +92,9 @@ func (l *loop) run() error {
 			}
 		}
 		l.takeHandoffs()
+		if len(l.incoming) > 0 || l.e.acceptOne {
+			l.takeIncoming(now)
+		}
 		if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
 			l.acceptRetry = false
 			l.accept(now)
@@ -126,18 +131,53 @@ func (l *loop) accept(now int64) {
 			continue
 		}
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		if err := l.poller.Add(fd); err != nil {
-			unix.Close(fd)
-			continue
-		}
-		c := newConn(l, fd)
-		for fd >= len(l.byFD) {
-			l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
-		}
-		l.byFD[fd] = c
 		s.counters.open.Add(1)
 		s.counters.accepted.Add(1)
-		l.setDeadline(c, now+int64(s.cfg.ReadHeaderTimeout))
+		if dst := l.e.pickLoop(l); dst != l {
+			dst.adopt(fd)
+			continue
+		}
+		l.register(fd, now)
+	}
+}
+
+// register makes the accepted socket fd a connection of this loop.
+func (l *loop) register(fd int, now int64) {
+	if err := l.poller.Add(fd); err != nil {
+		unix.Close(fd)
+		l.srv.counters.open.Add(-1)
+		return
+	}
+	c := newConn(l, fd)
+	for fd >= len(l.byFD) {
+		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
+	}
+	l.byFD[fd] = c
+	l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
+}
+
+// adopt queues a socket another loop accepted (AcceptOne) for this one.
+func (l *loop) adopt(fd int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		unix.Close(fd)
+		l.srv.counters.open.Add(-1)
+		return
+	}
+	l.incoming = append(l.incoming, fd)
+	l.poller.Wake()
+}
+
+// takeIncoming registers the sockets other loops handed over.
+func (l *loop) takeIncoming(now int64) {
+	l.mu.Lock()
+	fds := l.incoming
+	l.incoming = l.spare[:0]
+	l.spare = fds
+	l.mu.Unlock()
+	for _, fd := range fds {
+		l.register(fd, now)
 	}
 }
 
@@ -261,6 +301,11 @@ func (l *loop) shutdownAll() {
 	for _, c := range list {
 		l.closeConn(c)
 	}
+	for _, fd := range l.incoming {
+		unix.Close(fd)
+		l.srv.counters.open.Add(-1)
+	}
+	l.incoming = nil
 	for _, c := range l.byFD {
 		if c == nil {
 			continue

@@ -44,6 +44,12 @@ type serveConfig struct {
 	// MaxConns, if positive, closes connections beyond this many at once
 	// (gust engine only).
 	MaxConns int
+	// Loops, if positive, is the gust engine's number of event loops
+	// (default GOMAXPROCS).
+	Loops int
+	// Acceptor is how the gust engine spreads connections over its loops:
+	// "reuseport" (a listener per loop) or "one" (one acceptor).
+	Acceptor string
 	// ReadHeaderTimeout, if positive, bounds how long a request head may
 	// take to arrive; zero keeps each engine's default (gust/server: 10s,
 	// net/http: none).
@@ -99,6 +105,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
 	f.StringVar(&cfg.Engine, "engine", "gust", "server engine: gust (event loops) or nethttp")
 	f.StringVar(&cfg.Mode, "mode", "pooled", "gust engine: pooled (handlers on worker goroutines) or inline (on the loops; never with --delay)")
+	f.IntVar(&cfg.Loops, "loops", 0, "gust engine: event loops (0: one per GOMAXPROCS)")
+	f.StringVar(&cfg.Acceptor, "acceptor", "reuseport", "gust engine: reuseport (a listener per loop) or one (one acceptor hands connections to the loops)")
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
@@ -114,8 +122,10 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("serve: --mode must be pooled or inline, got %q", c.Mode)
 	case c.API != "native" && c.API != "nethttp":
 		return fmt.Errorf("serve: --api must be native or nethttp, got %q", c.API)
-	case c.MaxConns < 0 || c.ReadHeaderTimeout < 0:
-		return errors.New("serve: --max-conns and --read-header-timeout must not be negative")
+	case c.MaxConns < 0 || c.ReadHeaderTimeout < 0 || c.Loops < 0:
+		return errors.New("serve: --loops, --max-conns and --read-header-timeout must not be negative")
+	case c.Acceptor != "" && c.Acceptor != "reuseport" && c.Acceptor != "one":
+		return fmt.Errorf("serve: --acceptor must be reuseport or one, got %q", c.Acceptor)
 	case c.MaxConns > 0 && c.Engine != "gust":
 		return errors.New("serve: --max-conns needs --engine gust (net/http has no such limit)")
 	case c.Engine == "gust" && c.Mode == "inline" && (c.Handler.Delay > 0 || c.API == "nethttp"):

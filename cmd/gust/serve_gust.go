@@ -57,8 +57,12 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		// Like the net/http target, keep connections a load test measures.
 		IdleTimeout:       time.Hour,
 		MaxConns:          cfg.MaxConns,
+		Loops:             cfg.Loops,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 	}}
+	if cfg.Acceptor == "one" {
+		srv.Config.Acceptor = server.AcceptOne
+	}
 	if cfg.Mode == "inline" {
 		srv.Config.Mode = server.Inline
 	}

@@ -231,6 +231,8 @@ func TestServeCmdRejectsBadFlags(t *testing.T) {
 		{name: "a negative connection limit", args: []string{"--max-conns", "-1"}, want: "--max-conns"},
 		{name: "a connection limit on net/http", args: []string{"--engine", "nethttp", "--max-conns", "10"}, want: "--max-conns needs --engine gust"},
 		{name: "a negative head timeout", args: []string{"--read-header-timeout", "-1s"}, want: "--read-header-timeout"},
+		{name: "negative loops", args: []string{"--loops", "-2"}, want: "--loops"},
+		{name: "an unknown acceptor", args: []string{"--acceptor", "many"}, want: `--acceptor must be reuseport or one, got "many"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,9 +324,9 @@ func urlFromLine(t *testing.T, line, prefix, suffix string) string {
 }
 
 func TestRunServeOnGust(t *testing.T) {
-	for _, tc := range []struct{ mode, api string }{{"pooled", "native"}, {"inline", "native"}, {"pooled", "nethttp"}} {
-		t.Run(tc.mode+" "+tc.api, func(t *testing.T) {
-			cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0", Engine: "gust", Mode: tc.mode, API: tc.api}
+	for _, tc := range []struct{ mode, api, acceptor string }{{"pooled", "native", "reuseport"}, {"inline", "native", "one"}, {"pooled", "nethttp", "one"}} {
+		t.Run(tc.mode+" "+tc.api+" "+tc.acceptor, func(t *testing.T) {
+			cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0", Engine: "gust", Mode: tc.mode, API: tc.api, Loops: 2, Acceptor: tc.acceptor}
 			lines, cancel, done := startServe(t, cfg)
 
 			base := urlFromLine(t, <-lines, "gust serve: listening on ", " (engine gust, "+tc.mode+", "+tc.api+")")
