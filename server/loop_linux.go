@@ -35,6 +35,8 @@ type loop struct {
 
 	closeIdleReq atomic.Bool
 
+	conns atomic.Int64 // connections this loop holds, for tests and balance checks
+
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
 
@@ -153,6 +155,7 @@ func (l *loop) register(fd int, now int64) {
 		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
 	}
 	l.byFD[fd] = c
+	l.conns.Add(1)
 	l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
 }
 
@@ -254,6 +257,7 @@ func (l *loop) closeConn(c *conn) {
 	}
 	l.wheel.remove(&c.we)
 	l.byFD[c.fd] = nil
+	l.conns.Add(-1)
 	unix.Close(c.fd)
 	c.release()
 	c.forget()
