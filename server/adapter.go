@@ -37,12 +37,19 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 	head := headStrings{raw: c.rawHead}
 	head.str = string(c.rawHead)
 	target := head.of(c.req.Target)
-	u, err := url.ParseRequestURI(target)
-	if err != nil {
-		c.SetStatus(http.StatusBadRequest)
-		c.SetConnectionClose()
-		c.WriteString("400 Bad Request: " + err.Error())
-		return
+	// The request's structs share one allocation; the handler may keep
+	// any of them, which keeps them all.
+	st := &adapterRequest{}
+	u := &st.url
+	if !parsePlainTarget(target, u) {
+		parsed, err := url.ParseRequestURI(target)
+		if err != nil {
+			c.SetStatus(http.StatusBadRequest)
+			c.SetConnectionClose()
+			c.WriteString("400 Bad Request: " + err.Error())
+			return
+		}
+		u = parsed
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -50,7 +57,8 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 		hook.onClientGone(cancel)
 		defer hook.onClientGone(nil)
 	}
-	r := &http.Request{
+	// Built here, copied once by WithContext into st: no second allocation.
+	req := http.Request{
 		Method:     head.of(c.req.Method),
 		URL:        u,
 		Proto:      "HTTP/1.1",
@@ -62,6 +70,7 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 		Close:      c.req.Close,
 		Body:       http.NoBody,
 	}
+	r := &req
 	if c.req.Minor == 0 {
 		r.Proto = "HTTP/1.0"
 	}
@@ -101,10 +110,43 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 	} else if addr := c.RemoteAddr(); addr != nil {
 		r.RemoteAddr = addr.String()
 	}
-	r = r.WithContext(ctx)
-	w := &responseWriter{c: c, header: make(http.Header)}
-	a.h.ServeHTTP(w, r)
+	st.req = *r.WithContext(ctx)
+	st.w = responseWriter{c: c, header: make(http.Header)}
+	a.h.ServeHTTP(&st.w, &st.req)
+	w := &st.w
 	w.writeHeader()
+}
+
+// adapterRequest holds what the adapter builds for one request, in one
+// allocation.
+type adapterRequest struct {
+	req http.Request
+	url url.URL
+	w   responseWriter
+}
+
+// parsePlainTarget fills u for an origin-form target ("/path?query") whose
+// path needs no unescaping or re-escaping, as url.ParseRequestURI would,
+// without allocating; false sends other targets to url.ParseRequestURI.
+func parsePlainTarget(target string, u *url.URL) bool {
+	path, query, hasQuery := strings.Cut(target, "?")
+	if len(path) == 0 || path[0] != '/' || strings.HasPrefix(path, "//") {
+		return false
+	}
+	for i := 0; i < len(path); i++ {
+		b := path[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '/' || b == '-' || b == '.' || b == '_' || b == '~') {
+			return false
+		}
+	}
+	for i := 0; i < len(query); i++ {
+		if b := query[i]; b < 0x20 || b == 0x7f || b == '#' {
+			return false // net/url refuses control bytes; '#' is left to it
+		}
+	}
+	u.Path, u.RawQuery = path, query
+	u.ForceQuery = hasQuery && query == ""
+	return true
 }
 
 // headStrings turns views of a request head into substrings of one copy.
