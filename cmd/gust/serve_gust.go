@@ -82,7 +82,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s)\n", srv.Addr(), cfg.Mode, cfg.API)
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s%s)\n", srv.Addr(), cfg.Mode, cfg.API, workerNote(cfg))
 	if debug != nil {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", debugAddr)
 	}
