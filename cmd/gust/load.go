@@ -43,8 +43,10 @@ type loadFlags struct {
 	startAt          string
 }
 
-func newLoadCmd() *cobra.Command {
-	f := &loadFlags{}
+func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
+
+// loadCommand is gust load with its flags parsed into f.
+func loadCommand(f *loadFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL",
 		Short: "Send HTTP/1.1 load to a URL and report throughput and latency",
