@@ -67,16 +67,20 @@ func writeFactsHTML(b *strings.Builder, facts []fact) {
 	b.WriteString("</table>\n")
 }
 
-// htmlRow writes one table row of already-formatted cells; the first
-// cell is a header when head is set.
-func htmlRow(b *strings.Builder, head bool, cells ...string) {
+// htmlRow writes one table row of cells, as headers when head is set;
+// with nameLast the last cell, a name, is aligned left.
+func htmlRow(b *strings.Builder, head, nameLast bool, cells ...string) {
 	tag := "td"
 	if head {
 		tag = "th"
 	}
 	b.WriteString("<tr>")
-	for _, c := range cells {
-		fmt.Fprintf(b, "<%s>%s</%s>", tag, html.EscapeString(c), tag)
+	for i, c := range cells {
+		class := ""
+		if nameLast && i == len(cells)-1 {
+			class = ` class="l"`
+		}
+		fmt.Fprintf(b, "<%s%s>%s</%s>", tag, class, html.EscapeString(c), tag)
 	}
 	b.WriteString("</tr>")
 }
@@ -92,8 +96,8 @@ func writeLatencyHTML(b *strings.Builder, s Stats) {
 		cells[i] = formatMicros(v)
 	}
 	b.WriteString("<table>")
-	htmlRow(b, true, latencyColumns...)
-	htmlRow(b, false, cells...)
+	htmlRow(b, true, false, latencyColumns...)
+	htmlRow(b, false, false, cells...)
 	b.WriteString("</table>\n")
 }
 
@@ -134,27 +138,27 @@ func writeTimelineHTML(b *strings.Builder, timeline []load.Second) {
 
 func writeEndpointsHTML(b *strings.Builder, rows []EndpointStats) {
 	b.WriteString("<table>")
-	htmlRow(b, true, endpointColumns...)
+	htmlRow(b, true, true, endpointColumns...)
 	for _, r := range rows {
 		p50, p99 := "-", "-"
 		if r.Count > 0 {
 			p50, p99 = formatMicros(float64(r.P50us)), formatMicros(float64(r.P99us))
 		}
-		htmlRow(b, false, formatCount(r.Count), formatCount(r.Errors), formatCount(r.Status5xx), p50, p99, r.Endpoint)
+		htmlRow(b, false, true, formatCount(r.Count), formatCount(r.Errors), formatCount(r.Status5xx), p50, p99, r.Endpoint)
 	}
 	b.WriteString("</table>\n")
 }
 
 func writeAgentsHTML(b *strings.Builder, agents []load.Agent) {
 	fmt.Fprintf(b, "<p>%s</p>\n<table>", html.EscapeString(agentsNote(agents)))
-	htmlRow(b, true, agentColumns...)
+	htmlRow(b, true, true, agentColumns...)
 	for _, a := range agents {
 		cells := agentCells(a)
 		b.WriteString("<tr>")
 		for i, c := range cells {
 			class := ""
 			switch {
-			case i == 6 && a.Flagged():
+			case i == len(cells)-2 && a.Flagged(): // flags
 				class = ` class="flag"`
 			case i == len(cells)-1:
 				class = ` class="l"`
