@@ -197,6 +197,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 	b := write("b.json", result("--shard", "1/2"))
 	post := write("post.json", result("--shard", "1/2", "-m", "POST"))
 	other := write("other.json", strings.Replace(result("--shard", "1/2"), srv.URL, "http://127.0.0.1:1", 1))
+	coarse := write("coarse.json", withLatency(t, result("--shard", "1/2"), 2))
 	garbage := write("garbage.json", "gust: load: cannot connect to 10.0.0.5:8080: connection refused\n")
 	empty := write("empty.json", "")
 
@@ -214,6 +215,7 @@ func TestMergeRefusesBadInput(t *testing.T) {
 		{"empty standard input", []string{"merge", "-"}, "", "stdin: no results in it"},
 		{"another method", []string{"merge", a, post}, "", "a.json sends GET but " + post + " sends POST"},
 		{"another URL", []string{"merge", a, other}, "", "but " + other + " targets http://127.0.0.1:1/"},
+		{"another precision", []string{"merge", a, coarse}, "", coarse + "'s latency histogram has 2 significant digits from 1 to 3600000000 but " + a + "'s latency histogram has 3"},
 		{"a file given twice", []string{"merge", a, a}, "", "are both shard 0/2"},
 		{"standard input twice", []string{"merge", "-", "-"}, "", "- is given twice"},
 		{"an unknown format", []string{"merge", "-o", "xml", a, b}, "", "-o must be text, json, csv or html"},
@@ -242,4 +244,21 @@ func TestMergeRefusesBadInput(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(dir, "merged.hlog")); err != nil || !strings.Contains(string(log), "HIST") {
 		t.Errorf("merged hdr log %q (%v), want interval histograms", log, err)
 	}
+}
+
+// withLatency returns a gust load -o json result whose latency histogram
+// holds the same number of values at another precision, as a gust built
+// with other histogram settings would write.
+func withLatency(t *testing.T, result string, digits int) string {
+	t.Helper()
+	s := summaryOf(t, result)
+	h := hdrhistogram.New(1, 3_600_000_000, digits)
+	if err := h.RecordValues(100, s.Requests); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(result, `"latency_hdr": "`+s.LatencyHdr, `"latency_hdr": "`+string(enc), 1)
 }
