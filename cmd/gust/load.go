@@ -68,7 +68,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
-  gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://10.0.0.5:8080/`,
+  gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("load: need exactly one URL, got %d arguments (see 'gust load --help')", len(args))
