@@ -73,6 +73,18 @@ type Config struct {
 	// divided by Speed: 1 keeps the recorded pace, 2 is twice as fast.
 	// 0 means not at recorded times; Speed and Rate exclude each other.
 	Speed float64
+
+	// Shard, if set, runs one of Shard.Count equal shares of the run the
+	// rest of the Config describes: Connections, Requests and Rate are
+	// divided, with remainders spread over the first shards, so that the
+	// shares add up to the whole exactly. Duration and Warmup are every
+	// shard's. The zero Shard runs the whole; a Source cannot be sharded.
+	Shard Shard
+	// StartAt, if not zero, is when the run begins: Run checks that the
+	// target can be reached, then waits until StartAt before it opens the
+	// run's connections, so that agents started at different times begin
+	// together. A StartAt in the past begins at once.
+	StartAt time.Time
 }
 
 // Progress is a snapshot of a run in progress.

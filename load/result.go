@@ -75,6 +75,13 @@ type Result struct {
 	// recorded times scaled by Speed (an open model without a flat rate).
 	Speed     float64
 	KeepAlive bool
+	// Shard is Config.Shard: the share of a larger run this result holds;
+	// zero for a whole run, and for the result of Merge.
+	Shard Shard
+	// StartAt is Config.StartAt, when the run was asked to begin (zero if
+	// it began at once). For Merge's result it is set only when every
+	// agent was given the same StartAt.
+	StartAt time.Time
 
 	Start    time.Time     // when measurement began (after warmup)
 	Duration time.Duration // measured time
@@ -104,6 +111,10 @@ type Result struct {
 	// Endpoints, with a Source, holds each endpoint that had a response or
 	// an error, in endpoint id order; nil without a Source.
 	Endpoints []Endpoint
+
+	// Agents, in the result of Merge, describes each result merged, so
+	// that skew between agents shows; nil for a single run.
+	Agents []Agent
 }
 
 // Scheduled reports whether requests had intended send times (the open

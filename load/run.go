@@ -24,7 +24,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := e.probe(ctx); err != nil {
 		return nil, err
 	}
+	if !waitUntil(ctx, cfg.StartAt) {
+		// Stopped while waiting for the start: nothing was sent.
+		res := e.newResult()
+		res.Start = time.Now()
+		res.Interrupted = true
+		return res, nil
+	}
 	return e.run(ctx)
+}
+
+// waitUntil sleeps until t, and reports false if ctx was done first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if t.IsZero() || d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // engine holds what the event loops of one run share.
@@ -51,6 +74,9 @@ func newEngine(c Config) (*engine, error) {
 	cfg := c.withDefaults()
 	t, err := cfg.validate()
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.applyShard(); err != nil {
 		return nil, err
 	}
 	addr, err := net.ResolveTCPAddr("tcp", t.hostPort)
@@ -213,6 +239,8 @@ func (e *engine) newResult() *Result {
 		Rate:        e.cfg.Rate,
 		Speed:       e.cfg.Speed,
 		KeepAlive:   !e.cfg.DisableKeepAlive,
+		Shard:       e.cfg.Shard,
+		StartAt:     e.cfg.StartAt,
 		Latency:     NewHistogram(),
 		Connect:     NewHistogram(),
 		Lateness:    NewHistogram(),

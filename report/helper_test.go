@@ -74,6 +74,7 @@ var fixtures = []fixture{
 	{"keepalive_off", keepAliveOffRun},
 	{"empty_interrupted", emptyInterruptedRun},
 	{"replay", replayRun},
+	{"merged", mergedRun},
 	{"zero", func() *load.Result { return &load.Result{} }},
 }
 
@@ -255,3 +256,54 @@ func emptyInterruptedRun() *load.Result {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// shardRun is shard i of a 3-way open-model run at 3000 req/s with 60
+// connections (so 1000/s and 20 connections each), measured from start
+// for dur, with per-second histograms and a few connect times.
+func shardRun(i int, start time.Time, dur time.Duration, seconds int) *load.Result {
+	latency, timeline := timeline(seconds, true, 120, noErrors, func(s int, h *hdrhistogram.Histogram) {
+		record(h, 200+int64(50*i), 900, 800+int64(s), 90, 15000, 10)
+	})
+	lateness := load.NewHistogram()
+	record(lateness, 30, latency.TotalCount())
+	connect := load.NewHistogram()
+	record(connect, 90+int64(i), 20)
+	n := latency.TotalCount()
+	return &load.Result{
+		URL:          "http://gust-server.default.svc:8080/",
+		Method:       "GET",
+		Connections:  20,
+		Loops:        2,
+		Pipeline:     1,
+		Rate:         1000,
+		KeepAlive:    true,
+		Shard:        load.Shard{Index: i, Count: 3},
+		StartAt:      fixtureStart.Add(-time.Second),
+		Start:        start,
+		Duration:     dur,
+		Requests:     n,
+		BytesRead:    n * 120,
+		BytesWritten: n * 60,
+		Connects:     20,
+		Latency:      latency,
+		Connect:      connect,
+		Lateness:     lateness,
+		Status:       map[int]int64{200: n},
+		Errors:       map[load.ErrorKind]int64{load.ErrReset: int64(i)},
+		Timeline:     timeline,
+	}
+}
+
+// mergedRun merges three shards: the first two on time, the third 1.2 s
+// late and cut short.
+func mergedRun() *load.Result {
+	r, err := load.Merge([]load.Part{
+		{Name: "agent-2.json", Result: shardRun(2, fixtureStart.Add(1200*time.Millisecond), 1800*time.Millisecond, 2)},
+		{Name: "agent-0.json", Result: shardRun(0, fixtureStart, 3*time.Second, 3)},
+		{Name: "agent-1.json", Result: shardRun(1, fixtureStart.Add(4*time.Millisecond), 3*time.Second, 3)},
+	}, load.DefaultMaxSkew)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}

@@ -26,6 +26,11 @@ type Summary struct {
 	// Speed is set when a replay kept its log's times, scaled by Speed.
 	Speed     float64 `json:"speed,omitempty"`
 	KeepAlive bool    `json:"keepalive"`
+	// Shard, for one agent's share of a run (gust load --shard), is "I/N".
+	Shard string `json:"shard,omitempty"`
+	// StartAt is when the run was asked to begin (gust load --start-at),
+	// in StartLayout.
+	StartAt string `json:"start_at,omitempty"`
 
 	Start       string  `json:"start"`      // in StartLayout
 	DurationS   float64 `json:"duration_s"` // to the millisecond
@@ -53,11 +58,19 @@ type Summary struct {
 	// compressed encoding, base64 text, so that runs can be merged exactly;
 	// LatencyHistogram decodes it.
 	LatencyHdr string `json:"latency_hdr"`
+	// ConnectHdr and LatenessHdr hold the connect-time and lateness
+	// histograms, encoded as LatencyHdr is; each is left out when Connect
+	// or Late is.
+	ConnectHdr  string `json:"connect_hdr,omitempty"`
+	LatenessHdr string `json:"lateness_hdr,omitempty"`
 
 	// Endpoints, for a replay, holds one row per endpoint, busiest first.
 	Endpoints []EndpointStats `json:"endpoints,omitempty"`
 	// Input, for a replay, says what was read from the log.
 	Input *Input `json:"input,omitempty"`
+	// Agents, for a merged result (gust merge), describes each agent's
+	// share, in shard order.
+	Agents []AgentStats `json:"agents,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -85,15 +98,32 @@ type Lateness struct {
 	MaxUs       int64 `json:"max_us"`
 }
 
-// Second is one entry of Summary.Timeline, load.Second without its
-// histogram.
+// Second is one entry of Summary.Timeline: load.Second, with its
+// histogram encoded as Summary.LatencyHdr is when the run kept it
+// (gust load -o json does), so that timelines can be merged exactly.
 type Second struct {
-	Second    int   `json:"second"`
-	Requests  int64 `json:"requests"`
-	Errors    int64 `json:"errors"`
-	BytesRead int64 `json:"bytes_read"`
-	P50us     int64 `json:"p50_us"`
-	P99us     int64 `json:"p99_us"`
+	Second    int    `json:"second"`
+	Requests  int64  `json:"requests"`
+	Errors    int64  `json:"errors"`
+	BytesRead int64  `json:"bytes_read"`
+	P50us     int64  `json:"p50_us"`
+	P99us     int64  `json:"p99_us"`
+	Hdr       string `json:"hdr,omitempty"`
+}
+
+// AgentStats is one row of Summary.Agents: load.Agent.
+type AgentStats struct {
+	Name        string  `json:"name"`            // the file (and document) it was read from
+	Shard       string  `json:"shard,omitempty"` // "I/N"
+	Start       string  `json:"start"`           // in StartLayout
+	OffsetS     float64 `json:"offset_s"`        // after the earliest agent's start, to the millisecond
+	DurationS   float64 `json:"duration_s"`      // to the millisecond
+	Requests    int64   `json:"requests"`
+	Errors      int64   `json:"errors"`
+	P99us       int64   `json:"p99_us"`
+	Interrupted bool    `json:"interrupted"`
+	Late        bool    `json:"late"`  // started later than the allowed skew
+	Short       bool    `json:"short"` // measured for less than the longest by more than the allowed skew
 }
 
 // percentiles are the quantiles Stats reports, in field order.
@@ -111,6 +141,7 @@ func NewSummary(r *load.Result) Summary {
 		Rate:         r.Rate,
 		Speed:        r.Speed,
 		KeepAlive:    r.KeepAlive,
+		Shard:        r.Shard.String(),
 		Start:        r.Start.UTC().Format(StartLayout),
 		DurationS:    round(r.Duration.Seconds(), 3),
 		Interrupted:  r.Interrupted,
@@ -127,9 +158,13 @@ func NewSummary(r *load.Result) Summary {
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
 	}
+	if !r.StartAt.IsZero() {
+		s.StartAt = r.StartAt.UTC().Format(StartLayout)
+	}
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
 		c := newStats(r.Connect)
 		s.Connect = &c
+		s.ConnectHdr = encode(r.Connect)
 	}
 	if r.Scheduled() {
 		lateness := orEmpty(r.Lateness)
@@ -140,6 +175,7 @@ func NewSummary(r *load.Result) Summary {
 			P99us:       lateness.ValueAtQuantile(99),
 			MaxUs:       maxValue(lateness),
 		}
+		s.LatenessHdr = encode(lateness)
 	}
 	for code, n := range r.Status {
 		s.Status[strconv.Itoa(code)] = n
@@ -155,14 +191,37 @@ func NewSummary(r *load.Result) Summary {
 			BytesRead: sec.BytesRead,
 			P50us:     sec.P50us,
 			P99us:     sec.P99us,
+			Hdr:       string(sec.Hist),
 		})
 	}
-	// Encoding fails only for histograms it cannot represent, and every
-	// histogram made by load.NewHistogram is representable.
-	if hdr, err := latency.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-		s.LatencyHdr = string(hdr)
+	s.LatencyHdr = encode(latency)
+	for _, a := range r.Agents {
+		s.Agents = append(s.Agents, AgentStats{
+			Name:        a.Name,
+			Shard:       a.Shard.String(),
+			Start:       a.Start.UTC().Format(StartLayout),
+			OffsetS:     round(a.Offset.Seconds(), 3),
+			DurationS:   round(a.Duration.Seconds(), 3),
+			Requests:    a.Requests,
+			Errors:      a.Errors,
+			P99us:       a.P99us,
+			Interrupted: a.Interrupted,
+			Late:        a.Late,
+			Short:       a.Short,
+		})
 	}
 	return s
+}
+
+// encode returns h in HdrHistogram's V2 compressed encoding, base64 text.
+// Encoding fails only for histograms it cannot represent, and every
+// histogram made by load.NewHistogram is representable.
+func encode(h *hdrhistogram.Histogram) string {
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(enc)
 }
 
 // LatencyHistogram decodes LatencyHdr, the whole run's latency histogram in

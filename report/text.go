@@ -26,7 +26,10 @@ const latencyColumnWidth = 9
 // place of the latency table.
 //
 // A run with endpoints (a replay) also gets a table of them, busiest first:
-// responses, errors, responses with a 5xx status, p50 and p99.
+// responses, errors, responses with a 5xx status, p50 and p99. A merged
+// result (load.Merge) gets a table of its agents: shard, start after the
+// first agent, duration, responses, errors, p99, and whether it started
+// late, ran short or was interrupted.
 func Text(w io.Writer, r *load.Result) error {
 	return writeText(w, r, nil)
 }
@@ -37,15 +40,9 @@ func writeText(w io.Writer, r *load.Result, in *Input) error {
 	if in != nil {
 		writeInput(&b, in)
 	}
-	line(&b, "Load", loadDescription(r))
-	duration := formatDuration(r.Duration)
-	if r.Interrupted {
-		duration += " (interrupted)"
+	for _, f := range runFacts(r) {
+		line(&b, f.label, f.value)
 	}
-	line(&b, "Duration", duration)
-	line(&b, "Requests", fmt.Sprintf("%s, %s req/s", plural(r.Requests, "response", "responses"), formatFloat(r.RPS(), 1)))
-	line(&b, "Transfer", fmt.Sprintf("%s read (%s/s), %s written",
-		formatBytes(float64(r.BytesRead)), formatBytes(perSecond(r.BytesRead, r)), formatBytes(float64(r.BytesWritten))))
 	b.WriteByte('\n')
 
 	latency := orEmpty(r.Latency)
@@ -58,21 +55,16 @@ func writeText(w io.Writer, r *load.Result, in *Input) error {
 	}
 	b.WriteByte('\n')
 
-	if r.Connect != nil && r.Connect.TotalCount() > 0 {
-		c := newStats(r.Connect)
-		line(&b, "Connect", fmt.Sprintf("p50 %s, p99 %s, max %s (%s)",
-			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
-			plural(r.Connect.TotalCount(), "connection", "connections")))
+	for _, f := range outcomeFacts(r) {
+		line(&b, f.label, f.value)
 	}
-	if r.Scheduled() {
-		line(&b, "Schedule", schedule(r))
-	}
-	line(&b, "Status", statusCounts(r.Status))
-	line(&b, "Errors", errorCounts(r.Errors))
-	line(&b, "Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects)))
 	if rows := endpointStats(r); len(rows) > 0 {
 		b.WriteByte('\n')
 		writeEndpoints(&b, rows)
+	}
+	if len(r.Agents) > 0 {
+		b.WriteByte('\n')
+		writeAgents(&b, r.Agents)
 	}
 	if in != nil && in.Skipped > 0 {
 		b.WriteByte('\n')
@@ -81,6 +73,46 @@ func writeText(w io.Writer, r *load.Result, in *Input) error {
 
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fact is one labelled line of the summary.
+type fact struct{ label, value string }
+
+// runFacts describe how the load was applied and what came of it overall:
+// Load, Duration, Requests and Transfer.
+func runFacts(r *load.Result) []fact {
+	duration := formatDuration(r.Duration)
+	if r.Interrupted {
+		duration += " (interrupted)"
+	}
+	return []fact{
+		{"Load", loadDescription(r)},
+		{"Duration", duration},
+		{"Requests", fmt.Sprintf("%s, %s req/s", plural(r.Requests, "response", "responses"), formatFloat(r.RPS(), 1))},
+		{"Transfer", fmt.Sprintf("%s read (%s/s), %s written",
+			formatBytes(float64(r.BytesRead)), formatBytes(perSecond(r.BytesRead, r)), formatBytes(float64(r.BytesWritten)))},
+	}
+}
+
+// outcomeFacts describe what came after the latencies: Connect (when
+// connect times were measured), Schedule (open model only), Status,
+// Errors and Connections.
+func outcomeFacts(r *load.Result) []fact {
+	var facts []fact
+	if r.Connect != nil && r.Connect.TotalCount() > 0 {
+		c := newStats(r.Connect)
+		facts = append(facts, fact{"Connect", fmt.Sprintf("p50 %s, p99 %s, max %s (%s)",
+			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
+			plural(r.Connect.TotalCount(), "connection", "connections"))})
+	}
+	if r.Scheduled() {
+		facts = append(facts, fact{"Schedule", schedule(r)})
+	}
+	return append(facts,
+		fact{"Status", statusCounts(r.Status)},
+		fact{"Errors", errorCounts(r.Errors)},
+		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))},
+	)
 }
 
 // line writes one labelled line of the summary.
@@ -94,6 +126,12 @@ func loadDescription(r *load.Result) string {
 	who := plural(int64(r.Connections), "connection", "connections")
 	if r.Loops > 0 {
 		who += " on " + plural(int64(r.Loops), "loop", "loops")
+	}
+	switch {
+	case len(r.Agents) > 0:
+		who += " across " + plural(int64(len(r.Agents)), "agent", "agents")
+	case r.Shard.Sharded():
+		who += " (shard " + r.Shard.String() + ")"
 	}
 	parts := []string{who, "keep-alive"}
 	if !r.KeepAlive {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gust-http/gust/load"
 )
@@ -54,6 +55,34 @@ func TestTextSections(t *testing.T) {
 			name: "a run without keep-alive shows connect times",
 			run:  keepAliveOffRun,
 			want: []string{"keep-alive off", "Connect     p50 60us", "connect_refused: 3, reset: 1"},
+		},
+		{
+			name: "one shard of a run says which",
+			run: func() *load.Result {
+				return shardRun(1, fixtureStart, 3*time.Second, 3)
+			},
+			want:    []string{"20 connections on 2 loops (shard 1/3), keep-alive, open model at 1,000 req/s"},
+			notWant: []string{"Agents"},
+		},
+		{
+			name:    "a merged run lists its agents and flags the late and short one",
+			run:     mergedRun,
+			want:    []string{"60 connections on 6 loops across 3 agents", "Agents      3 agents, 1 flagged", "+1.2s     1.8s", "late, short         agent-2.json"},
+			notWant: []string{"missing"},
+		},
+		{
+			name: "a merged run without a shard names the missing one",
+			run: func() *load.Result {
+				r, err := load.Merge([]load.Part{
+					{Name: "a", Result: shardRun(0, fixtureStart, 3*time.Second, 3)},
+					{Name: "c", Result: shardRun(2, fixtureStart, 3*time.Second, 3)},
+				}, load.DefaultMaxSkew)
+				if err != nil {
+					panic(err)
+				}
+				return r
+			},
+			want: []string{"Agents      2 agents; missing 1 shard: 1/3"},
 		},
 		{
 			name:    "an empty interrupted run says so instead of drawing a table",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,10 +39,14 @@ type loadFlags struct {
 	hdrLog           string
 	cpuProfile       string
 	quiet            bool
+	shard            string
+	startAt          string
 }
 
-func newLoadCmd() *cobra.Command {
-	f := &loadFlags{}
+func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
+
+// loadCommand is gust load with its flags parsed into f.
+func loadCommand(f *loadFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL",
 		Short: "Send HTTP/1.1 load to a URL and report throughput and latency",
@@ -53,11 +58,17 @@ Open model (--rate or -q): requests start on a constant schedule, and latency
 is measured from each request's intended start, so a stalled server cannot
 hide its stalls (coordinated omission is corrected).
 
-Without -n or -z the run lasts 10s.`,
+Without -n or -z the run lasts 10s.
+
+Several agents, on one machine or many, can share a run: --shard I/N runs the
+I-th (from 0) of N equal shares of it (connections, --rate and -n divided,
+remainders spread), --start-at makes agents started apart begin together, and
+gust merge adds their -o json results into one report, exactly.`,
 		Example: `  gust load -c 200 -z 30s http://127.0.0.1:8080/
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
-  gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/`,
+  gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
+  gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return fmt.Errorf("load: need exactly one URL, got %d arguments (see 'gust load --help')", len(args))
@@ -85,11 +96,13 @@ Without -n or -z the run lasts 10s.`,
 	fl.StringVarP(&f.dataFile, "data-file", "D", "", "request body from a file")
 	fl.StringVarP(&f.contentType, "content-type", "T", "", "Content-Type header")
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
-	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json or csv (the per-second timeline)")
+	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json (with every histogram, for gust merge), csv (the per-second timeline) or html")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the generator itself to this file (go tool pprof)")
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
+	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
+	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	return cmd
 }
 
@@ -119,8 +132,22 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
-	case f.output != "text" && f.output != "json" && f.output != "csv":
-		return cfg, fmt.Errorf("-o must be text, json or csv, got %q", f.output)
+	case !slices.Contains(outputs, f.output):
+		return cfg, fmt.Errorf("-o must be text, json, csv or html, got %q", f.output)
+	}
+	if f.shard != "" {
+		shard, err := load.ParseShard(f.shard)
+		if err != nil {
+			return cfg, fmt.Errorf("--shard: %w", err)
+		}
+		cfg.Shard = shard
+	}
+	if f.startAt != "" {
+		at, err := time.Parse(time.RFC3339, f.startAt)
+		if err != nil {
+			return cfg, fmt.Errorf("--start-at %q is not an RFC 3339 time such as 2025-06-01T12:00:00Z", f.startAt)
+		}
+		cfg.StartAt = at
 	}
 	if f.qps > 0 {
 		cfg.Rate = f.qps * float64(f.connections)
@@ -148,7 +175,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	case f.data != "":
 		cfg.Body = []byte(f.data)
 	}
-	cfg.IntervalHistograms = f.hdrLog != ""
+	// JSON carries every second's histogram so that gust merge can add
+	// timelines exactly.
+	cfg.IntervalHistograms = f.hdrLog != "" || f.output == "json"
 	return cfg, nil
 }
 
@@ -161,12 +190,21 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
-	switch f.output {
+	return writeReport(cmd.OutOrStdout(), f.output, res)
+}
+
+// outputs are the report formats of gust load and gust merge.
+var outputs = []string{"text", "json", "csv", "html"}
+
+// writeReport writes res in one of outputs.
+func writeReport(out io.Writer, format string, res *load.Result) error {
+	switch format {
 	case "json":
 		return report.JSON(out, res)
 	case "csv":
 		return report.CSV(out, res)
+	case "html":
+		return report.HTML(out, res)
 	}
 	return report.Text(out, res)
 }

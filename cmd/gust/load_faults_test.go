@@ -18,14 +18,6 @@ import (
 
 // TestMain lets a test run the real gust command in a child process (the
 // test binary itself, with runMainEnv set), to see its exit status.
-func TestMain(m *testing.M) {
-	if os.Getenv(runMainEnv) == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 const runMainEnv = "GUST_TEST_RUN_MAIN"
 
 // gustProcess runs gust with args in a child process and returns its

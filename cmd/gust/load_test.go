@@ -53,6 +53,10 @@ func TestLoadRejectsBadInput(t *testing.T) {
 		{"a missing body file", []string{"load", "-D", "/nonexistent/body", refused}, "read body"},
 		{"an unknown output", []string{"load", "-o", "xml", refused}, "-o must be"},
 		{"a refused target", []string{"load", "-z", "1s", refused}, "connection refused"},
+		{"a shard without a count", []string{"load", "--shard", "1", refused}, "--shard: bad shard \"1\": write it as I/N"},
+		{"a shard past the count", []string{"load", "--shard", "4/4", refused}, "the index counts from 0, so it runs from 0 to 3"},
+		{"fewer connections than shards", []string{"load", "--shard", "0/4", "-c", "2", refused}, "2 connections cannot be shared by 4 shards"},
+		{"a start time that is not RFC 3339", []string{"load", "--start-at", "noon", refused}, "--start-at \"noon\" is not an RFC 3339 time"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,7 +131,7 @@ func TestLoadQPSIsPerConnection(t *testing.T) {
 	}
 }
 
-func TestLoadWritesCSVAndHdrLog(t *testing.T) {
+func TestLoadWritesCSVHdrLogAndHTML(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	hlog := filepath.Join(t.TempDir(), "run.hlog")
@@ -142,6 +146,14 @@ func TestLoadWritesCSVAndHdrLog(t *testing.T) {
 	log, err := os.ReadFile(hlog)
 	if err != nil || !strings.Contains(string(log), "HIST") {
 		t.Errorf("hdr log %q (%v), want encoded interval histograms", log, err)
+	}
+
+	page, _, err := gust(t, "load", "-c", "2", "-n", "50", "-o", "html", srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.Contains(page, "50 responses") {
+		t.Errorf("-o html = %.200q..., want a page reporting 50 responses", page)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"os/signal"
 	"runtime"
 	"strconv"
@@ -54,6 +55,12 @@ type serveConfig struct {
 	// take to arrive; zero keeps each engine's default (gust/server: 10s,
 	// net/http: none).
 	ReadHeaderTimeout time.Duration
+	// Workers is how many processes serve Addr together (see
+	// serve_workers.go); 1 serves from this process.
+	Workers int
+	// Worker, in a process started by --workers, is its "I/N"; such a
+	// process listens with SO_REUSEPORT whatever its engine.
+	Worker string
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -77,7 +84,10 @@ func newServeCmd() *cobra.Command {
 		Long: "Run a small target server for trying gust and for tests. It answers every path and\n" +
 			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given,\n" +
 			"on gust/server's event loops (--engine gust, the default) or on net/http.\n" +
-			"SIGINT or SIGTERM shut it down gracefully.",
+			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
+			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
+			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +
+			"and SIGTERM to them, and exits when they have; if one exits, the rest are stopped.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("body-size") {
@@ -92,6 +102,16 @@ func newServeCmd() *cobra.Command {
 			}
 			if err := cfg.check(); err != nil {
 				return err
+			}
+			cfg.Worker = os.Getenv(workerEnv)
+			if cfg.Worker == "" && cfg.Workers != 1 {
+				if err := checkWorkers(cfg); err != nil {
+					return err
+				}
+				sigs := make(chan os.Signal, 4)
+				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+				defer signal.Stop(sigs)
+				return runWorkers(cmd.Context(), cfg, workerArgs(cmd.Flags()), sigs, cmd.ErrOrStderr())
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -110,6 +130,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
+	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	return cmd
 }
 
@@ -191,6 +212,15 @@ func newDebugHandler() http.Handler {
 	return mux
 }
 
+// workerNote names the worker in start-up lines: "; worker 1/4", or ""
+// outside --workers.
+func workerNote(cfg serveConfig) string {
+	if cfg.Worker == "" {
+		return ""
+	}
+	return "; worker " + cfg.Worker
+}
+
 // runServe listens on cfg.Addr (and cfg.DebugAddr, if set), serves until ctx
 // is done, then shuts down gracefully within shutdownGrace. It writes its
 // start-up lines to log.
@@ -203,7 +233,11 @@ func runServe(ctx context.Context, cfg serveConfig, log io.Writer) error {
 
 // runNetHTTP is runServe on net/http.
 func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
-	ln, err := net.Listen("tcp", cfg.Addr)
+	var lc net.ListenConfig
+	if cfg.Worker != "" {
+		lc.Control = setReusePort
+	}
+	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
 	}
@@ -221,7 +255,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		listeners = append(listeners, dln)
 	}
 
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp)\n", ln.Addr())
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp%s)\n", ln.Addr(), workerNote(cfg))
 	if len(listeners) > 1 {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", listeners[1].Addr())
 	}

@@ -59,6 +59,8 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		MaxConns:          cfg.MaxConns,
 		Loops:             cfg.Loops,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		// A --workers process shares the port with its siblings.
+		SharePort: cfg.Worker != "",
 	}}
 	if cfg.Acceptor == "one" {
 		srv.Config.Acceptor = server.AcceptOne
@@ -88,7 +90,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s)\n", srv.Addr(), cfg.Mode, cfg.API)
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s%s)\n", srv.Addr(), cfg.Mode, cfg.API, workerNote(cfg))
 	if debug != nil {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", debugAddr)
 	}

@@ -1,0 +1,346 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Part is one agent's Result for Merge, with the name it is known by in
+// reports and errors (a file name, say).
+type Part struct {
+	Name   string
+	Result *Result
+}
+
+// Agent describes one of the results Merge combined, so that skew between
+// agents shows in the merged report.
+type Agent struct {
+	Name        string
+	Shard       Shard
+	Start       time.Time
+	Offset      time.Duration // Start after the earliest agent's Start
+	Duration    time.Duration
+	Requests    int64
+	Errors      int64
+	P99us       int64 // latency p99 in microseconds; 0 without responses
+	Interrupted bool
+	// Late is set when the agent began measuring more than the allowed
+	// skew after the earliest agent.
+	Late bool
+	// Short is set when the agent measured for more than the allowed skew
+	// less than the agent that measured longest.
+	Short bool
+}
+
+// Flagged reports whether the agent started late, ran short or was
+// interrupted.
+func (a Agent) Flagged() bool { return a.Late || a.Short || a.Interrupted }
+
+// DefaultMaxSkew is how far apart agents may start, and how much shorter
+// one may run, before Merge flags it.
+const DefaultMaxSkew = 100 * time.Millisecond
+
+// Merge combines the results of agents that each ran a share of one run
+// (see Config.Shard) into one Result, exactly: latency, connect and
+// lateness histograms are added, and so are counters, status codes and
+// errors; connections, loops and rates are summed. The timeline is added
+// second by second, each agent's seconds placed by its Start to the
+// nearest second, and each merged second's percentiles come from the sum
+// of the agents' histograms for that second.
+//
+// The merged run starts with the earliest agent and ends with the last;
+// Agents lists every part (by shard, then in the order given), with Late
+// and Short set for an agent that started more than maxSkew after the
+// first or measured more than maxSkew less than the longest.
+//
+// Merge refuses parts that did not run the same load: a different URL,
+// method, pipeline depth, keep-alive or load model, histograms of
+// different settings (their sum would not be exact), shards of different
+// counts or the same shard twice, a replay's results, and a timeline
+// second with responses but without its histogram (see
+// Config.IntervalHistograms). Each error is one line naming the parts.
+func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	if err := checkParts(parts); err != nil {
+		return nil, err
+	}
+	first := parts[0].Result
+	out := &Result{
+		URL:       first.URL,
+		Method:    first.Method,
+		Pipeline:  first.Pipeline,
+		KeepAlive: first.KeepAlive,
+		StartAt:   first.StartAt,
+		Latency:   newLike(first.Latency),
+		Connect:   newLike(first.Latency),
+		Lateness:  newLike(first.Latency),
+		Status:    make(map[int]int64),
+		Errors:    make(map[ErrorKind]int64),
+	}
+	start, end := first.Start, first.Start.Add(first.Duration)
+	for _, p := range parts {
+		r := p.Result
+		if r.Start.Before(start) {
+			start = r.Start
+		}
+		if e := r.Start.Add(r.Duration); e.After(end) {
+			end = e
+		}
+		if !r.StartAt.Equal(out.StartAt) {
+			out.StartAt = time.Time{}
+		}
+		addCounts(out, r)
+	}
+	// Shares of a rate that is not whole add up with rounding errors.
+	out.Rate = math.Round(out.Rate*1e6) / 1e6
+	out.Start, out.Duration = start, end.Sub(start)
+
+	timeline, err := mergeTimelines(parts, start, first.Latency)
+	if err != nil {
+		return nil, err
+	}
+	out.Timeline = timeline
+	out.Agents = agents(parts, start, maxSkew)
+	return out, nil
+}
+
+// addCounts adds r's counters, histograms, status codes and errors to out.
+func addCounts(out, r *Result) {
+	out.Connections += r.Connections
+	out.Loops += r.Loops
+	out.Rate += r.Rate
+	out.Interrupted = out.Interrupted || r.Interrupted
+	out.Requests += r.Requests
+	out.BytesRead += r.BytesRead
+	out.BytesWritten += r.BytesWritten
+	out.Connects += r.Connects
+	out.Reconnects += r.Reconnects
+	out.Late += r.Late
+	for _, h := range [][2]*hdrhistogram.Histogram{{out.Latency, r.Latency}, {out.Connect, r.Connect}, {out.Lateness, r.Lateness}} {
+		if h[1] != nil {
+			h[0].Merge(h[1])
+		}
+	}
+	for code, n := range r.Status {
+		out.Status[code] += n
+	}
+	for kind, n := range r.Errors {
+		out.Errors[kind] += n
+	}
+}
+
+// checkParts refuses parts that are not shares of one run.
+func checkParts(parts []Part) error {
+	for _, p := range parts {
+		if p.Result == nil {
+			return fmt.Errorf("%s: no result", p.Name)
+		}
+		if p.Result.Latency == nil {
+			return fmt.Errorf("%s: no latency histogram", p.Name)
+		}
+		if len(p.Result.Endpoints) > 0 || p.Result.Speed > 0 {
+			return fmt.Errorf("%s is a replay's result: only gust load results can be merged", p.Name)
+		}
+	}
+	a := parts[0]
+	ar := a.Result
+	for _, b := range parts[1:] {
+		br := b.Result
+		var what, x, y string
+		switch {
+		case br.URL != ar.URL:
+			what, x, y = "targets", ar.URL, br.URL
+		case br.Method != ar.Method:
+			what, x, y = "sends", ar.Method, br.Method
+		case br.Pipeline != ar.Pipeline:
+			what, x, y = "pipelines", fmt.Sprint(ar.Pipeline, " deep"), fmt.Sprint(br.Pipeline, " deep")
+		case br.KeepAlive != ar.KeepAlive:
+			what, x, y = "has keep-alive", onOff(ar.KeepAlive), onOff(br.KeepAlive)
+		case br.Scheduled() != ar.Scheduled():
+			what, x, y = "runs", model(ar), model(br)
+		}
+		if what != "" {
+			return fmt.Errorf("%s %s %s but %s %s %s: only shares of one run can be merged", a.Name, what, x, b.Name, what, y)
+		}
+	}
+	if err := checkShards(parts); err != nil {
+		return err
+	}
+	return checkHistograms(parts)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func model(r *Result) string {
+	if r.Scheduled() {
+		return "the open model"
+	}
+	return "the closed model"
+}
+
+// checkShards refuses a mix of shard counts, and a shard given twice.
+func checkShards(parts []Part) error {
+	seen := make(map[int]string)
+	a := parts[0]
+	for _, p := range parts {
+		s := p.Result.Shard
+		if s.Count != a.Result.Shard.Count {
+			return fmt.Errorf("%s is %s but %s is %s: only shares of one run can be merged",
+				a.Name, shardName(a.Result.Shard), p.Name, shardName(s))
+		}
+		if !s.Sharded() {
+			continue
+		}
+		if other, ok := seen[s.Index]; ok {
+			return fmt.Errorf("%s and %s are both shard %s: is one result given twice?", other, p.Name, s)
+		}
+		seen[s.Index] = p.Name
+	}
+	return nil
+}
+
+func shardName(s Shard) string {
+	if !s.Sharded() {
+		return "a whole run"
+	}
+	return "shard " + s.String()
+}
+
+// histSettings are what two histograms must share to be added exactly.
+type histSettings struct {
+	lowest, highest, digits int64
+}
+
+func settingsOf(h *hdrhistogram.Histogram) histSettings {
+	return histSettings{h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()}
+}
+
+func (s histSettings) String() string {
+	return fmt.Sprintf("%d significant digits from %d to %d", s.digits, s.lowest, s.highest)
+}
+
+// checkHistograms refuses histograms whose settings differ from the first
+// part's latency histogram.
+func checkHistograms(parts []Part) error {
+	want := settingsOf(parts[0].Result.Latency)
+	for _, p := range parts {
+		r := p.Result
+		for _, nh := range []struct {
+			name string
+			h    *hdrhistogram.Histogram
+		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}} {
+			name, h := nh.name, nh.h
+			if h == nil {
+				continue
+			}
+			if got := settingsOf(h); got != want {
+				return fmt.Errorf("%s's %s histogram has %s but %s's latency histogram has %s: they cannot be added exactly",
+					p.Name, name, got, parts[0].Name, want)
+			}
+		}
+	}
+	return nil
+}
+
+// newLike returns an empty histogram with h's settings.
+func newLike(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	s := settingsOf(h)
+	return hdrhistogram.New(s.lowest, s.highest, int(s.digits))
+}
+
+// mergeTimelines adds the parts' timelines second by second, each placed
+// by its Start relative to start, and recomputes each second's
+// percentiles from the sum of its histograms.
+func mergeTimelines(parts []Part, start time.Time, like *hdrhistogram.Histogram) ([]Second, error) {
+	type acc struct {
+		Second
+		hist *hdrhistogram.Histogram
+	}
+	var seconds []*acc
+	want := settingsOf(like)
+	for _, p := range parts {
+		shift := int(math.Round(p.Result.Start.Sub(start).Seconds()))
+		for _, s := range p.Result.Timeline {
+			i := s.Second + shift
+			if i < 0 {
+				return nil, fmt.Errorf("%s: timeline second %d is negative", p.Name, s.Second)
+			}
+			for len(seconds) <= i {
+				seconds = append(seconds, &acc{Second: Second{Second: len(seconds)}, hist: newLike(like)})
+			}
+			a := seconds[i]
+			a.Requests += s.Requests
+			a.Errors += s.Errors
+			a.BytesRead += s.BytesRead
+			if len(s.Hist) == 0 {
+				if s.Requests > 0 {
+					return nil, fmt.Errorf("%s: timeline second %d has no histogram, so its percentiles cannot be merged (gust load -o json keeps them)", p.Name, s.Second)
+				}
+				continue
+			}
+			h, err := hdrhistogram.Decode(s.Hist)
+			if err != nil {
+				return nil, fmt.Errorf("%s: timeline second %d: %w", p.Name, s.Second, err)
+			}
+			if got := settingsOf(h); got != want {
+				return nil, fmt.Errorf("%s: timeline second %d has a histogram of %s, not %s: they cannot be added exactly", p.Name, s.Second, got, want)
+			}
+			a.hist.Merge(h)
+		}
+	}
+	out := make([]Second, len(seconds))
+	for i, a := range seconds {
+		a.P50us = a.hist.ValueAtQuantile(50)
+		a.P99us = a.hist.ValueAtQuantile(99)
+		enc, err := a.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return nil, fmt.Errorf("timeline second %d: %w", i, err)
+		}
+		a.Hist = enc
+		out[i] = a.Second
+	}
+	return out, nil
+}
+
+// agents describes each part, flagging those that started more than
+// maxSkew after start or measured more than maxSkew less than the longest.
+func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
+	var longest time.Duration
+	for _, p := range parts {
+		longest = max(longest, p.Result.Duration)
+	}
+	out := make([]Agent, len(parts))
+	for i, p := range parts {
+		r := p.Result
+		a := Agent{
+			Name:        p.Name,
+			Shard:       r.Shard,
+			Start:       r.Start,
+			Offset:      r.Start.Sub(start),
+			Duration:    r.Duration,
+			Requests:    r.Requests,
+			Errors:      r.ErrorCount(),
+			Interrupted: r.Interrupted,
+		}
+		if r.Latency.TotalCount() > 0 {
+			a.P99us = r.Latency.ValueAtQuantile(99)
+		}
+		a.Late = a.Offset > maxSkew
+		a.Short = longest-a.Duration > maxSkew
+		out[i] = a
+	}
+	slices.SortStableFunc(out, func(x, y Agent) int { return x.Shard.Index - y.Shard.Index })
+	return out
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	"github.com/gust-http/gust/load"
+)
+
+// htmlStyle is the page's whole style sheet: the page fetches nothing.
+const htmlStyle = `body{font-family:sans-serif;margin:24px;color:#222;max-width:1000px}
+h2{margin-top:28px;border-bottom:1px solid #ccc}code{font-size:15px}
+table{border-collapse:collapse;font-size:13px;margin:8px 0}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:middle}
+th{background:#f4f4f4}td.l,th.l{text-align:left}table.facts th{text-align:left}
+table.facts td{text-align:left}.flag{color:#a00;font-weight:bold}
+svg.chart{display:block;margin:8px 0;font-size:11px}svg .title{font-weight:bold;font-size:12px}
+svg .grid{stroke:#ddd}`
+
+// HTML writes the report as one self-contained HTML page (inline CSS and
+// SVG, no script, nothing fetched): what Text says, as tables, with the
+// latency distribution as bars and the timeline as two charts (responses
+// per second; p50 and p99 per second). A replay gets its endpoint table
+// and a merged result its agents table, as in Text.
+func HTML(w io.Writer, r *load.Result) error {
+	var b strings.Builder
+	target := strings.TrimSpace(r.Method + " " + r.URL)
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gust: %s</title>\n<style>%s</style></head>\n<body>\n",
+		html.EscapeString(target), htmlStyle)
+	fmt.Fprintf(&b, "<h1>gust load</h1>\n<p><code>%s</code>, started %s</p>\n",
+		html.EscapeString(target), html.EscapeString(r.Start.UTC().Format(StartLayout)))
+	writeFactsHTML(&b, runFacts(r))
+
+	b.WriteString("<h2>Latency</h2>\n")
+	latency := orEmpty(r.Latency)
+	if latency.TotalCount() == 0 {
+		b.WriteString("<p>No responses.</p>\n")
+	} else {
+		writeLatencyHTML(&b, newStats(latency))
+		writeDistributionHTML(&b, distribution(latency, distBuckets), latency.TotalCount())
+	}
+	writeFactsHTML(&b, outcomeFacts(r))
+
+	b.WriteString("<h2>Timeline</h2>\n")
+	writeTimelineHTML(&b, r.Timeline)
+	if rows := endpointStats(r); len(rows) > 0 {
+		b.WriteString("<h2>Endpoints</h2>\n")
+		writeEndpointsHTML(&b, rows)
+	}
+	if len(r.Agents) > 0 {
+		b.WriteString("<h2>Agents</h2>\n")
+		writeAgentsHTML(&b, r.Agents)
+	}
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeFactsHTML writes labelled lines as a two-column table.
+func writeFactsHTML(b *strings.Builder, facts []fact) {
+	b.WriteString(`<table class="facts">`)
+	for _, f := range facts {
+		fmt.Fprintf(b, "<tr><th>%s</th><td>%s</td></tr>", html.EscapeString(f.label), html.EscapeString(f.value))
+	}
+	b.WriteString("</table>\n")
+}
+
+// htmlRow writes one table row of cells, as headers when head is set;
+// with nameLast the last cell, a name, is aligned left.
+func htmlRow(b *strings.Builder, head, nameLast bool, cells ...string) {
+	tag := "td"
+	if head {
+		tag = "th"
+	}
+	b.WriteString("<tr>")
+	for i, c := range cells {
+		class := ""
+		if nameLast && i == len(cells)-1 {
+			class = ` class="l"`
+		}
+		fmt.Fprintf(b, "<%s%s>%s</%s>", tag, class, html.EscapeString(c), tag)
+	}
+	b.WriteString("</tr>")
+}
+
+func writeLatencyHTML(b *strings.Builder, s Stats) {
+	values := []float64{
+		float64(s.Min), s.Mean, s.Stddev,
+		float64(s.P50), float64(s.P75), float64(s.P90), float64(s.P99), float64(s.P999), float64(s.P9999),
+		float64(s.Max),
+	}
+	cells := make([]string, len(values))
+	for i, v := range values {
+		cells[i] = formatMicros(v)
+	}
+	b.WriteString("<table>")
+	htmlRow(b, true, false, latencyColumns...)
+	htmlRow(b, false, false, cells...)
+	b.WriteString("</table>\n")
+}
+
+func writeDistributionHTML(b *strings.Builder, buckets []bucket, total int64) {
+	var most int64
+	for _, k := range buckets {
+		most = max(most, k.count)
+	}
+	b.WriteString("<table><tr><th>latency</th><th class=\"l\">responses</th><th>share</th><th>count</th></tr>")
+	for _, k := range buckets {
+		fmt.Fprintf(b, "<tr><td>&le; %s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td></tr>",
+			html.EscapeString(formatMicros(float64(k.upTo))), hbar(k.count, most),
+			html.EscapeString(percent(k.count, total)), html.EscapeString(formatCount(k.count)))
+	}
+	b.WriteString("</table>\n")
+}
+
+func writeTimelineHTML(b *strings.Builder, timeline []load.Second) {
+	n := 0
+	for _, s := range timeline {
+		n = max(n, s.Second+1)
+	}
+	rps := make([]float64, n)
+	p50 := make([]float64, n)
+	p99 := make([]float64, n)
+	for _, s := range timeline {
+		rps[s.Second] = float64(s.Requests)
+		p50[s.Second] = float64(s.P50us)
+		p99[s.Second] = float64(s.P99us)
+	}
+	b.WriteString(timelineChart("responses per second", []chartSeries{{"responses", "#4e79a7", rps}},
+		func(v float64) string { return formatFloat(v, 0) }))
+	b.WriteString("\n")
+	b.WriteString(timelineChart("latency per second", []chartSeries{{"p50", "#4e79a7", p50}, {"p99", "#e15759", p99}},
+		formatMicros))
+	b.WriteString("\n")
+}
+
+func writeEndpointsHTML(b *strings.Builder, rows []EndpointStats) {
+	b.WriteString("<table>")
+	htmlRow(b, true, true, endpointColumns...)
+	for _, r := range rows {
+		p50, p99 := "-", "-"
+		if r.Count > 0 {
+			p50, p99 = formatMicros(float64(r.P50us)), formatMicros(float64(r.P99us))
+		}
+		htmlRow(b, false, true, formatCount(r.Count), formatCount(r.Errors), formatCount(r.Status5xx), p50, p99, r.Endpoint)
+	}
+	b.WriteString("</table>\n")
+}
+
+func writeAgentsHTML(b *strings.Builder, agents []load.Agent) {
+	fmt.Fprintf(b, "<p>%s</p>\n<table>", html.EscapeString(agentsNote(agents)))
+	htmlRow(b, true, true, agentColumns...)
+	for _, a := range agents {
+		cells := agentCells(a)
+		b.WriteString("<tr>")
+		for i, c := range cells {
+			class := ""
+			switch {
+			case i == len(cells)-2 && a.Flagged(): // flags
+				class = ` class="flag"`
+			case i == len(cells)-1:
+				class = ` class="l"`
+			}
+			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table>\n")
+}
