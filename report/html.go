@@ -86,15 +86,7 @@ func htmlRow(b *strings.Builder, head, nameLast bool, cells ...string) {
 }
 
 func writeLatencyHTML(b *strings.Builder, s Stats) {
-	values := []float64{
-		float64(s.Min), s.Mean, s.Stddev,
-		float64(s.P50), float64(s.P75), float64(s.P90), float64(s.P99), float64(s.P999), float64(s.P9999),
-		float64(s.Max),
-	}
-	cells := make([]string, len(values))
-	for i, v := range values {
-		cells[i] = formatMicros(v)
-	}
+	cells := latencyCells(s)
 	b.WriteString("<table>")
 	htmlRow(b, true, false, latencyColumns...)
 	htmlRow(b, false, false, cells...)

@@ -158,8 +158,8 @@ func perSecond(n int64, r *load.Result) float64 {
 	return float64(n) / r.Duration.Seconds()
 }
 
-// writeLatencyTable writes the latency header and its row of values.
-func writeLatencyTable(b *strings.Builder, s Stats) {
+// latencyCells formats s in the order of latencyColumns.
+func latencyCells(s Stats) []string {
 	values := []float64{
 		float64(s.Min), s.Mean, s.Stddev,
 		float64(s.P50), float64(s.P75), float64(s.P90), float64(s.P99), float64(s.P999), float64(s.P9999),
@@ -169,6 +169,12 @@ func writeLatencyTable(b *strings.Builder, s Stats) {
 	for i, v := range values {
 		cells[i] = formatMicros(v)
 	}
+	return cells
+}
+
+// writeLatencyTable writes the latency header and its row of values.
+func writeLatencyTable(b *strings.Builder, s Stats) {
+	cells := latencyCells(s)
 	line(b, "Latency", columns(latencyColumns))
 	line(b, "", columns(cells))
 }
