@@ -75,15 +75,17 @@ type attacker struct {
 	cancel context.CancelFunc
 }
 
-// startAttack starts a's connections, each in its own goroutine.
-func startAttack(ctx context.Context, a Attack, addr string) *attacker {
+// startAttack starts a's connections, each in its own goroutine, after
+// delay (so that the load's own connections are up first: those are the
+// "existing" ones a server must keep serving).
+func startAttack(ctx context.Context, a Attack, addr string, delay time.Duration) *attacker {
 	ctx, cancel := context.WithCancel(ctx)
 	at := &attacker{a: a, addr: addr, cancel: cancel}
 	for i := 0; i < a.Connections; i++ {
 		at.wg.Add(1)
 		go func() {
 			defer at.wg.Done()
-			at.keepOne(ctx, i)
+			at.keepOne(ctx, i, delay)
 		}()
 	}
 	return at
@@ -97,10 +99,10 @@ func (at *attacker) stop() AttackStats {
 }
 
 // keepOne keeps one hostile connection going until ctx ends.
-func (at *attacker) keepOne(ctx context.Context, i int) {
+func (at *attacker) keepOne(ctx context.Context, i int, delay time.Duration) {
 	// Spread the first connections over a second rather than opening
-	// thousands in one burst ahead of the load's own connections.
-	if !sleepCtx(ctx, time.Duration(i)*time.Second/time.Duration(at.a.Connections)) {
+	// thousands in one burst.
+	if !sleepCtx(ctx, delay+time.Duration(i)*time.Second/time.Duration(at.a.Connections)) {
 		return
 	}
 	d := net.Dialer{Timeout: 2 * time.Second}

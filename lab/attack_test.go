@@ -29,7 +29,7 @@ func TestAttacksAreCutByTheServer(t *testing.T) {
 			go s.Serve()
 			defer s.Close()
 
-			at := startAttack(context.Background(), Attack{Kind: kind, Connections: 10}, s.Addr().String())
+			at := startAttack(context.Background(), Attack{Kind: kind, Connections: 10}, s.Addr().String(), 0)
 			time.Sleep(1500 * time.Millisecond)
 			done := make(chan AttackStats, 1)
 			go func() { done <- at.stop() }()

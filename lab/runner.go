@@ -193,7 +193,9 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 		if err != nil {
 			return fmt.Errorf("attack: %w", err)
 		}
-		at = startAttack(ctx, *sc.Attack, u.Host)
+		// The load connects in the first moments of its warmup; the attack
+		// comes once those connections are up.
+		at = startAttack(ctx, *sc.Attack, u.Host, min(time.Duration(sc.Warmup)/2, time.Second))
 	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	s := startSampler(sctx, pid, debug, 100*time.Millisecond)
