@@ -285,7 +285,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				}
 				out = l.out[:0]
 			}
-			c.keep(data)
+			c.keep(c.chunk.trim(data))
 			c.reqStart, c.headScan = 0, 0
 			c.state.Store(stBusy)
 			l.wheel.schedule(&c.we, now+l.minTimer)
@@ -298,8 +298,11 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				out = append(out, continueResponse...)
 				c.sentContinue = true
 			}
+			data = c.chunk.trim(data)
 			if len(c.in) == 0 || &data[0] != &c.in[0] {
 				c.keep(data)
+			} else {
+				c.in = c.in[:len(data)]
 			}
 			kept = true
 			// The head must be complete ReadHeaderTimeout after the
@@ -451,6 +454,7 @@ func (c *conn) serveWork() {
 				out = append(out, continueResponse...)
 				c.sentContinue = true
 			}
+			data = c.chunk.trim(data)
 			break
 		}
 		if !closing {

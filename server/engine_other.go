@@ -112,6 +112,9 @@ func (c *fallbackConn) serve() {
 		case needContinue:
 			c.Write(continueResponse)
 		}
+		if outcome == needBody || outcome == needContinue {
+			buf = cp.trim(buf)
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 		}

@@ -26,8 +26,27 @@ var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 // body that has not all arrived; the zero value is at the start.
 type chunkProgress struct {
 	dec  http1.ChunkedDecoder
-	raw  int // bytes of the body's encoding consumed, after the head
+	raw  int // bytes of the body's encoding consumed, after the head, still in the input
 	body int // decoded bytes, moved to just after the head
+	// wire counts every byte of the body's encoding consumed, trimmed or
+	// not, against the bound on framing.
+	wire int64
+	// keep, after needBody or needContinue, is how many bytes at the
+	// start of the input still matter: every byte received was decoded
+	// (or is held by the decoder), so the framing behind the decoded body
+	// can go, and a body arriving in tiny chunks costs no more memory
+	// than its data. 0 means all of them.
+	keep int
+}
+
+// trim cuts data to the bytes that still matter after needBody or
+// needContinue (see keep); the caller keeps the result as its input.
+func (p *chunkProgress) trim(data []byte) []byte {
+	if p.keep > 0 && p.keep < len(data) {
+		data = data[:p.keep]
+	}
+	p.keep = 0
+	return data
 }
 
 // reset forgets the progress: called once the request that cp belongs to
@@ -79,10 +98,11 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 			}
 			body += copy(data[body:], chunk)
 			raw += k
+			cp.wire += int64(k)
 			if int64(body-n) > s.cfg.MaxBodyBytes ||
 				// Chunk framing may be far larger than the data it carries:
-				// bound the raw bytes too, not only the decoded ones.
-				int64(raw-n) > 2*s.cfg.MaxBodyBytes+int64(s.cfg.MaxHeaderBytes) {
+				// bound the bytes on the wire too, not only the decoded ones.
+				cp.wire > 2*s.cfg.MaxBodyBytes+int64(s.cfg.MaxHeaderBytes) {
 				cp.reset()
 				return badRequest, 0, 413
 			}
@@ -90,7 +110,8 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 				break
 			}
 			if raw == len(data) {
-				cp.raw, cp.body = raw-n, body-n
+				// All consumed: drop the framing behind the decoded body.
+				cp.raw, cp.body, cp.keep = body-n, body-n, body
 				if ctx.req.Expect100 {
 					return needContinue, n, 0
 				}
