@@ -73,6 +73,26 @@ type attacker struct {
 	bytes  atomic.Int64
 	wg     sync.WaitGroup
 	cancel context.CancelFunc
+	// nextRedial paces replacements (ns since the Unix epoch): the attack
+	// shares the generator's CPU, and thousands of goroutines redialing
+	// flat out would slow the load it is measuring, not the server.
+	nextRedial atomic.Int64
+}
+
+// maxRedials is how many cut connections an attack replaces per second.
+const maxRedials = 1000
+
+// waitRedial waits for the attack's next replacement slot.
+func (at *attacker) waitRedial(ctx context.Context) bool {
+	now := time.Now().UnixNano()
+	step := int64(time.Second / maxRedials)
+	slot := at.nextRedial.Add(step) - step
+	if slot < now {
+		// Idle slots are not saved up for a burst.
+		at.nextRedial.CompareAndSwap(slot+step, now+step)
+		return true
+	}
+	return sleepCtx(ctx, time.Duration(slot-now))
 }
 
 // startAttack starts a's connections, each in its own goroutine, after
@@ -106,7 +126,10 @@ func (at *attacker) keepOne(ctx context.Context, i int, delay time.Duration) {
 		return
 	}
 	d := net.Dialer{Timeout: 2 * time.Second}
-	for ctx.Err() == nil {
+	for first := true; ctx.Err() == nil; first = false {
+		if !first && !at.waitRedial(ctx) {
+			return
+		}
 		c, err := d.DialContext(ctx, "tcp", at.addr)
 		if err != nil {
 			if ctx.Err() == nil {

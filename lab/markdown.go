@@ -125,7 +125,7 @@ func writeAttacksMarkdown(b *strings.Builder, cells []Cell) {
 		}
 		if first {
 			b.WriteString("\n## Attacks beside the load\n\n" +
-				"Hostile connections are replaced as soon as the server closes them; \"cut\" counts those closes.\n\n" +
+				"Hostile connections the server closes are replaced (at most 1000 a second: the attack shares the load generator's CPUs); \"cut\" counts those closes.\n\n" +
 				"| server | scenario | attack | opened | cut | failed to connect | MB accepted |\n|---|---|---|---|---|---|---|\n")
 			first = false
 		}

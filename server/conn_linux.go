@@ -47,6 +47,10 @@ type conn struct {
 	// hang-up): with edge-triggered polling no new event will announce
 	// them, so the worker reads them itself.
 	moreToRead bool
+	// later: the connection is in its loop's list of sockets to read on
+	// (its turn ended before the socket was drained); hangup, if a hang-up
+	// was seen then.
+	later, laterHangup bool
 	reqStart   int64         // when the first byte of the request being read arrived; 0 between requests
 	headScan   int           // bytes of c.in known to hold no complete head
 	chunk      chunkProgress // decoding of a chunked body still arriving
@@ -222,9 +226,20 @@ func (l *loop) flushOut(c *conn) bool {
 	return true
 }
 
+// maxReadsPerTurn bounds the reads one connection gets each time the loop
+// turns to it (4 x 64 KiB).
+const maxReadsPerTurn = 4
+
 // readAndServe drains the socket and serves the requests it holds.
 func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
-	for {
+	for reads := 0; ; reads++ {
+		if reads == maxReadsPerTurn {
+			// A client that sends as fast as the loop reads (a large or
+			// endless body) gets a turn, not the loop: the rest is read
+			// after the other connections' events.
+			l.readLater(c, hangup)
+			return
+		}
 		n, err := unix.Read(c.fd, l.buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))

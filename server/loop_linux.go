@@ -37,6 +37,8 @@ type loop struct {
 
 	conns atomic.Int64 // connections this loop holds, for tests and balance checks
 
+	later, laterSpare []*conn // sockets whose turn ended before they were drained
+
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
 
@@ -75,7 +77,12 @@ func (l *loop) run() error {
 			l.closeIdleConns()
 		}
 		var err error
-		l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(l.wheel.next)))
+		if len(l.later) > 0 {
+			// Sockets wait for their next turn: look for events, do not wait.
+			l.events, err = l.poller.Poll(l.events[:0])
+		} else {
+			l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(l.wheel.next)))
+		}
 		if err != nil {
 			l.shutdownAll()
 			return err
@@ -93,6 +100,7 @@ func (l *loop) run() error {
 				}
 			}
 		}
+		l.readTheRest(now)
 		l.takeHandoffs()
 		if len(l.incoming) > 0 || l.e.acceptOne {
 			l.takeIncoming(now)
@@ -141,6 +149,36 @@ func (l *loop) accept(now int64) {
 		}
 		l.register(fd, now)
 	}
+}
+
+// readLater queues c, whose turn ended with bytes maybe left in its
+// socket, to be read once the current events are handled: with
+// edge-triggered polling no event would bring it back.
+func (l *loop) readLater(c *conn, hangup bool) {
+	c.laterHangup = c.laterHangup || hangup
+	if !c.later {
+		c.later = true
+		l.later = append(l.later, c)
+	}
+}
+
+// readTheRest gives the queued connections their next turn.
+func (l *loop) readTheRest(now int64) {
+	if len(l.later) == 0 {
+		return
+	}
+	list := l.later
+	l.later = l.laterSpare[:0]
+	for i, c := range list {
+		list[i] = nil
+		c.later = false
+		hangup := c.laterHangup
+		c.laterHangup = false
+		if c.state.Load() == stIdle && len(c.out) == 0 {
+			l.readAndServe(c, hangup, now)
+		}
+	}
+	l.laterSpare = list[:0]
 }
 
 // register makes the accepted socket fd a connection of this loop.

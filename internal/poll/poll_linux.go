@@ -187,6 +187,20 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 	return p.convert(dst, n), nil
 }
 
+// Poll returns the events ready now, without waiting.
+func (p *Poller) Poll(dst []Event) ([]Event, error) {
+	for {
+		n, err := unix.EpollWait(p.epfd, p.raw, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return dst, fmt.Errorf("epoll_wait: %w", err)
+		}
+		return p.convert(dst, n), nil
+	}
+}
+
 // Close releases the epoll instance and the wake-up descriptor.
 func (p *Poller) Close() error {
 	unix.Close(p.wakefd)

@@ -33,5 +33,8 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 	return dst, ErrUnsupported
 }
 
+// Poll returns ErrUnsupported.
+func (p *Poller) Poll(dst []Event) ([]Event, error) { return dst, ErrUnsupported }
+
 // Close is a no-op on this platform.
 func (p *Poller) Close() error { return nil }
