@@ -51,10 +51,10 @@ type conn struct {
 	// (its turn ended before the socket was drained); hangup, if a hang-up
 	// was seen then.
 	later, laterHangup bool
-	reqStart   int64         // when the first byte of the request being read arrived; 0 between requests
-	headScan   int           // bytes of c.in known to hold no complete head
-	chunk      chunkProgress // decoding of a chunked body still arriving
-	task       func()
+	reqStart           int64         // when the first byte of the request being read arrived; 0 between requests
+	headScan           int           // bytes of c.in known to hold no complete head
+	chunk              chunkProgress // decoding of a chunked body still arriving
+	task               func()
 
 	// For a worker waiting for the socket to accept more of a response.
 	waiting atomic.Bool
