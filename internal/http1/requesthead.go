@@ -63,7 +63,9 @@ type Limits struct {
 // starts at buf[n:] and is framed as h.BodyKind says. It returns ErrIncomplete
 // if buf does not yet hold a full head and is shorter than the head limit,
 // and otherwise an error for which StatusForError gives the status to answer
-// before closing the connection. A head of exactly MaxHeadBytes is accepted.
+// before closing the connection. A head of exactly MaxHeadBytes is accepted;
+// a longer one is ErrURITooLong if the limit falls inside the request-target
+// and ErrHeadTooLarge otherwise.
 //
 // The parser is strict where a lenient one would let two implementations
 // disagree about a request (RFC 9112 section 11.2, request smuggling):
@@ -110,6 +112,9 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 
 	next, err := h.parseRequestLine(b)
 	if err == ErrIncomplete {
+		if len(buf) >= maxHead && endsInTarget(b) {
+			return 0, ErrURITooLong
+		}
 		return 0, incomplete(len(buf), maxHead)
 	}
 	if err != nil {
@@ -182,6 +187,7 @@ func (h *RequestHead) BodyKind() BodyKind {
 // (or from a ChunkedDecoder reading the request body):
 //
 //   - 431 for ErrHeadTooLarge and ErrTooManyHeaders,
+//   - 414 for ErrURITooLong,
 //   - 505 for ErrBadVersion,
 //   - 501 for ErrUnsupportedTE,
 //   - 400 for every other parse error (IsMalformed reports true),
@@ -195,6 +201,8 @@ func StatusForError(err error) int {
 		return 0
 	case errors.Is(err, ErrHeadTooLarge), errors.Is(err, ErrTooManyHeaders):
 		return 431
+	case errors.Is(err, ErrURITooLong):
+		return 414
 	case errors.Is(err, ErrBadVersion):
 		return 505
 	case errors.Is(err, ErrUnsupportedTE):

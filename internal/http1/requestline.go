@@ -178,3 +178,15 @@ func validPercent(b []byte) bool {
 func isHex(c byte) bool {
 	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// endsInTarget reports whether b, a request line that parseRequestLine found
+// incomplete, ends inside the request-target: after the space that follows
+// the method, before another. It runs only when the head limit is reached.
+func endsInTarget(b []byte) bool {
+	i := 0
+	for i+1 < len(b) && b[i] == '\r' && b[i+1] == '\n' {
+		i += 2
+	}
+	sp := bytes.IndexByte(b[i:], ' ')
+	return sp > 0 && bytes.IndexByte(b[i+sp+1:], ' ') < 0
+}
