@@ -48,6 +48,11 @@ var (
 	// request-target: RFC 9112 section 3 asks for 414 then.
 	ErrURITooLong = errors.New("http1: request-target too long")
 
+	// ErrMethodTooLong means the head limit was reached inside the method,
+	// which is then longer than any this server implements: RFC 9112
+	// section 3 asks for 501.
+	ErrMethodTooLong = errors.New("http1: method too long")
+
 	// ErrTooManyHeaders means a request head has more header fields than
 	// the caller allowed.
 	ErrTooManyHeaders = errors.New("http1: too many header fields")
@@ -79,6 +84,7 @@ var parseErrors = [...]error{
 	ErrTrailerTooLarge,
 	ErrBadRequestLine,
 	ErrURITooLong,
+	ErrMethodTooLong,
 	ErrTooManyHeaders,
 	ErrBadHost,
 	ErrBadTransferEncoding,
