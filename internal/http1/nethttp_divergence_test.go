@@ -32,6 +32,9 @@ type divergence struct {
 	// asks this package's parser why it refused: the predicate must explain
 	// the refusal on its own.
 	applies func(j *judgement) bool
+	// errs are the errors this package may refuse such an input with
+	// (gustRefuses only): a refusal for another reason is not excused.
+	errs []error
 	// bridged divergences are not excused after the fact: judge removes
 	// the difference from the input before giving it to net/http.
 	bridged bool
@@ -118,6 +121,7 @@ var divergences = []divergence{
 		// framing, because a front end that does not would frame the
 		// message differently (RFC 9112 section 11.2).
 		name: "bareLF", dir: gustRefuses, rfc: "RFC 9112 sections 2.2 and 11.2",
+		errs: []error{ErrBadRequestLine, ErrBadHeader, ErrBadChunk},
 		applies: func(j *judgement) bool {
 			_, trailer := netChunks(j)
 			return hasBareLF(netHead(j)) || hasBareLF(trailer)
@@ -129,6 +133,7 @@ var divergences = []divergence{
 		// request MUST either reject it with 400 or replace it with SP;
 		// this package rejects it. net/http joins the lines.
 		name: "obsFold", dir: gustRefuses, rfc: "RFC 9112 section 5.2",
+		errs: []error{ErrBadHeader, ErrBadChunk},
 		applies: func(j *judgement) bool {
 			return slices.ContainsFunc(netFieldLines(j), func(l string) bool { return l[0] == ' ' || l[0] == '\t' })
 		},
@@ -141,6 +146,7 @@ var divergences = []divergence{
 		// spaces and does not canonicalise it, so "Content-Length :" is no
 		// Content-Length to it, the classic smuggling vector.
 		name: "spaceInFieldName", dir: gustRefuses, rfc: "RFC 9112 section 5.1",
+		errs: []error{ErrBadHeader, ErrBadChunk},
 		applies: func(j *judgement) bool {
 			return slices.ContainsFunc(netFieldLines(j), func(l string) bool {
 				name, _, _ := strings.Cut(l, ":")
@@ -154,6 +160,7 @@ var divergences = []divergence{
 		// other than 1 gets 505. http.ReadRequest accepts any HTTP/d.d and
 		// leaves the check to its server.
 		name: "majorVersionNot1", dir: gustRefuses, rfc: "RFC 9110 section 15.6.6",
+		errs:    []error{ErrBadVersion},
 		applies: func(j *judgement) bool { return j.net.req.ProtoMajor != 1 },
 		example: "GET / HTTP/2.0\r\nHost: a\r\n\r\n",
 	},
@@ -162,6 +169,7 @@ var divergences = []divergence{
 		// HTTP/1.1 request without a Host field. http.ReadRequest leaves
 		// the check to its server.
 		name: "missingHost", dir: gustRefuses, rfc: "RFC 9112 section 3.2",
+		errs: []error{ErrBadHost},
 		applies: func(j *judgement) bool {
 			return j.net.req.ProtoMajor == 1 && j.net.req.ProtoMinor >= 1 && len(netFieldValues(j, "host")) == 0
 		},
@@ -174,6 +182,7 @@ var divergences = []divergence{
 		// hosts, IPv6 zones and IPvFuture (see validAuthority).
 		// http.ReadRequest does not look at the value.
 		name: "invalidHost", dir: gustRefuses, rfc: "RFC 9112 section 3.2, RFC 9110 section 7.2",
+		errs: []error{ErrBadHost},
 		applies: func(j *judgement) bool {
 			return slices.ContainsFunc(netFieldValues(j, "host"), func(v string) bool {
 				return v != "" && !isHostPort(v, false)
@@ -186,6 +195,7 @@ var divergences = []divergence{
 		// VCHARs and has no fragment. net/url takes a '#' and non-ASCII
 		// bytes into the path.
 		name: "targetByteOutsideGrammar", dir: gustRefuses, rfc: "RFC 9112 section 3.2, RFC 3986 section 3",
+		errs: []error{ErrBadRequestLine},
 		applies: func(j *judgement) bool {
 			return strings.ContainsFunc(j.net.req.RequestURI, func(r rune) bool { return r == '#' || r >= 0x80 })
 		},
@@ -194,6 +204,7 @@ var divergences = []divergence{
 	{
 		// RFC 9112 section 3.2.4: the asterisk-form is only for OPTIONS.
 		name: "asteriskFormNotOptions", dir: gustRefuses, rfc: "RFC 9112 section 3.2.4",
+		errs:    []error{ErrBadRequestLine},
 		applies: func(j *judgement) bool { return j.net.req.RequestURI == "*" && j.net.req.Method != "OPTIONS" },
 		example: "GET * HTTP/1.1\r\nHost: a\r\n\r\n",
 	},
@@ -205,6 +216,7 @@ var divergences = []divergence{
 		// scheme, opaque URIs (so "example.com:80" with GET) and empty
 		// hosts.
 		name: "absoluteFormNotHTTP", dir: gustRefuses, rfc: "RFC 9112 section 3.2.2, RFC 9110 section 4.2",
+		errs: []error{ErrBadRequestLine},
 		applies: func(j *judgement) bool {
 			req := j.net.req
 			t := req.RequestURI
@@ -227,6 +239,7 @@ var divergences = []divergence{
 		// RFC 9110 section 4.2.4: a recipient SHOULD treat userinfo in an
 		// http(s) URI as an error.
 		name: "userinfoInTarget", dir: gustRefuses, rfc: "RFC 9110 section 4.2.4",
+		errs:    []error{ErrBadRequestLine},
 		applies: func(j *judgement) bool { return j.net.req.URL.User != nil },
 		example: "GET http://u@a/ HTTP/1.1\r\nHost: a\r\n\r\n",
 	},
@@ -235,6 +248,7 @@ var divergences = []divergence{
 		// target is the authority-form uri-host ":" port. net/http also
 		// takes a path (for net/rpc) and an authority without a port.
 		name: "connectTargetNotHostPort", dir: gustRefuses, rfc: "RFC 9112 section 3.2.3",
+		errs: []error{ErrBadRequestLine},
 		applies: func(j *judgement) bool {
 			return j.net.req.Method == "CONNECT" && !isHostPort(j.net.req.RequestURI, true)
 		},
@@ -246,6 +260,7 @@ var divergences = []divergence{
 		// connection after it if not; net/http lets Transfer-Encoding win.
 		// Refusing leaves no room for a front end that chose otherwise.
 		name: "contentLengthWithTransferEncoding", dir: gustRefuses, rfc: "RFC 9112 sections 6.1 and 6.3",
+		errs: []error{ErrBadTransferEncoding},
 		applies: func(j *judgement) bool {
 			return len(netFieldValues(j, "transfer-encoding")) > 0 && len(netFieldValues(j, "content-length")) > 0
 		},
@@ -256,6 +271,7 @@ var divergences = []divergence{
 		// means the framing is faulty. net/http ignores the field and
 		// frames by Content-Length.
 		name: "transferEncodingInHTTP10", dir: gustRefuses, rfc: "RFC 9112 section 6.1",
+		errs: []error{ErrBadTransferEncoding},
 		applies: func(j *judgement) bool {
 			return j.net.req.ProtoMinor == 0 && len(netFieldValues(j, "transfer-encoding")) > 0
 		},
@@ -266,6 +282,7 @@ var divergences = []divergence{
 		// than it wishes to process (431, RFC 6585); this package's default
 		// is DefaultMaxHeaders fields. http.ReadRequest sets no limit.
 		name: "tooManyFields", dir: gustRefuses, rfc: "RFC 9110 section 5.4",
+		errs:    []error{ErrTooManyHeaders},
 		applies: func(j *judgement) bool { return len(netFieldLines(j)) > DefaultMaxHeaders },
 		example: "GET / HTTP/1.1\r\nHost: a\r\n" + strings.Repeat("X: y\r\n", DefaultMaxHeaders) + "\r\n",
 	},
@@ -273,6 +290,7 @@ var divergences = []divergence{
 		// RFC 9110 section 5.4: likewise for the size of the head, by
 		// default DefaultMaxHead bytes.
 		name: "headTooLarge", dir: gustRefuses, rfc: "RFC 9110 section 5.4",
+		errs:    []error{ErrHeadTooLarge, ErrURITooLong, ErrMethodTooLong},
 		applies: func(j *judgement) bool { return j.skipped+j.net.headEnd > DefaultMaxHead },
 		example: "GET / HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("y", DefaultMaxHead) + "\r\n\r\n",
 	},
@@ -281,6 +299,7 @@ var divergences = []divergence{
 		// only come before a chunk extension. net/http trims whitespace at
 		// the end of a chunk line.
 		name: "chunkSizeTrailingWhitespace", dir: gustRefuses, rfc: "RFC 9112 section 7.1",
+		errs: []error{ErrBadChunk},
 		applies: func(j *judgement) bool {
 			lines, _ := netChunks(j)
 			return slices.ContainsFunc(lines, func(l string) bool {
@@ -295,6 +314,7 @@ var divergences = []divergence{
 		// refuses them (it does not check the finer grammar); net/http
 		// ignores everything after ";".
 		name: "controlByteInChunkExtension", dir: gustRefuses, rfc: "RFC 9112 section 7.1.1",
+		errs: []error{ErrBadChunk},
 		applies: func(j *judgement) bool {
 			lines, _ := netChunks(j)
 			return slices.ContainsFunc(lines, func(l string) bool {
@@ -431,6 +451,9 @@ func isHostPort(s string, needPort bool) bool {
 func TestDivergencesFromNetHTTP(t *testing.T) {
 	for _, d := range divergences {
 		t.Run(d.name+" is a disagreement only it explains", func(t *testing.T) {
+			if (d.dir == gustRefuses) != (len(d.errs) > 0) {
+				t.Fatalf("errs %v: a divergence where this package refuses must name its errors, and only such a one", d.errs)
+			}
 			in := []byte(d.example)
 			gustErr, netErr := readGust(in).err, readNetHTTP(in).err
 			switch {

@@ -140,11 +140,12 @@ func judge(in []byte) *judgement {
 }
 
 // excuse looks for the divergences of the given direction that apply to the
-// input, and records the problem if none does.
+// input (and, where this package refuses, to its error), and records the
+// problem if none does.
 func (j *judgement) excuse(dir direction, problem string) {
 	found := false
 	for _, d := range divergences {
-		if d.dir == dir && d.applies(j) {
+		if d.dir == dir && !d.bridged && d.applies(j) && (dir == netHTTPRefuses || slices.Contains(d.errs, j.gust.err)) {
 			j.excuses = append(j.excuses, d.name)
 			found = true
 		}
