@@ -28,9 +28,11 @@ type divergence struct {
 	rfc string
 	// applies reports whether the input shows this difference. For
 	// gustRefuses it looks at the input and net/http's reading of it, which
-	// exists; for netHTTPRefuses at net/http's error and the input. It never
-	// asks this package's parser why it refused: the predicate must explain
-	// the refusal on its own.
+	// exists; for netHTTPRefuses at net/http's error and the input (as this
+	// package, which accepted it, read it). It never asks this package's
+	// parser why it refused: the predicate must explain the refusal on its
+	// own. For a bridged divergence it only sees how many bytes judge
+	// skipped.
 	applies func(j *judgement) bool
 	// errs are the errors this package may refuse such an input with
 	// (gustRefuses only): a refusal for another reason is not excused.

@@ -120,8 +120,10 @@ type judgement struct {
 func judge(in []byte) *judgement {
 	j := &judgement{gust: readGust(in)}
 	j.skipped = emptyLinesBefore(in)
-	if j.skipped > 0 {
-		j.excuses = append(j.excuses, "emptyLinesBeforeRequestLine")
+	for _, d := range divergences {
+		if d.bridged && d.applies(j) {
+			j.excuses = append(j.excuses, d.name)
+		}
 	}
 	j.in = in[j.skipped:]
 	j.net = readNetHTTP(j.in)
