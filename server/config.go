@@ -81,8 +81,9 @@ type Config struct {
 	// means 120s.
 	IdleTimeout time.Duration
 
-	// MaxHeaderBytes bounds a request's head; larger heads get 431. Zero
-	// means 64 KiB.
+	// MaxHeaderBytes bounds a request's head; larger heads get 431 (414
+	// when the limit falls inside the request-target, 501 inside the
+	// method). Zero means 64 KiB.
 	MaxHeaderBytes int
 	// MaxBodyBytes bounds a request's body; larger bodies get 413 without
 	// being read whole. Zero means 8 MiB.

@@ -44,6 +44,15 @@ var (
 	// request-target of the form the method calls for.
 	ErrBadRequestLine = errors.New("http1: malformed request line")
 
+	// ErrURITooLong means the head limit was reached inside the
+	// request-target: RFC 9112 section 3 asks for 414 then.
+	ErrURITooLong = errors.New("http1: request-target too long")
+
+	// ErrMethodTooLong means the head limit was reached inside the method,
+	// which is then longer than any this server implements: RFC 9112
+	// section 3 asks for 501.
+	ErrMethodTooLong = errors.New("http1: method too long")
+
 	// ErrTooManyHeaders means a request head has more header fields than
 	// the caller allowed.
 	ErrTooManyHeaders = errors.New("http1: too many header fields")
@@ -74,6 +83,8 @@ var parseErrors = [...]error{
 	ErrChunkExtTooLong,
 	ErrTrailerTooLarge,
 	ErrBadRequestLine,
+	ErrURITooLong,
+	ErrMethodTooLong,
 	ErrTooManyHeaders,
 	ErrBadHost,
 	ErrBadTransferEncoding,

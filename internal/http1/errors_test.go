@@ -26,6 +26,8 @@ func TestIsMalformed(t *testing.T) {
 		{"ErrBadChunk is malformed", ErrBadChunk, true},
 		{"ErrChunkExtTooLong is malformed", ErrChunkExtTooLong, true},
 		{"ErrTrailerTooLarge is malformed", ErrTrailerTooLarge, true},
+		{"ErrURITooLong is malformed", ErrURITooLong, true},
+		{"ErrMethodTooLong is malformed", ErrMethodTooLong, true},
 		{"a wrapped parse error is malformed", fmt.Errorf("conn 3: %w", ErrBadChunk), true},
 	}
 	for _, c := range cases {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Request describes a request to serialize once and send many times.
@@ -117,8 +116,11 @@ func methodWantsBody(method string) bool {
 }
 
 // ValidateHeader reports whether a header name is a valid token and the
-// value has no CR, LF or NUL. It is meant for user input, before building a
-// Request; its error says what is wrong and may allocate.
+// value is valid field content: no control character but HTAB, so no CR,
+// LF, NUL or DEL (RFC 9110 section 5.5, which lets recipients refuse the
+// others too, as this package's ParseRequestHead and net/http do). It is
+// meant for user input, before building a Request; its error says what is
+// wrong and may allocate.
 func ValidateHeader(name, value string) error {
 	if name == "" {
 		return errors.New("http1: empty header name: give a name before the colon")
@@ -126,8 +128,10 @@ func ValidateHeader(name, value string) error {
 	if !isToken(name) {
 		return fmt.Errorf("http1: header name %q is not a token: use only letters, digits and !#$%%&'*+-.^_`|~", name)
 	}
-	if i := strings.IndexAny(value, "\r\n\x00"); i >= 0 {
-		return fmt.Errorf("http1: value of header %s has %q at byte %d: remove CR, LF and NUL characters", name, value[i], i)
+	for i := 0; i < len(value); i++ {
+		if !textByte[value[i]] {
+			return fmt.Errorf("http1: value of header %s has %q at byte %d: remove control characters (CR, LF, NUL, DEL and the like; tab is allowed)", name, value[i], i)
+		}
 	}
 	return nil
 }

@@ -147,6 +147,10 @@ func TestValidateHeader(t *testing.T) {
 		{"a value with LF is invalid", "X", "a\nb", false},
 		{"a value with CRLF smuggling a header is invalid", "X", "a\r\nEvil: 1", false},
 		{"a value with NUL is invalid", "X", "a\x00b", false},
+		{"a value with another control byte is invalid", "X", "a\x01b", false},
+		{"a value with ESC is invalid", "X", "\x1b[31m", false},
+		{"a value with DEL is invalid", "X", "a\x7fb", false},
+		{"a value with obs-text is valid", "X", "\xff", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

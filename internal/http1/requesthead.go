@@ -63,7 +63,10 @@ type Limits struct {
 // starts at buf[n:] and is framed as h.BodyKind says. It returns ErrIncomplete
 // if buf does not yet hold a full head and is shorter than the head limit,
 // and otherwise an error for which StatusForError gives the status to answer
-// before closing the connection. A head of exactly MaxHeadBytes is accepted.
+// before closing the connection. A head of exactly MaxHeadBytes is accepted;
+// a longer one is ErrMethodTooLong if the limit falls inside the method,
+// ErrURITooLong if it falls inside the request-target, and ErrHeadTooLarge
+// otherwise.
 //
 // The parser is strict where a lenient one would let two implementations
 // disagree about a request (RFC 9112 section 11.2, request smuggling):
@@ -110,6 +113,14 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 
 	next, err := h.parseRequestLine(b)
 	if err == ErrIncomplete {
+		if len(buf) >= maxHead {
+			switch limitEndsIn(b) {
+			case inMethod:
+				return 0, ErrMethodTooLong
+			case inTarget:
+				return 0, ErrURITooLong
+			}
+		}
 		return 0, incomplete(len(buf), maxHead)
 	}
 	if err != nil {
@@ -182,8 +193,9 @@ func (h *RequestHead) BodyKind() BodyKind {
 // (or from a ChunkedDecoder reading the request body):
 //
 //   - 431 for ErrHeadTooLarge and ErrTooManyHeaders,
+//   - 414 for ErrURITooLong,
 //   - 505 for ErrBadVersion,
-//   - 501 for ErrUnsupportedTE,
+//   - 501 for ErrUnsupportedTE and ErrMethodTooLong,
 //   - 400 for every other parse error (IsMalformed reports true),
 //   - 0 for nil, ErrIncomplete and errors that are not parse errors, such
 //     as I/O errors: there is nothing to answer, or no one to answer to.
@@ -195,9 +207,11 @@ func StatusForError(err error) int {
 		return 0
 	case errors.Is(err, ErrHeadTooLarge), errors.Is(err, ErrTooManyHeaders):
 		return 431
+	case errors.Is(err, ErrURITooLong):
+		return 414
 	case errors.Is(err, ErrBadVersion):
 		return 505
-	case errors.Is(err, ErrUnsupportedTE):
+	case errors.Is(err, ErrUnsupportedTE), errors.Is(err, ErrMethodTooLong):
 		return 501
 	case IsMalformed(err):
 		return 400

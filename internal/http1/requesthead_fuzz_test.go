@@ -35,7 +35,7 @@ func FuzzParseRequestHead(f *testing.F) {
 			switch {
 			case err == ErrIncomplete && len(buf) >= headLimit:
 				t.Fatalf("ErrIncomplete for %d bytes with MaxHeadBytes %d", len(buf), headLimit)
-			case err != ErrIncomplete && status != 400 && status != 431 && status != 501 && status != 505:
+			case err != ErrIncomplete && status != 400 && status != 414 && status != 431 && status != 501 && status != 505:
 				t.Fatalf("unexpected error %v (status %d)", err, status)
 			}
 		} else {

@@ -178,3 +178,31 @@ func validPercent(b []byte) bool {
 func isHex(c byte) bool {
 	return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// Parts of a request line, for limitEndsIn.
+const (
+	beforeMethod = iota // in the empty lines before the request line
+	inMethod
+	inTarget
+	inVersion
+)
+
+// limitEndsIn tells in which part of the request line b ends, b being a
+// request line that parseRequestLine found incomplete. It runs only when the
+// head limit is reached, to choose the status.
+func limitEndsIn(b []byte) int {
+	i := 0
+	for i+1 < len(b) && b[i] == '\r' && b[i+1] == '\n' {
+		i += 2
+	}
+	sp := bytes.IndexByte(b[i:], ' ')
+	switch {
+	case i == len(b) || b[i] == '\r':
+		return beforeMethod
+	case sp < 0:
+		return inMethod
+	case bytes.IndexByte(b[i+sp+1:], ' ') < 0:
+		return inTarget
+	}
+	return inVersion
+}
