@@ -85,6 +85,7 @@ func (c *fallbackConn) serve() {
 	buf := make([]byte, 0, 4096)
 	var out []byte
 	var cp chunkProgress
+	sentContinue := false // for the request being read
 	c.SetReadDeadline(time.Now().Add(s.cfg.ReadHeaderTimeout))
 	for {
 		outcome, total, status := s.nextRequest(buf, ctx, &cp)
@@ -98,6 +99,7 @@ func (c *fallbackConn) serve() {
 			ctx.rest = buf[total:]
 			out = s.serve(ctx, out[:0])
 			cp.reset()
+			sentContinue = false
 			if ctx.hijacked {
 				c.hijacked = true // the handler closes it
 				return
@@ -110,7 +112,10 @@ func (c *fallbackConn) serve() {
 			c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 			continue
 		case needContinue:
-			c.Write(continueResponse)
+			if !sentContinue {
+				c.Write(continueResponse)
+				sentContinue = true
+			}
 		}
 		if outcome == needBody || outcome == needContinue {
 			buf = cp.trim(buf)
