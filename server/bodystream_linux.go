@@ -168,7 +168,7 @@ func (b *bodyStream) fill(p []byte) (int, error) {
 		}
 	}()
 	for {
-		n, err := unix.Read(c.fd, p)
+		n, err := sockRead(c.fd, p)
 		switch {
 		case n > 0:
 			c.l.srv.counters.bytesIn.Add(int64(n))

@@ -204,7 +204,7 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 func (l *loop) flushOut(c *conn) bool {
 	written := 0
 	for written < len(c.out) {
-		n, err := unix.Write(c.fd, c.out[written:])
+		n, err := sockWrite(c.fd, c.out[written:])
 		if n > 0 {
 			l.srv.counters.bytesOut.Add(int64(n))
 			written += n
@@ -240,7 +240,7 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 			l.readLater(c, hangup)
 			return
 		}
-		n, err := unix.Read(c.fd, l.buf)
+		n, err := sockRead(c.fd, l.buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
 			data := l.buf[:n]
@@ -374,7 +374,7 @@ func (l *loop) writeOut(c *conn) bool {
 	p := l.out
 	l.out = p[:0]
 	for len(p) > 0 {
-		n, err := unix.Write(c.fd, p)
+		n, err := sockWrite(c.fd, p)
 		if n > 0 {
 			l.srv.counters.bytesOut.Add(int64(n))
 			p = p[n:]
@@ -599,7 +599,7 @@ func (c *conn) readMore() bool {
 		if cap(c.in)-len(c.in) < 4096 {
 			c.in = append(c.in, make([]byte, 4096)...)[:len(c.in)]
 		}
-		n, err := unix.Read(c.fd, c.in[len(c.in):min(cap(c.in), limit)])
+		n, err := sockRead(c.fd, c.in[len(c.in):min(cap(c.in), limit)])
 		if n > 0 {
 			c.l.srv.counters.bytesIn.Add(int64(n))
 			c.in = c.in[:len(c.in)+n]
@@ -630,7 +630,7 @@ func (c *conn) writeAll(p []byte) error {
 		}
 	}()
 	for len(p) > 0 {
-		n, err := unix.Write(c.fd, p)
+		n, err := sockWrite(c.fd, p)
 		if n > 0 {
 			c.l.srv.counters.bytesOut.Add(int64(n))
 			p = p[n:]
