@@ -19,6 +19,40 @@ type Attack struct {
 	// Connections is how many hostile connections are kept open: one that
 	// the server closes is replaced at once.
 	Connections int `json:"connections"`
+	// Sink, for a control run, sends the attack to a listener of gust
+	// bench's own instead of the server: what the load's numbers lose
+	// then is the attack's cost to the generator, not to the server.
+	Sink bool `json:"sink,omitempty"`
+}
+
+// startSink listens on loopback and reads and discards whatever arrives
+// on the connections it accepts, until ctx ends.
+func startSink(ctx context.Context) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("attack sink: %w", err)
+	}
+	context.AfterFunc(ctx, func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			stop := context.AfterFunc(ctx, func() { c.Close() })
+			go func() {
+				defer stop()
+				defer c.Close()
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), nil
 }
 
 // The attacks.

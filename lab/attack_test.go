@@ -48,3 +48,20 @@ func TestAttacksAreCutByTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestAttackAtASinkLeavesTheServerAlone: a control attack goes to the
+// sink, not to the server.
+func TestAttackAtASinkLeavesTheServerAlone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, err := startSink(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := startAttack(ctx, Attack{Kind: AttackSlowloris, Connections: 5, Sink: true}, addr, 0)
+	time.Sleep(1300 * time.Millisecond) // the first connections are spread over a second
+	st := at.stop()
+	if st.Opened != 5 || st.Cut != 0 || st.Bytes == 0 {
+		t.Errorf("stats %+v: want 5 connections held by the sink, bytes sent, none cut", st)
+	}
+}

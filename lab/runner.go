@@ -132,6 +132,9 @@ func (r *Runner) runCell(ctx context.Context, srv Server, sc Scenario) Cell {
 	}
 	if sc.Attack != nil {
 		base.Attack = fmt.Sprintf("%d %s", sc.Attack.Connections, sc.Attack.Kind)
+		if sc.Attack.Sink {
+			base.Attack += " (at a sink, a control)"
+		}
 	}
 	if srv.Missing != "" {
 		base.Error = srv.Missing
@@ -195,7 +198,15 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 		}
 		// The load connects in the first moments of its warmup; the attack
 		// comes once those connections are up.
-		at = startAttack(ctx, *sc.Attack, u.Host, min(time.Duration(sc.Warmup)/2, time.Second))
+		target := u.Host
+		if sc.Attack.Sink {
+			sctx, stopSink := context.WithCancel(ctx)
+			defer stopSink()
+			if target, err = startSink(sctx); err != nil {
+				return err
+			}
+		}
+		at = startAttack(ctx, *sc.Attack, target, min(time.Duration(sc.Warmup)/2, time.Second))
 	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	s := startSampler(sctx, pid, debug, 100*time.Millisecond)

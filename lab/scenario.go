@@ -66,6 +66,9 @@ func (s Scenario) Group() string {
 	}
 	if s.Attack != nil {
 		g += fmt.Sprintf(", beside %d %s connections", s.Attack.Connections, s.Attack.Kind)
+		if s.Attack.Sink {
+			g += " sent elsewhere (control)"
+		}
 	}
 	return g
 }
