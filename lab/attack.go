@@ -135,6 +135,14 @@ func (at *attacker) waitRedial(ctx context.Context) bool {
 func startAttack(ctx context.Context, a Attack, addr string, delay time.Duration) *attacker {
 	ctx, cancel := context.WithCancel(ctx)
 	at := &attacker{a: a, addr: addr, cancel: cancel}
+	if a.Kind == AttackSlowloris {
+		at.wg.Add(1)
+		go func() {
+			defer at.wg.Done()
+			at.slowloris(ctx, delay)
+		}()
+		return at
+	}
 	for i := 0; i < a.Connections; i++ {
 		at.wg.Add(1)
 		go func() {
@@ -204,17 +212,6 @@ func (at *attacker) feed(ctx context.Context, c net.Conn) bool {
 		}
 	}
 	switch at.a.Kind {
-	case AttackSlowloris:
-		head := "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 1<<16)
-		buf := make([]byte, 512)
-		for i := 0; i < len(head) && write([]byte(head[i:i+1])); i++ {
-			// Wait a second by reading: a server that gives up on us is
-			// seen at once (an answer such as 408, or the close).
-			c.SetReadDeadline(time.Now().Add(time.Second))
-			if _, err := c.Read(buf); !isTimeout(err) {
-				break
-			}
-		}
 	case AttackIdle:
 		// Nothing to send: wait for the server to close it.
 		c.SetReadDeadline(time.Time{})

@@ -30,7 +30,13 @@ func TestAttacksAreCutByTheServer(t *testing.T) {
 			defer s.Close()
 
 			at := startAttack(context.Background(), Attack{Kind: kind, Connections: 10}, s.Addr().String(), 0)
-			time.Sleep(1500 * time.Millisecond)
+			// A slowloris connection learns it was cut at its next write
+			// but one (a byte a second).
+			wait := 1500 * time.Millisecond
+			if kind == AttackSlowloris {
+				wait = 3500 * time.Millisecond
+			}
+			time.Sleep(wait)
 			done := make(chan AttackStats, 1)
 			go func() { done <- at.stop() }()
 			var st AttackStats
