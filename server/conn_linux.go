@@ -292,7 +292,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	kept := false // the start of a request waits in c.in for more bytes
 	for len(data) > 0 {
 		outcome, total, status := s.nextRequest(data, l.ctx, &c.chunk)
-		if s.cfg.Mode == Pooled && (outcome == gotRequest || s.streamBodies && (outcome == needBody || outcome == needContinue)) {
+		if s.cfg.Mode == Pooled && (outcome == gotRequest || s.streamsBody(outcome)) {
 			if len(out) > 0 {
 				l.out = out
 				if !l.writeOut(c) {
@@ -421,7 +421,7 @@ func (c *conn) serveWork() {
 		closing := false
 		for len(data) > 0 {
 			outcome, total, status := s.nextRequest(data, ctx, &c.chunk)
-			if s.streamBodies && (outcome == needBody || outcome == needContinue) {
+			if s.streamsBody(outcome) {
 				// Earlier responses go first: the handler may Flush, and
 				// reading the body may send 100 Continue.
 				if len(out) > 0 {

@@ -210,6 +210,13 @@ func appendError(dst []byte, status int) []byte {
 	return append(dst, text...)
 }
 
+// streamsBody reports whether a request whose head is in and whose body is
+// still arriving (needBody, needContinue) is served now, its body read as
+// the handler goes, rather than once the body is all in.
+func (s *Server) streamsBody(o parseOutcome) bool {
+	return s.streamBodies && (o == needBody || o == needContinue)
+}
+
 // String describes an outcome, for test failures.
 func (o parseOutcome) String() string {
 	return fmt.Sprint([...]string{"needMore", "needBody", "needContinue", "gotRequest", "badRequest"}[o])

@@ -102,7 +102,7 @@ func (l *loop) run() error {
 		}
 		l.readTheRest(now)
 		l.takeHandoffs()
-		if len(l.incoming) > 0 || l.e.acceptOne {
+		if l.e.acceptOne { // only then do other loops hand sockets over
 			l.takeIncoming(now)
 		}
 		if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
