@@ -40,16 +40,4 @@ var chunkExtCases = []chunkCase{
 	{name: "a quote inside a token value is refused", in: "5;a=b\"c\"\r\nhello\r\n0\r\n\r\n", err: ErrBadChunk, consumed: 5},
 }
 
-func TestChunkExtensionGrammar(t *testing.T) {
-	for _, c := range chunkExtCases {
-		t.Run(c.name, func(t *testing.T) {
-			in := []byte(c.in)
-			c.check(t, decodeSplit(t, in, nil), "in one piece")
-			bytewise := make([]int, len(in))
-			for i := range bytewise {
-				bytewise[i] = i
-			}
-			c.check(t, decodeSplit(t, in, bytewise), "byte by byte")
-		})
-	}
-}
+func TestChunkExtensionGrammar(t *testing.T) { checkChunkCases(t, chunkExtCases) }
