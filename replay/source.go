@@ -224,7 +224,7 @@ func newSource(name string, opts Options, reopen func() (io.ReadCloser, error)) 
 		return nil, fmt.Errorf("bad host %q", opts.Host)
 	}
 	for i, m := range opts.Methods {
-		if !isToken([]byte(m)) {
+		if !http1.IsToken(m) {
 			return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", m)
 		}
 		opts.Methods[i] = strings.ToUpper(m)
@@ -669,7 +669,7 @@ func (st *stage) compact() {
 // gets its own Host, and framing and connection management are gust's.
 func dropped(name []byte) bool {
 	for _, d := range droppedHeaders {
-		if equalFold(name, d) {
+		if http1.EqualFold(name, d) {
 			return true
 		}
 	}
@@ -684,23 +684,11 @@ var droppedHeaders = []string{
 // overridden reports whether an Options.Header field replaces name.
 func (s *Source) overridden(name []byte) bool {
 	for _, h := range s.opts.Header {
-		if equalFold(name, h[0]) {
+		if http1.EqualFold(name, h[0]) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // carriesBody reports whether a request with this method is sent with its

@@ -35,6 +35,7 @@ type Ctx struct {
 
 	srv  *Server
 	w    responseSink // where a streamed response goes, nil in Inline mode
+	//lint:ignore U1000 used by the Linux engine's workers
 	resp []byte       // a worker's buffer for serialized responses, kept with the Ctx
 
 	// exited says the handler called runtime.Goexit, so serve never

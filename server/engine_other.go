@@ -22,7 +22,6 @@ type engine struct {
 type fallbackConn struct {
 	net.Conn
 	srv      *Server
-	busy     bool
 	hijacked bool
 }
 
