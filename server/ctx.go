@@ -33,10 +33,10 @@ type Ctx struct {
 	hijacked  bool   // the handler took the connection over (adapter Hijack)
 	rest      []byte // bytes received after this request, for Hijack
 
-	srv  *Server
-	w    responseSink // where a streamed response goes, nil in Inline mode
+	srv *Server
+	w   responseSink // where a streamed response goes, nil in Inline mode
 	//lint:ignore U1000 used by the Linux engine's workers
-	resp []byte       // a worker's buffer for serialized responses, kept with the Ctx
+	resp []byte // a worker's buffer for serialized responses, kept with the Ctx
 
 	// exited says the handler called runtime.Goexit, so serve never
 	// returned; exitOut is what serve would have returned: earlier
