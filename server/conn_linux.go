@@ -32,8 +32,13 @@ type conn struct {
 	// t carries every byte the connection reads and writes: plain (the
 	// socket itself, held in plain so that a connection is one
 	// allocation) or, later, TLS layered on it.
-	t        transport.Conn
-	plain    transport.Plain
+	t     transport.Conn
+	plain transport.Plain
+	// layered: t is not plain. A short read from plain means the socket
+	// is drained; from a layered transport it does not (it may have read
+	// the socket full and handed out less), so the loop reads until
+	// ErrWouldBlock.
+	layered  bool
 	state    atomic.Int32
 	deadline atomic.Int64 // loop clock ns; when the current timeout expires
 
@@ -75,6 +80,10 @@ func newConn(l *loop, fd int) *conn {
 	c := &conn{fd: fd, l: l}
 	c.plain.Reset(fd)
 	c.t = &c.plain
+	if l.srv.layer != nil {
+		c.t = l.srv.layer(c.t)
+		c.layered = true
+	}
 	c.we.owner = c
 	c.we.slot = -1
 	c.task = c.serveWork

@@ -100,10 +100,11 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 		n, err := c.t.Read(l.buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
-			// A short read drained the socket (edge-triggered polling
-			// announces what comes next), unless the transport still holds
-			// bytes no event will announce.
-			drained := n < len(l.buf) && !hangup && c.t.Buffered() == 0
+			// A short read from the plain transport drained the socket:
+			// edge-triggered polling announces what comes next. A layered
+			// one (TLS) may hold bytes no event will announce, or have
+			// read the socket full: it is read until ErrWouldBlock.
+			drained := n < len(l.buf) && !hangup && !c.layered
 			data := l.buf[:n]
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)
