@@ -3,7 +3,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -61,22 +60,7 @@ func startHolding(t *testing.T, h Handler, cfg Config) *Server {
 	s.layer = func(c transport.Conn) transport.Conn {
 		return &holding{under: c, buf: make([]byte, 64<<10), piece: 7}
 	}
-	if err := s.Listen("127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve() }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		if err := <-errc; err != ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-	})
-	return s
+	return serveForTest(t, s)
 }
 
 // TestServerOverATransportThatHoldsBytes runs the server over a transport
