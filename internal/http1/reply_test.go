@@ -121,7 +121,8 @@ func TestTokenAndCaseHelpers(t *testing.T) {
 			t.Errorf("IsToken(%q) = %v, want %v", tk.in, got, tk.want)
 		}
 	}
-	_, err := url.Parse("http://[::1")
+	host := "[::1" // an unclosed IPv6 literal
+	_, err := url.Parse("http://" + host)
 	if inner := UnwrapURLError(err); inner == err || inner == nil {
 		t.Errorf("UnwrapURLError(%v) = %v, want the reason inside", err, inner)
 	}
