@@ -272,4 +272,3 @@ func TestClientManyStreamsAgainstNetHTTP(t *testing.T) {
 		t.Fatalf("%d streams still active", d.c.Active())
 	}
 }
-
