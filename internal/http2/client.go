@@ -114,6 +114,10 @@ type ClientConn struct {
 	err         error  // the connection error that ended the connection
 
 	hdr headerBlock // the response header block being decoded
+
+	encCache [encCacheSize]encCache // header blocks of recent requests
+	encGen   uint64                 // bumped whenever the encoder's table may change
+	encNext  int                    // the cache entry to replace next
 }
 
 // NewClientConn returns a connection engine; call Start before anything else.
@@ -214,15 +218,7 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 	id := c.nextID
 	c.nextID += 2
 
-	c.enc.Begin()
-	c.enc.Field(":method", req.Method)
-	c.enc.Field(":scheme", req.Scheme)
-	c.enc.Field(":authority", req.Authority)
-	c.enc.Field(":path", req.Path)
-	for _, f := range req.Header {
-		c.enc.Field(f.Name, f.Value)
-	}
-	out = AppendHeaders(out, id, c.enc.Block(), len(req.Body) == 0, c.peer.MaxFrameSize)
+	out = AppendHeaders(out, id, c.encodeRequest(req), len(req.Body) == 0, c.peer.MaxFrameSize)
 
 	s := &c.slots[slot]
 	*s = clientStream{

@@ -22,9 +22,13 @@ func (c *ClientConn) Feed(out, in []byte) ([]byte, int, error) {
 	n := 0
 	for {
 		f, k, err := c.reader.Next(in[n:])
-		var se StreamError
-		if err != nil && !errors.As(err, &se) {
-			return c.fail(out, err), n, c.err
+		if err != nil {
+			// A type assertion, not errors.As: the reader returns the
+			// value itself, and errors.As would move a variable to the heap
+			// on every frame.
+			if _, stream := err.(StreamError); !stream {
+				return c.fail(out, err), n, c.err
+			}
 		}
 		if k == 0 {
 			break
@@ -172,6 +176,7 @@ func (c *ClientConn) onSettings(out []byte, f *Frame) ([]byte, error) {
 		}
 		if id == SettingHeaderTableSize {
 			c.enc.SetPeerTableSize(v)
+			c.encGen++
 		}
 	}
 	if delta := int64(c.peer.InitialWindowSize) - int64(oldWindow); delta != 0 {
