@@ -88,6 +88,8 @@ func serveLoop(conn net.Conn, cfg ServerConfig) {
 				if e.EndStream {
 					respond(e.StreamID, r)
 				}
+			case ServerTrailers:
+				respond(e.StreamID, reqs[e.StreamID])
 			case ServerReset:
 				delete(reqs, e.StreamID)
 			}
