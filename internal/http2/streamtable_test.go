@@ -22,6 +22,9 @@ func TestStreamTableMatchesAMap(t *testing.T) {
 				for id := range ref {
 					tab.del(id)
 					delete(ref, id)
+					if tab.get(id) != -1 {
+						t.Fatalf("capacity %d step %d: deleted id %d still found", capacity, step, id)
+					}
 					break
 				}
 			}
