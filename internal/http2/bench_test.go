@@ -155,3 +155,18 @@ func BenchmarkReader(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewServerConn reports what an idle connection costs the server
+// engine: B/op is its memory after the client preface and SETTINGS.
+func BenchmarkNewServerConn(b *testing.B) {
+	in := append([]byte(ClientPreface), AppendSettings(nil)...)
+	out := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewServerConn(ServerConfig{})
+		out = s.Start(out[:0])
+		if _, _, err := s.Feed(out[:0], in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

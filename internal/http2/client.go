@@ -99,7 +99,7 @@ type ClientConn struct {
 	recvConn RecvWindow
 
 	streams streamTable
-	slots   []clientStream
+	slots   []clientStream // grown on demand up to MaxStreams, then reused
 	free    []int32
 	pending []int32 // slots with request body left to send
 	nextID  uint32
@@ -131,14 +131,7 @@ func NewClientConn(cfg ClientConfig) *ClientConn {
 		sendConn: NewSendWindow(DefaultInitialWindowSize),
 		recvConn: NewRecvWindow(cfg.ConnWindow),
 		streams:  newStreamTable(cfg.MaxStreams),
-		slots:    make([]clientStream, cfg.MaxStreams),
-		free:     make([]int32, cfg.MaxStreams),
-		pending:  make([]int32, 0, cfg.MaxStreams),
 		nextID:   1,
-		events:   make([]Event, 0, 2*cfg.MaxStreams+4),
-	}
-	for i := range c.free {
-		c.free[i] = int32(cfg.MaxStreams - 1 - i)
 	}
 	c.dec = NewHeaderDecoder(cfg.Headers, c.onField)
 	c.hdr.slot = -1
@@ -210,11 +203,10 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 	if c.err != nil {
 		return out, 0, ErrConnClosed
 	}
-	if c.CanOpen() == 0 || len(c.free) == 0 {
+	if c.CanOpen() == 0 {
 		return out, 0, ErrNoStream
 	}
-	slot := c.free[len(c.free)-1]
-	c.free = c.free[:len(c.free)-1]
+	slot := takeSlot(&c.slots, &c.free)
 	id := c.nextID
 	c.nextID += 2
 

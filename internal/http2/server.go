@@ -106,7 +106,7 @@ type ServerConn struct {
 	recvConn RecvWindow
 
 	streams streamTable
-	slots   []serverStream
+	slots   []serverStream // grown on demand up to MaxStreams, then reused
 	free    []int32
 	pending []int32
 	active  int
@@ -135,13 +135,6 @@ func NewServerConn(cfg ServerConfig) *ServerConn {
 		sendConn: NewSendWindow(DefaultInitialWindowSize),
 		recvConn: NewRecvWindow(cfg.ConnWindow),
 		streams:  newStreamTable(cfg.MaxStreams),
-		slots:    make([]serverStream, cfg.MaxStreams),
-		free:     make([]int32, cfg.MaxStreams),
-		pending:  make([]int32, 0, cfg.MaxStreams),
-		events:   make([]ServerEvent, 0, 2*cfg.MaxStreams+4),
-	}
-	for i := range s.free {
-		s.free[i] = int32(cfg.MaxStreams - 1 - i)
 	}
 	s.dec = NewHeaderDecoder(cfg.Headers, s.onField)
 	s.hdr.slot = -1

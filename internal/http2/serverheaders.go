@@ -42,11 +42,10 @@ func (s *ServerConn) onHeaders(out []byte, f *Frame, rerr error) ([]byte, error)
 		switch {
 		case s.shutdown:
 			// Opened after our GOAWAY: ignored, the client retries it.
-		case len(s.free) == 0:
+		case s.active >= s.cfg.MaxStreams:
 			b.refuse = true
 		default:
-			slot := s.free[len(s.free)-1]
-			s.free = s.free[:len(s.free)-1]
+			slot := takeSlot(&s.slots, &s.free)
 			s.slots[slot].reset(id, s.peer.InitialWindowSize, s.cfg.StreamWindow)
 			s.streams.put(id, slot)
 			s.active++

@@ -72,3 +72,18 @@ func (t *streamTable) del(id uint32) {
 		}
 	}
 }
+
+// takeSlot returns a free slot of a stream pool, growing the pool when none
+// is free. Pools start empty, so an idle connection costs no stream state;
+// once a connection has seen its peak of concurrent streams, slots are only
+// reused.
+func takeSlot[T any](slots *[]T, free *[]int32) int32 {
+	if n := len(*free); n > 0 {
+		slot := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return slot
+	}
+	var zero T
+	*slots = append(*slots, zero)
+	return int32(len(*slots) - 1)
+}
