@@ -163,6 +163,7 @@ func (c *ClientConn) onRSTStream(f *Frame) error {
 
 func (c *ClientConn) onSettings(out []byte, f *Frame) ([]byte, error) {
 	if f.Header.Flags.Has(FlagAck) {
+		c.dec.SettingsAcked()
 		return out, nil
 	}
 	oldWindow := c.peer.InitialWindowSize

@@ -16,7 +16,9 @@ type HeaderLimits struct {
 	// ErrHeaderListTooLarge. Default 64 KiB.
 	MaxHeaderListSize uint32
 	// MaxTableSize bounds the dynamic table the peer's encoder may use (our
-	// SETTINGS_HEADER_TABLE_SIZE). Default 4096.
+	// SETTINGS_HEADER_TABLE_SIZE). Default 4096. A value below 4096 binds
+	// only after the peer acknowledged the SETTINGS that carried it (see
+	// HeaderDecoder.SettingsAcked); until then the peer may use 4096.
 	MaxTableSize uint32
 	// MaxBlockBytes bounds the compressed bytes of one block, HEADERS and
 	// CONTINUATION fragments together. Default twice MaxHeaderListSize.
@@ -68,9 +70,15 @@ type HeaderDecoder struct {
 // within the limits; the strings may be kept.
 func NewHeaderDecoder(l HeaderLimits, emit func(name, value string)) *HeaderDecoder {
 	d := &HeaderDecoder{limits: l.withDefaults(), emit: emit}
-	d.dec = hpack.NewDecoder(d.limits.MaxTableSize, d.onField)
+	d.dec = hpack.NewDecoder(max(d.limits.MaxTableSize, DefaultHeaderTableSize), d.onField)
 	d.dec.SetMaxStringLength(int(d.limits.MaxHeaderListSize))
 	return d
+}
+
+// SettingsAcked applies MaxTableSize as the bound on the peer's table-size
+// updates once the peer acknowledged the SETTINGS announcing it.
+func (d *HeaderDecoder) SettingsAcked() {
+	d.dec.SetAllowedMaxDynamicTableSize(d.limits.MaxTableSize)
 }
 
 // Limits returns the limits in force, defaults filled in.

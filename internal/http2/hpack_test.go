@@ -145,3 +145,21 @@ func TestHeaderEncoderReusesItsBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderDecoderTableSizeBindsAfterAck: a table below 4096 binds once the
+// peer acknowledged it; before, the peer may still use the default 4096.
+func TestHeaderDecoderTableSizeBindsAfterAck(t *testing.T) {
+	d := NewHeaderDecoder(HeaderLimits{MaxTableSize: 256}, func(name, value string) {})
+	var buf bytes.Buffer
+	enc := hpack.NewEncoder(&buf)
+	d.Begin()
+	if err := d.WriteFragment(encodeBlock(enc, &buf, "x-long", strings.Repeat("v", 1000)), false); err != nil || d.End() != nil {
+		t.Fatalf("a 1000-byte entry before the ACK: %v", err)
+	}
+	d.SettingsAcked()
+	d.Begin()
+	// A dynamic table size update to 4096 now exceeds the acknowledged 256.
+	if err := d.WriteFragment([]byte{0x3f, 0xe1, 0x1f, 0x82}, false); CodeOf(err) != ErrCodeCompression {
+		t.Fatalf("a table size update past the limit after the ACK: %v, want COMPRESSION_ERROR", err)
+	}
+}

@@ -182,6 +182,7 @@ func (s *ServerConn) onRSTStream(f *Frame) error {
 
 func (s *ServerConn) onSettings(out []byte, f *Frame) ([]byte, error) {
 	if f.Header.Flags.Has(FlagAck) {
+		s.dec.SettingsAcked()
 		return out, nil
 	}
 	if s.gotSettings && len(out) > s.cfg.MaxPendingOutput {
