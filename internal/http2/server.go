@@ -30,6 +30,12 @@ type ServerConfig struct {
 	// that does not read cannot make the server queue answers forever.
 	// Default 1 MiB.
 	MaxPendingOutput int
+	// ManualBodyCredit, when set, keeps request body bytes counted against
+	// the stream and connection windows until the caller passes them to
+	// Consume, so a handler that reads slowly slows its client instead of
+	// making the server buffer. Otherwise Feed gives the credit back as
+	// soon as it reports the bytes.
+	ManualBodyCredit bool
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {

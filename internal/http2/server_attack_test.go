@@ -323,3 +323,35 @@ func TestServerShutdown(t *testing.T) {
 		t.Fatal("not Done after the last stream finished")
 	}
 }
+
+func TestServerManualBodyCredit(t *testing.T) {
+	c := newFakeClient(t, ServerConfig{ManualBodyCredit: true, StreamWindow: 65535, ConnWindow: 65535})
+	c.fr.WriteHeaders(xhttp2.HeadersFrameParam{StreamID: 1, EndHeaders: true,
+		BlockFragment: c.block(":method", "POST", ":scheme", "http", ":authority", "a", ":path", "/up")})
+	for i := 0; i < 4; i++ {
+		c.fr.WriteData(1, false, make([]byte, 16000))
+	}
+	c.deliver()
+	c.frames()
+	if c.err != nil || strings.Contains(c.frames(), "WINDOW_UPDATE") {
+		t.Fatalf("credit returned before Consume: %v", c.err)
+	}
+	c.fromServer.Write(c.s.Consume(nil, 1, 40000))
+	if got := c.frames(); got != "WINDOW_UPDATE 0\nWINDOW_UPDATE 1\n" {
+		t.Fatalf("after Consume(40000): %q, want both windows updated", got)
+	}
+	// The client may now send what was credited, and not a byte more.
+	c.fr.WriteData(1, false, make([]byte, 16000))
+	c.fr.WriteData(1, false, make([]byte, 16000))
+	c.fr.WriteData(1, false, make([]byte, 9535)) // 65535 - 64000 + 40000 = 41535 allowed
+	c.deliver()
+	if c.err != nil || strings.Contains(c.frames(), "RST_STREAM") {
+		t.Fatalf("data within the credit refused: %v", c.err)
+	}
+	c.fr.WriteData(1, false, make([]byte, 1))
+	c.deliver()
+	var ce ConnError
+	if !errors.As(c.err, &ce) || ce.Code != ErrCodeFlowControl {
+		t.Fatalf("a byte past the credit: %v, want FLOW_CONTROL_ERROR", c.err)
+	}
+}

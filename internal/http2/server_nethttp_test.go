@@ -85,6 +85,7 @@ func serveLoop(conn net.Conn, cfg ServerConfig) {
 				r := reqs[e.StreamID]
 				r.h.Write(e.Data)
 				r.n += len(e.Data)
+				out = s.Consume(out, e.StreamID, len(e.Data)) // a no-op without ManualBodyCredit
 				if e.EndStream {
 					respond(e.StreamID, r)
 				}
@@ -136,7 +137,15 @@ func h2cClient(t *testing.T) *http.Client {
 }
 
 func TestServerAgainstNetHTTPClient(t *testing.T) {
-	addr := serverUnderTest(t, ServerConfig{StreamWindow: 65535, ConnWindow: 65535})
+	for _, manual := range []bool{false, true} {
+		t.Run(fmt.Sprintf("manual body credit %v", manual), func(t *testing.T) {
+			testServerAgainstNetHTTPClient(t, ServerConfig{StreamWindow: 65535, ConnWindow: 65535, ManualBodyCredit: manual})
+		})
+	}
+}
+
+func testServerAgainstNetHTTPClient(t *testing.T, cfg ServerConfig) {
+	addr := serverUnderTest(t, cfg)
 	client := h2cClient(t)
 	sum := func(b []byte) string {
 		s := sha256.Sum256(b)

@@ -137,33 +137,65 @@ func (s *ServerConn) onData(out []byte, f *Frame) ([]byte, error) {
 	if !s.recvConn.Receive(h.Length) {
 		return out, connErr(ErrCodeFlowControl, "DATA beyond the connection window")
 	}
-	if incr := s.recvConn.Consume(h.Length); incr > 0 {
-		out = AppendWindowUpdate(out, 0, incr)
-	}
 	st, _ := s.open(h.StreamID)
-	if st == nil || st.remoteDone {
-		return s.streamError(out, h.StreamID, streamErr(h.StreamID, ErrCodeStreamClosed, "DATA on a closed stream")), nil
-	}
-	if !st.recv.Receive(h.Length) {
-		return s.streamError(out, h.StreamID, streamErr(h.StreamID, ErrCodeFlowControl, "DATA beyond the stream window")), nil
-	}
+	var err error
 	data := f.Payload()
-	st.bodyBytes += int64(len(data))
 	end := h.Flags.Has(FlagEndStream)
-	if st.contentLength >= 0 && (st.bodyBytes > st.contentLength || end && st.bodyBytes != st.contentLength) {
-		return s.streamError(out, h.StreamID, streamErr(h.StreamID, ErrCodeProtocol, "body length differs from content-length")), nil
+	switch {
+	case st == nil || st.remoteDone:
+		err = streamErr(h.StreamID, ErrCodeStreamClosed, "DATA on a closed stream")
+	case !st.recv.Receive(h.Length):
+		err = streamErr(h.StreamID, ErrCodeFlowControl, "DATA beyond the stream window")
+	case st.contentLength >= 0 && (st.bodyBytes+int64(len(data)) > st.contentLength ||
+		end && st.bodyBytes+int64(len(data)) != st.contentLength):
+		err = streamErr(h.StreamID, ErrCodeProtocol, "body length differs from content-length")
 	}
+	if err != nil {
+		// Nothing reaches the application: the connection's credit comes
+		// back at once.
+		if incr := s.recvConn.Consume(h.Length); incr > 0 {
+			out = AppendWindowUpdate(out, 0, incr)
+		}
+		return s.streamError(out, h.StreamID, err), nil
+	}
+	st.bodyBytes += int64(len(data))
 	if len(data) > 0 || end {
 		s.events = append(s.events, ServerEvent{Kind: ServerData, StreamID: st.id, Data: data, EndStream: end})
+	}
+	credit := h.Length // padding, and the data too unless the caller credits it
+	if s.cfg.ManualBodyCredit {
+		credit -= uint32(len(data))
+	}
+	if incr := s.recvConn.Consume(credit); incr > 0 {
+		out = AppendWindowUpdate(out, 0, incr)
 	}
 	if end {
 		st.remoteDone = true
 		return out, nil
 	}
-	if incr := st.recv.Consume(h.Length); incr > 0 {
+	if incr := st.recv.Consume(credit); incr > 0 {
 		out = AppendWindowUpdate(out, st.id, incr)
 	}
 	return out, nil
+}
+
+// Consume gives back n bytes of request body credit on a stream (and the
+// connection) once the application took them, with ManualBodyCredit set.
+// WINDOW_UPDATEs go out in half-window batches. A stream already closed
+// or ended gives back only the connection's credit.
+func (s *ServerConn) Consume(out []byte, id uint32, n int) []byte {
+	if s.err != nil || n <= 0 {
+		return out
+	}
+	if incr := s.recvConn.Consume(uint32(n)); incr > 0 {
+		out = AppendWindowUpdate(out, 0, incr)
+	}
+	if st, _ := s.open(id); st != nil && !st.remoteDone {
+		if incr := st.recv.Consume(uint32(n)); incr > 0 {
+			out = AppendWindowUpdate(out, id, incr)
+		}
+	}
+	return out
 }
 
 func (s *ServerConn) onRSTStream(f *Frame) error {
