@@ -108,6 +108,7 @@ type ClientConn struct {
 	events []Event
 
 	gotSettings bool   // the peer's first SETTINGS arrived
+	acked       bool   // the peer acknowledged this side's SETTINGS
 	goAway      bool   // the peer sent GOAWAY
 	shutdown    bool   // this side sent GOAWAY
 	lastID      uint32 // its last stream id
@@ -190,6 +191,15 @@ func (c *ClientConn) Err() error { return c.err }
 // a flow-control window. A caller that sees it stay true past a deadline
 // has met a stalled peer; the engine itself never spins on it.
 func (c *ClientConn) FlowBlocked() bool { return len(c.pending) > 0 }
+
+// SettingsAcked reports whether the peer acknowledged the SETTINGS Start
+// sent; a caller enforcing SETTINGS_TIMEOUT (RFC 9113 section 6.5.3) checks
+// it when its timer fires.
+func (c *ClientConn) SettingsAcked() bool { return c.acked }
+
+// Ping appends a PING frame; the peer's acknowledgement is not reported
+// (a caller measuring round trips times the bytes itself).
+func (c *ClientConn) Ping(out []byte, data [8]byte) []byte { return AppendPing(out, data, false) }
 
 // PeerSettings returns the peer's settings as last received.
 func (c *ClientConn) PeerSettings() Settings { return c.peer }

@@ -164,6 +164,7 @@ func (c *ClientConn) onRSTStream(f *Frame) error {
 func (c *ClientConn) onSettings(out []byte, f *Frame) ([]byte, error) {
 	if f.Header.Flags.Has(FlagAck) {
 		c.dec.SettingsAcked()
+		c.acked = true
 		return out, nil
 	}
 	oldWindow := c.peer.InitialWindowSize

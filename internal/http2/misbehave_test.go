@@ -387,3 +387,20 @@ func TestClientStreamErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestClientSettingsAckAndPing(t *testing.T) {
+	p := newFakePeer(t, ClientConfig{})
+	if p.c.SettingsAcked() {
+		t.Fatal("SettingsAcked before the peer's ACK")
+	}
+	p.fr.WriteSettingsAck()
+	p.fr.WritePing(true, [8]byte{1}) // an unsolicited ACK is ignored
+	p.deliver()
+	if !p.c.SettingsAcked() || p.err != nil || len(p.events) != 0 {
+		t.Fatalf("acked %v err %v events %+v", p.c.SettingsAcked(), p.err, p.events)
+	}
+	p.fromClient.Write(p.c.Ping(nil, [8]byte{7}))
+	if got := p.frames(); got != "PING 0\n" {
+		t.Fatalf("Ping wrote %q", got)
+	}
+}

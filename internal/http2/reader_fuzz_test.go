@@ -98,3 +98,39 @@ func FuzzClientFeed(f *testing.F) {
 		}
 	})
 }
+
+// FuzzServerFeed feeds arbitrary client bytes, after a valid preface, to a
+// server engine in chunks: it must never panic, never consume more than it
+// was given, keep its stream count within MaxStreams, and after an error
+// keep returning it.
+func FuzzServerFeed(f *testing.F) {
+	pre := append([]byte(ClientPreface), AppendSettings(nil)...)
+	get := AppendHeaders(nil, 1, []byte{0x82, 0x86, 0x84, 0x41, 0x01, 'a'}, false, 0)
+	f.Add(append(append([]byte{}, get...), AppendData(nil, 1, []byte("body"), true)...), uint8(7))
+	f.Add(append(append([]byte{}, get...), AppendRSTStream(nil, 1, ErrCodeCancel)...), uint8(0))
+	f.Add(AppendHeaders(nil, 3, []byte{0x82, 0x86, 0x84, 0x41, 0x01, 'a'}, true, 2), uint8(3))
+	f.Add(AppendWindowUpdate(AppendPing(nil, [8]byte{}, false), 0, 1), uint8(1))
+	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
+		s := NewServerConn(ServerConfig{MaxStreams: 3, Headers: HeaderLimits{MaxHeaderListSize: 512}})
+		s.Start(nil)
+		if _, n, err := s.Feed(nil, pre); err != nil || n != len(pre) {
+			t.Fatalf("preface: %d %v", n, err)
+		}
+		var buf []byte
+		step := int(chunk) + 1
+		for i := 0; i < len(in); i += step {
+			buf = append(buf, in[i:min(i+step, len(in))]...)
+			_, n, err := s.Feed(nil, buf)
+			if n > len(buf) || s.Active() > 3 {
+				t.Fatalf("consumed %d of %d, %d streams active", n, len(buf), s.Active())
+			}
+			if err != nil {
+				if _, _, err2 := s.Feed(nil, buf); err2 != err {
+					t.Fatalf("second Feed returned %v, want %v", err2, err)
+				}
+				return
+			}
+			buf = buf[n:]
+		}
+	})
+}
