@@ -310,7 +310,9 @@ func TestServerShutdown(t *testing.T) {
 	c.get(1, true)
 	c.deliver()
 	c.fromServer.Write(c.s.Shutdown(nil))
-	c.get(3, true) // opened after the GOAWAY: ignored
+	c.fr.WriteHeaders(xhttp2.HeadersFrameParam{StreamID: 3, EndHeaders: true, // opened after the GOAWAY: ignored
+		BlockFragment: c.block(":method", "POST", ":scheme", "http", ":authority", "a", ":path", "/")})
+	c.fr.WriteData(3, true, []byte("ignored too"))
 	c.deliver()
 	if got := c.frames(); got != "GOAWAY 0 NO_ERROR\n" || c.kinds() != "1:1" {
 		t.Fatalf("frames %q events %s", got, c.kinds())

@@ -142,6 +142,12 @@ func (s *ServerConn) onData(out []byte, f *Frame) ([]byte, error) {
 	data := f.Payload()
 	end := h.Flags.Has(FlagEndStream)
 	switch {
+	case st == nil && s.shutdown && h.StreamID > s.goAwayID:
+		// A stream opened after our GOAWAY: ignored, not reset.
+		if incr := s.recvConn.Consume(h.Length); incr > 0 {
+			out = AppendWindowUpdate(out, 0, incr)
+		}
+		return out, nil
 	case st == nil || st.remoteDone:
 		err = streamErr(h.StreamID, ErrCodeStreamClosed, "DATA on a closed stream")
 	case !st.recv.Receive(h.Length):
