@@ -144,6 +144,7 @@ type HeaderEncoder struct {
 
 type appendWriter struct{ b []byte }
 
+// Write appends p to the buffer; it never fails.
 func (w *appendWriter) Write(p []byte) (int, error) {
 	w.b = append(w.b, p...)
 	return len(p), nil
