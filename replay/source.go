@@ -18,49 +18,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
-	"unsafe"
 
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load"
 )
-
-// Format is a log format.
-type Format int
-
-// The formats Source reads.
-const (
-	// Auto picks JSON lines when the first non-blank line starts with
-	// '{', and the common log format (with or without the combined
-	// format's referer and user agent) otherwise.
-	Auto Format = iota
-	// Combined is nginx's and Apache's combined log format.
-	Combined
-	// Common is the common log format; a referer and user agent, if
-	// present, are sent too.
-	Common
-	// JSON is one JSON object per line.
-	JSON
-)
-
-var formatNames = [...]string{Auto: "auto", Combined: "combined", Common: "common", JSON: "json"}
-
-func (f Format) String() string {
-	if f >= 0 && int(f) < len(formatNames) {
-		return formatNames[f]
-	}
-	return fmt.Sprintf("Format(%d)", int(f))
-}
-
-// ParseFormat returns the Format named s: auto, combined, common or json.
-func ParseFormat(s string) (Format, error) {
-	for f, name := range formatNames {
-		if strings.EqualFold(s, name) {
-			return Format(f), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown log format %q: use auto, combined, common or json", s)
-}
 
 // DefaultMaxEndpoints is Options.MaxEndpoints' default.
 const DefaultMaxEndpoints = 1000
@@ -224,7 +185,7 @@ func newSource(name string, opts Options, reopen func() (io.ReadCloser, error)) 
 		return nil, fmt.Errorf("bad host %q", opts.Host)
 	}
 	for i, m := range opts.Methods {
-		if !isToken([]byte(m)) {
+		if !http1.IsToken(m) {
 			return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", m)
 		}
 		opts.Methods[i] = strings.ToUpper(m)
@@ -432,63 +393,9 @@ func (s *Source) line(line []byte) {
 	}
 }
 
-func (s *Source) setFormat(f Format) {
-	s.mu.Lock()
-	s.format = f
-	s.mu.Unlock()
-}
-
-// detect tells JSON lines from the common log format by the first line.
-func detect(line []byte) Format {
-	for _, c := range line {
-		switch c {
-		case ' ', '\t':
-			continue
-		case '{':
-			return JSON
-		}
-		break
-	}
-	return Common
-}
-
 func isBlank(line []byte) bool {
 	for _, c := range line {
 		if c != ' ' && c != '\t' {
-			return false
-		}
-	}
-	return true
-}
-
-// keep applies the filters.
-func (s *Source) keep(e *entry) bool {
-	if len(s.opts.Methods) > 0 {
-		ok := false
-		for _, m := range s.opts.Methods {
-			if string(e.method) == m {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	if len(s.opts.Include) > 0 {
-		ok := false
-		for _, re := range s.opts.Include {
-			if re.Match(e.target) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	for _, re := range s.opts.Exclude {
-		if re.Match(e.target) {
 			return false
 		}
 	}
@@ -507,215 +414,4 @@ func (s *Source) countBad(n int64, err error, line []byte) {
 		}
 		s.bad = append(s.bad, BadLine{Line: n, Reason: err.Error(), Text: strings.ToValidUTF8(string(text), "?")})
 	}
-}
-
-// stageRequest serializes e's request into the stage, with its time and
-// endpoint.
-func (s *Source) stageRequest(e *entry) error {
-	hdrs := s.hdrs[:0]
-	for _, h := range e.headers {
-		if dropped(h[0]) || s.overridden(h[0]) {
-			continue
-		}
-		if err := validHeader(h[0], h[1]); err != nil {
-			return err
-		}
-		hdrs = append(hdrs, [2]string{str(h[0]), str(h[1])})
-	}
-	hdrs = append(hdrs, s.opts.Header...)
-	s.hdrs = hdrs
-	var body []byte
-	if carriesBody(e.method) {
-		body = e.body
-	}
-	s.req = http1.Request{
-		Method:    str(e.method),
-		Target:    str(e.target),
-		Host:      s.opts.Host,
-		Header:    hdrs,
-		Body:      body,
-		UserAgent: "gust",
-	}
-	st := &s.stage
-	off := len(st.buf)
-	st.buf = http1.AppendRequest(st.buf, &s.req)
-	s.req = http1.Request{} // keep no views of the line
-	clear(hdrs)
-
-	s.key = appendEndpoint(s.key[:0], e.method, e.target)
-	st.items = append(st.items, staged{
-		off:      off,
-		end:      len(st.buf),
-		endpoint: s.eps.id(s.key),
-		head:     string(e.method) == "HEAD",
-	})
-	if !s.opts.Timed {
-		st.ready = len(st.items)
-		return nil
-	}
-	t, coarse, known := e.time, e.coarse, e.hasTime
-	if !known {
-		t, coarse = s.clock.prev, s.clock.prevCoarse
-	}
-	if known && !s.clock.started {
-		s.clock.started, s.clock.first = true, t
-	}
-	if s.clock.open && (t != s.clock.groupT || coarse != s.clock.groupCoarse) {
-		// The new request starts a new group: the ones before it are ready.
-		last := st.items[len(st.items)-1]
-		st.items = st.items[:len(st.items)-1]
-		s.closeGroup()
-		st.items = append(st.items, last)
-	}
-	s.clock.open, s.clock.groupT, s.clock.groupCoarse = true, t, coarse
-	s.clock.prev, s.clock.prevCoarse = t, coarse
-	return nil
-}
-
-// closeGroup gives the requests of the open group their times, spread over
-// a second when the group's time has whole-second resolution.
-func (s *Source) closeGroup() {
-	st := &s.stage
-	if !s.opts.Timed {
-		st.ready = len(st.items)
-		return
-	}
-	c := &s.clock
-	group := st.items[st.ready:]
-	if len(group) == 0 {
-		c.open = false
-		return
-	}
-	var width int64
-	if c.groupCoarse {
-		width = 1e9
-	}
-	n := int64(len(group))
-	for i := range group {
-		at := c.groupT + width*int64(i)/n - c.first + c.offset
-		if !c.started {
-			at = c.offset
-		}
-		at = max(at, c.last)
-		c.last = at
-		group[i].at = time.Duration(at)
-	}
-	if c.started {
-		c.passEnd = max(c.passEnd, c.groupT+width-c.first)
-	}
-	st.ready = len(st.items)
-	c.open = false
-}
-
-// clock turns the log's times into offsets from its first request.
-type clock struct {
-	started     bool  // a time has been seen
-	first       int64 // the first time in the log, ns since the epoch
-	offset      int64 // added to every offset: the passes before this one
-	passEnd     int64 // end of this pass's times, from first
-	last        int64 // the latest offset handed out
-	open        bool  // a group of requests with one time is being staged
-	groupT      int64
-	groupCoarse bool
-	prev        int64 // the time of the last request, for lines without one
-	prevCoarse  bool
-}
-
-func (c *clock) nextPass() {
-	c.offset += c.passEnd
-	c.passEnd = 0
-}
-
-// stage holds serialized requests between the parser and Next: those
-// before ready have their times; the rest wait for their group to close.
-type stage struct {
-	buf   []byte
-	items []staged
-	emit  int // the next item Next hands out
-	ready int
-}
-
-type staged struct {
-	off, end int
-	at       time.Duration
-	endpoint int
-	head     bool
-}
-
-// compact drops the items Next has handed out, keeping the open group.
-func (st *stage) compact() {
-	if st.emit < st.ready {
-		return
-	}
-	rest := st.items[st.emit:]
-	if len(rest) == 0 {
-		st.buf, st.items = st.buf[:0], st.items[:0]
-		st.emit, st.ready = 0, 0
-		return
-	}
-	base := rest[0].off
-	n := copy(st.buf, st.buf[base:])
-	st.buf = st.buf[:n]
-	k := copy(st.items, rest)
-	st.items = st.items[:k]
-	for i := range st.items {
-		st.items[i].off -= base
-		st.items[i].end -= base
-	}
-	st.emit, st.ready = 0, 0
-}
-
-// dropped reports whether a logged header field is left out: the target
-// gets its own Host, and framing and connection management are gust's.
-func dropped(name []byte) bool {
-	for _, d := range droppedHeaders {
-		if equalFold(name, d) {
-			return true
-		}
-	}
-	return false
-}
-
-var droppedHeaders = []string{
-	"Host", "Connection", "Keep-Alive", "Proxy-Connection", "Content-Length",
-	"Transfer-Encoding", "TE", "Trailer", "Upgrade", "Expect",
-}
-
-// overridden reports whether an Options.Header field replaces name.
-func (s *Source) overridden(name []byte) bool {
-	for _, h := range s.opts.Header {
-		if equalFold(name, h[0]) {
-			return true
-		}
-	}
-	return false
-}
-
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// carriesBody reports whether a request with this method is sent with its
-// logged body: POST, PUT and PATCH, the methods that define one.
-func carriesBody(method []byte) bool {
-	switch string(method) {
-	case "POST", "PUT", "PATCH":
-		return true
-	}
-	return false
-}
-
-// str views b as a string without copying. The strings it makes are only
-// handed to http1.AppendRequest, which copies them out before the bytes
-// under them change, and are cleared after.
-func str(b []byte) string {
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }
