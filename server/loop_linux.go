@@ -280,7 +280,7 @@ func (l *loop) takeHandoffs() {
 	l.handoff = l.handoff[len(l.handoff):]
 	l.mu.Unlock()
 	for i, c := range list {
-		l.closeConn(c)
+		l.closeAfterResponse(c)
 		list[i] = nil
 	}
 }

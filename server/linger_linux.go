@@ -1,0 +1,74 @@
+//go:build linux
+
+package server
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gust-http/gust/internal/transport"
+)
+
+// A lingering close (RFC 9112 section 9.6): when the server closes a
+// connection whose client may still be sending (a body the handler did not
+// read, a request after one that said Connection: close, a malformed
+// request), closing the socket at once would make the kernel answer the
+// unread bytes with a reset, and the client could lose the response it has
+// not read yet. Instead the server shuts down its write side (the client
+// sees the end of the response stream), reads and discards what still comes
+// for a while, and closes once the client has closed its side, or at a
+// bound.
+const (
+	// lingerTime bounds how long a lingering connection stays open.
+	lingerTime = 3 * time.Second
+	// lingerBytes bounds what one lingering connection may make its loop
+	// read and discard, the work an endless upload can cost: enough for an
+	// upload of a few megabytes that a handler refused to finish arriving.
+	lingerBytes = 4 << 20
+)
+
+// closeAfterResponse closes c once its last response is written: at once
+// if the client has nothing left to send, else with a lingering close. The
+// loop owns c.
+func (l *loop) closeAfterResponse(c *conn) {
+	if !c.linger || c.hijacked.Load() || l.e.stopping.Load() {
+		l.closeConn(c)
+		return
+	}
+	c.linger, c.closing = false, false
+	c.release()
+	// TLS will want its close_notify sent here, through the transport.
+	if unix.Shutdown(c.fd, unix.SHUT_WR) != nil {
+		l.closeConn(c)
+		return
+	}
+	c.lingering = true
+	c.lingerLeft = lingerBytes
+	c.state.Store(stIdle) // a worker may have given it back busy: the loop's now
+	l.setDeadline(c, l.e.now()+int64(lingerTime))
+	l.discard(c)
+}
+
+// discard reads and drops what a lingering connection's client still
+// sends, and closes the connection at the client's end of stream, past
+// lingerBytes, or on an error. Every read lands in the loop's buffer, so a
+// lingering connection holds no memory of its own.
+func (l *loop) discard(c *conn) {
+	for reads := 0; reads < maxReadsPerTurn; reads++ {
+		n, err := c.t.Read(l.buf[:min(len(l.buf), c.lingerLeft)])
+		if n > 0 {
+			l.srv.counters.bytesIn.Add(int64(n))
+			if c.lingerLeft -= n; c.lingerLeft <= 0 {
+				l.closeConn(c)
+				return
+			}
+			continue
+		}
+		if err != transport.ErrWouldBlock {
+			l.closeConn(c) // io.EOF: the client has read the response and closed
+		}
+		return
+	}
+	l.readLater(c, false) // a fast sender gets a turn, not the loop
+}
