@@ -5,6 +5,8 @@ import (
 	"context"
 	"net"
 	"testing"
+
+	"github.com/gust-http/gust/result"
 )
 
 var benchResponse = []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nDate: Sun, 22 Nov 2026 01:00:00 GMT\r\n" +
@@ -18,7 +20,7 @@ func feedLoop(tb testing.TB) (*loop, *conn) {
 		tb.Fatal(err)
 	}
 	e.collector = newCollector(1, nil, false)
-	l := &loop{e: e, stats: newStats(), secHist: NewHistogram(), recording: true}
+	l := &loop{e: e, stats: newStats(), secHist: result.NewHistogram(), recording: true}
 	c := newConn(16)
 	c.state = stActive
 	c.headReq = e.target.head

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gust-http/gust/result"
+
 	"github.com/gust-http/gust/internal/http1"
 )
 
@@ -79,7 +81,7 @@ type Config struct {
 	// divided, with remainders spread over the first shards, so that the
 	// shares add up to the whole exactly. Duration and Warmup are every
 	// shard's. The zero Shard runs the whole; a Source cannot be sharded.
-	Shard Shard
+	Shard result.Shard
 	// StartAt, if not zero, is when the run begins: Run checks that the
 	// target can be reached, then waits until StartAt before it opens the
 	// run's connections, so that agents started at different times begin

@@ -1,5 +1,7 @@
 package load
 
+import "github.com/gust-http/gust/result"
+
 // With a Source, a loop takes requests in order from the batch it holds
 // and gives each to a connection that can send: the one whose response
 // just came in, or the longest idle one when the next request comes due.
@@ -76,7 +78,7 @@ func (l *loop) refillSource(c *conn, now int64) {
 			if l.recording {
 				late := now - r.at
 				l.stats.lateness.RecordValue(usec(late))
-				if late > int64(LateThreshold) {
+				if late > int64(result.LateThreshold) {
 					l.stats.late++
 				}
 			}

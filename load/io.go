@@ -3,6 +3,7 @@ package load
 import (
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/poll"
+	"github.com/gust-http/gust/result"
 )
 
 // connect opens a new socket for c and registers it with the poller.
@@ -70,7 +71,7 @@ func (l *loop) connected(c *conn, now int64) {
 }
 
 // connectFailed counts a failed connect and retries after a back-off.
-func (l *loop) connectFailed(c *conn, kind ErrorKind, now int64) {
+func (l *loop) connectFailed(c *conn, kind result.ErrorKind, now int64) {
 	l.dropSocket(c)
 	n := 1
 	if l.feeder != nil && l.live == 0 {
@@ -119,7 +120,7 @@ func (l *loop) refill(c *conn, now int64) {
 			if l.recording {
 				late := now - c.next
 				l.stats.lateness.RecordValue(usec(late))
-				if late > int64(LateThreshold) {
+				if late > int64(result.LateThreshold) {
 					l.stats.late++
 				}
 			}
@@ -171,7 +172,7 @@ func (l *loop) flush(c *conn, now int64) bool {
 			if isInterrupted(err) {
 				continue
 			}
-			l.fail(c, ErrReset, now)
+			l.fail(c, result.ErrReset, now)
 			return false
 		}
 	}
@@ -207,7 +208,7 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 		if isInterrupted(err) {
 			continue
 		}
-		l.fail(c, ErrReset, now)
+		l.fail(c, result.ErrReset, now)
 		return
 	}
 	if c.closeAfter && c.inflight == 0 {
@@ -228,7 +229,7 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 		switch c.phase {
 		case phHead:
 			if c.inflight == 0 || c.closeAfter {
-				l.fail(c, ErrProtocol, now) // bytes nobody asked for
+				l.fail(c, result.ErrProtocol, now) // bytes nobody asked for
 				return false
 			}
 			n, err := http1.ParseResponseHead(data, maxResponseHead, &c.head)
@@ -237,13 +238,13 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 				return true
 			}
 			if err != nil {
-				l.fail(c, ErrProtocol, now)
+				l.fail(c, result.ErrProtocol, now)
 				return false
 			}
 			data = data[n:]
 			if c.head.StatusCode < 200 {
 				if c.head.StatusCode == 101 {
-					l.fail(c, ErrProtocol, now) // an upgrade we never asked for
+					l.fail(c, result.ErrProtocol, now) // an upgrade we never asked for
 					return false
 				}
 				continue // interim response: the final one follows
@@ -277,7 +278,7 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 		case phChunked:
 			n, _, done, err := c.chunk.Decode(data)
 			if err != nil {
-				l.fail(c, ErrProtocol, now)
+				l.fail(c, result.ErrProtocol, now)
 				return false
 			}
 			data = data[n:]
@@ -337,13 +338,13 @@ func (l *loop) peerClosed(c *conn, now int64) {
 		l.complete(c, now)
 	}
 	// Requests still waiting will never be answered on this connection.
-	l.countError(ErrClosed, c.inflight)
+	l.countError(result.ErrClosed, c.inflight)
 	l.failInflight(c)
 	l.reopen(c, now)
 }
 
 // fail counts c's in-flight requests (at least one) as failed and reopens it.
-func (l *loop) fail(c *conn, kind ErrorKind, now int64) {
+func (l *loop) fail(c *conn, kind result.ErrorKind, now int64) {
 	l.countError(kind, max(c.inflight, 1))
 	l.failInflight(c)
 	l.reopen(c, now)

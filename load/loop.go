@@ -4,7 +4,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/result"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gust-http/gust/internal/poll"
 )
 
@@ -99,7 +102,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 			stats:     newStats(),
 			interval:  int64(interval),
 			scanEvery: scan,
-			secHist:   NewHistogram(),
+			secHist:   result.NewHistogram(),
 			feeder:    e.feed,
 			timed:     e.feed != nil && e.feed.timed(),
 		}
@@ -314,15 +317,15 @@ func (l *loop) scanTimeouts(now int64) {
 	for _, c := range l.conns {
 		switch {
 		case c.state == stConnecting && now-c.connectStart > limit:
-			l.connectFailed(c, ErrConnectTimeout, now)
+			l.connectFailed(c, result.ErrConnectTimeout, now)
 		case c.state == stActive && c.inflight > 0 && now-c.since > limit:
-			l.fail(c, ErrReadTimeout, now)
+			l.fail(c, result.ErrReadTimeout, now)
 		}
 	}
 }
 
 // countError records n failures of one kind.
-func (l *loop) countError(kind ErrorKind, n int) {
+func (l *loop) countError(kind result.ErrorKind, n int) {
 	if !l.recording || n <= 0 {
 		return
 	}

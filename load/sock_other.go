@@ -5,6 +5,8 @@ package load
 import (
 	"errors"
 	"net"
+
+	"github.com/gust-http/gust/result"
 )
 
 var errNoSockets = errors.New("the load engine needs Linux (epoll)")
@@ -19,4 +21,4 @@ func writeSocket(fd int, p []byte) (int, error)    { return 0, errNoSockets }
 func closeSocket(fd int)                           {}
 func isWouldBlock(err error) bool                  { return false }
 func isInterrupted(err error) bool                 { return false }
-func classifyConnect(err error) ErrorKind          { return ErrConnect }
+func classifyConnect(err error) result.ErrorKind   { return result.ErrConnect }

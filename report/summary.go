@@ -6,7 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // StartLayout is how Summary.Start is written: RFC 3339 in UTC with
@@ -50,7 +50,7 @@ type Summary struct {
 	Late *Lateness `json:"late,omitempty"`
 
 	Status     map[string]int64 `json:"status"` // status code -> responses
-	Errors     map[string]int64 `json:"errors"` // every load.ErrorKind by name, zeros included
+	Errors     map[string]int64 `json:"errors"` // every result.ErrorKind by name, zeros included
 	ErrorTotal int64            `json:"error_total"`
 	Timeline   []Second         `json:"timeline"`
 
@@ -67,7 +67,7 @@ type Summary struct {
 	// Endpoints, for a replay, holds one row per endpoint, busiest first.
 	Endpoints []EndpointStats `json:"endpoints,omitempty"`
 	// Input, for a replay, says what was read from the log.
-	Input *Input `json:"input,omitempty"`
+	Input *result.Input `json:"input,omitempty"`
 	// Agents, for a merged result (gust merge), describes each agent's
 	// share, in shard order.
 	Agents []AgentStats `json:"agents,omitempty"`
@@ -92,13 +92,13 @@ type Stats struct {
 // started.
 type Lateness struct {
 	Count       int64 `json:"count"`        // requests started more than ThresholdUs late
-	ThresholdUs int64 `json:"threshold_us"` // load.LateThreshold
+	ThresholdUs int64 `json:"threshold_us"` // result.LateThreshold
 	P50us       int64 `json:"p50_us"`
 	P99us       int64 `json:"p99_us"`
 	MaxUs       int64 `json:"max_us"`
 }
 
-// Second is one entry of Summary.Timeline: load.Second, with its
+// Second is one entry of Summary.Timeline: result.Second, with its
 // histogram encoded as Summary.LatencyHdr is when the run kept it
 // (gust load -o json does), so that timelines can be merged exactly.
 type Second struct {
@@ -111,7 +111,7 @@ type Second struct {
 	Hdr       string `json:"hdr,omitempty"`
 }
 
-// AgentStats is one row of Summary.Agents: load.Agent.
+// AgentStats is one row of Summary.Agents: result.Agent.
 type AgentStats struct {
 	Name        string  `json:"name"`            // the file (and document) it was read from
 	Shard       string  `json:"shard,omitempty"` // "I/N"
@@ -130,7 +130,7 @@ type AgentStats struct {
 var percentiles = []float64{50, 75, 90, 99, 99.9, 99.99}
 
 // NewSummary describes r. Nil histograms and maps in r read as empty.
-func NewSummary(r *load.Result) Summary {
+func NewSummary(r *result.Result) Summary {
 	latency := orEmpty(r.Latency)
 	s := Summary{
 		URL:          r.URL,
@@ -153,10 +153,11 @@ func NewSummary(r *load.Result) Summary {
 		Reconnects:   r.Reconnects,
 		Latency:      newStats(latency),
 		Status:       make(map[string]int64, len(r.Status)),
-		Errors:       make(map[string]int64, len(load.ErrorKinds())),
+		Errors:       make(map[string]int64, len(result.ErrorKinds())),
 		ErrorTotal:   r.ErrorCount(),
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
+		Input:        r.Input,
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)
@@ -170,7 +171,7 @@ func NewSummary(r *load.Result) Summary {
 		lateness := orEmpty(r.Lateness)
 		s.Late = &Lateness{
 			Count:       r.Late,
-			ThresholdUs: load.LateThreshold.Microseconds(),
+			ThresholdUs: result.LateThreshold.Microseconds(),
 			P50us:       lateness.ValueAtQuantile(50),
 			P99us:       lateness.ValueAtQuantile(99),
 			MaxUs:       maxValue(lateness),
@@ -180,7 +181,7 @@ func NewSummary(r *load.Result) Summary {
 	for code, n := range r.Status {
 		s.Status[strconv.Itoa(code)] = n
 	}
-	for _, kind := range load.ErrorKinds() {
+	for _, kind := range result.ErrorKinds() {
 		s.Errors[kind.String()] = r.Errors[kind]
 	}
 	for _, sec := range r.Timeline {
@@ -215,7 +216,7 @@ func NewSummary(r *load.Result) Summary {
 
 // encode returns h in HdrHistogram's V2 compressed encoding, base64 text.
 // Encoding fails only for histograms it cannot represent, and every
-// histogram made by load.NewHistogram is representable.
+// histogram made by result.NewHistogram is representable.
 func encode(h *hdrhistogram.Histogram) string {
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
@@ -265,7 +266,7 @@ func maxValue(h *hdrhistogram.Histogram) int64 {
 // orEmpty returns h, or an empty histogram when h is nil.
 func orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	if h == nil {
-		return load.NewHistogram()
+		return result.NewHistogram()
 	}
 	return h
 }
