@@ -86,7 +86,7 @@ func TestTimerHeapOrdersByTime(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	conns := make([]*conn, 200)
 	for i := range conns {
-		conns[i] = newConn(1)
+		conns[i] = newConn(newH1Session(1, false))
 		conns[i].at = rng.Int64N(1000)
 		h.push(conns[i])
 	}
@@ -134,8 +134,8 @@ func TestOpenModelScheduleIsEvenlySpaced(t *testing.T) {
 	}()
 	var starts []int64
 	for _, l := range loops {
-		if l.interval != 4_000_000 {
-			t.Errorf("per-connection interval = %d ns, want 4ms (4 connections sharing 1000/s)", l.interval)
+		if s, ok := l.sched.(*rateSchedule); !ok || s.interval != 4_000_000 {
+			t.Errorf("schedule = %#v, want a per-connection interval of 4ms (4 connections sharing 1000/s)", l.sched)
 		}
 		for _, c := range l.conns {
 			starts = append(starts, c.next)

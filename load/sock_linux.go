@@ -60,12 +60,7 @@ func connectError(fd int) error {
 	return nil
 }
 
-func readSocket(fd int, p []byte) (int, error)  { return unix.Read(fd, p) }
-func writeSocket(fd int, p []byte) (int, error) { return unix.Write(fd, p) }
-func closeSocket(fd int)                        { unix.Close(fd) }
-
-func isWouldBlock(err error) bool  { return err == unix.EAGAIN }
-func isInterrupted(err error) bool { return err == unix.EINTR }
+func closeSocket(fd int) { unix.Close(fd) }
 
 // classifyConnect maps a failed connect to an ErrorKind.
 func classifyConnect(err error) result.ErrorKind {
