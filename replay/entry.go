@@ -37,7 +37,6 @@ var (
 	errBadVersion    = errors.New("request line does not end in HTTP/x.y")
 	errBadHeaderName = errors.New("header name is not a token")
 	errBadHeaderVal  = errors.New("header value has control characters")
-	errBadTime       = errors.New("time is not RFC 3339 or Unix seconds")
 	errLineTooLong   = errors.New("line longer than 16 MiB")
 )
 

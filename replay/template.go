@@ -122,7 +122,7 @@ func isID(s []byte) bool {
 		return true // hex
 	case letters == 0 && hexLetters == 0:
 		return true // digits and separators
-	case len(s) >= 20 && bytes.IndexAny(s, ".:,") < 0:
+	case len(s) >= 20 && !bytes.ContainsAny(s, ".:,"):
 		return true // a token or slug
 	}
 	return false
