@@ -12,13 +12,20 @@ import (
 
 // EndpointStats is one row of the per-endpoint table, Summary.Endpoints.
 type EndpointStats struct {
-	Endpoint  string `json:"endpoint"` // e.g. "GET /users/:id"
-	Count     int64  `json:"count"`    // responses
-	Errors    int64  `json:"errors"`
-	Status5xx int64  `json:"status_5xx"`
-	P50us     int64  `json:"p50_us"`
-	P99us     int64  `json:"p99_us"`
-	MaxUs     int64  `json:"max_us"`
+	// Endpoint is the endpoint's name, e.g. "GET /users/:id".
+	Endpoint string `json:"endpoint"`
+	// Count counts responses.
+	Count int64 `json:"count"`
+	// Errors counts failed requests.
+	Errors int64 `json:"errors"`
+	// Status5xx counts responses with a status of 500 or more.
+	Status5xx int64 `json:"status_5xx"`
+	// P50us is the median latency in microseconds.
+	P50us int64 `json:"p50_us"`
+	// P99us is the 99th percentile latency in microseconds.
+	P99us int64 `json:"p99_us"`
+	// MaxUs is the highest latency in microseconds.
+	MaxUs int64 `json:"max_us"`
 }
 
 // endpointStats summarizes r.Endpoints, busiest first (by responses, then
