@@ -64,10 +64,6 @@ type loop struct {
 // newLoops creates the event loops and spreads the connections over them.
 func (e *engine) newLoops() ([]*loop, error) {
 	cfg := &e.cfg
-	var spacing float64
-	if cfg.Rate > 0 {
-		spacing = 1e9 / cfg.Rate
-	}
 	scan := int64(maxWait)
 	if t := int64(cfg.Timeout) / 4; t < scan {
 		scan = max(t, int64(time.Millisecond))
@@ -101,9 +97,8 @@ func (e *engine) newLoops() ([]*loop, error) {
 	}
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
-		c := newConn(newH1Session(cfg.Pipeline, cfg.DisableKeepAlive))
-		// Stagger the connections' schedules so the total is evenly spaced.
-		c.next = int64(float64(j) * spacing)
+		c := newConn(e.newSession())
+		l.sched.place(c, j)
 		l.conns = append(l.conns, c)
 	}
 	if e.feed != nil {

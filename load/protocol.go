@@ -70,3 +70,9 @@ type sink interface {
 	// as HTTP/2's SETTINGS ACK, WINDOW_UPDATE and PING ACK.
 	reply(p []byte)
 }
+
+// newSession returns a connection's session in the run's protocol:
+// HTTP/1.1, the only one so far; another protocol is chosen here.
+func (e *engine) newSession() session {
+	return newH1Session(e.cfg.Pipeline, e.cfg.DisableKeepAlive)
+}

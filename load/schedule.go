@@ -10,6 +10,8 @@ type schedule interface {
 	// session's room. A connection that could take more may be left
 	// waiting (a timer, the idle queue).
 	fill(l *loop, c *conn, now int64)
+	// place prepares c, the j-th connection of the run (of every loop).
+	place(c *conn, j int)
 	// dispatch gives due requests to connections waiting for them; it
 	// runs every turn of the loop.
 	dispatch(l *loop, now int64)
@@ -33,7 +35,10 @@ func (e *engine) newSchedule() schedule {
 	case e.feed != nil:
 		return recordedSchedule{}
 	case e.cfg.Rate > 0:
-		return &rateSchedule{interval: int64(float64(e.cfg.Connections) * 1e9 / e.cfg.Rate)}
+		return &rateSchedule{
+			interval: int64(float64(e.cfg.Connections) * 1e9 / e.cfg.Rate),
+			spacing:  1e9 / e.cfg.Rate,
+		}
 	}
 	return closedSchedule{}
 }

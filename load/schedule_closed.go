@@ -15,6 +15,7 @@ func (closedSchedule) fill(l *loop, c *conn, now int64) {
 	}
 }
 
+func (closedSchedule) place(c *conn, j int)                 {}
 func (closedSchedule) dispatch(l *loop, now int64)          {}
 func (closedSchedule) nextDue(l *loop, now int64) int64     { return -1 }
 func (closedSchedule) reconnectAt(c *conn, now int64) int64 { return now }

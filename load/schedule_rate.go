@@ -4,8 +4,12 @@ package load
 // every interval, the connections staggered so that the total is evenly
 // spaced, and latency counts from each request's intended time.
 type rateSchedule struct {
-	interval int64 // ns between sends on one connection
+	interval int64   // ns between sends on one connection
+	spacing  float64 // ns between the first sends of successive connections
 }
+
+// place staggers the connections' schedules so the total is evenly spaced.
+func (s *rateSchedule) place(c *conn, j int) { c.next = int64(float64(j) * s.spacing) }
 
 func (s *rateSchedule) fill(l *loop, c *conn, now int64) {
 	req, meta := l.e.target.request, l.targetMeta()

@@ -158,5 +158,6 @@ func (recordedSchedule) connectFailed(l *loop, now int64) int {
 	return max(l.failDue(now), 1)
 }
 
+func (recordedSchedule) place(c *conn, j int)                 {}
 func (recordedSchedule) reconnectAt(c *conn, now int64) int64 { return now }
 func (recordedSchedule) begin(c *conn, start int64)           {}
