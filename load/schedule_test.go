@@ -8,7 +8,9 @@ import (
 // TestEachLoadModelIsOneSchedule checks which schedule each kind of run
 // gets, and that only the constant rate staggers its connections.
 func TestEachLoadModelIsOneSchedule(t *testing.T) {
-	src := func() Source { return &listSource{names: []string{"GET /"}, reqs: []SourceRequest{{Request: get("/")}}} }
+	src := func() Source {
+		return &listSource{names: []string{"GET /"}, reqs: []SourceRequest{{Request: get("/")}}}
+	}
 	tests := []struct {
 		name string
 		cfg  Config
