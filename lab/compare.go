@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/gust-http/gust/report/table"
 )
 
 // WriteCompare writes a markdown table of the change from run a to run b
@@ -24,8 +26,8 @@ func WriteCompare(w io.Writer, a, b *Results) error {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "A: `%s` on %s\nB: `%s` on %s\n\n", a.Meta.Command, a.Meta.Date, b.Meta.Command, b.Meta.Date)
-	sb.WriteString("| server | scenario | req/s A | req/s B | change | p99 ms A | p99 ms B | change | CPU us/req A | CPU us/req B | change |\n")
-	sb.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	table.MarkdownHead(&sb, "server", "scenario", "req/s A", "req/s B", "change", "p99 ms A", "p99 ms B", "change",
+		"CPU us/req A", "CPU us/req B", "change")
 	n := 0
 	for _, y := range b.Cells {
 		x, ok := before[key{y.Server, y.Scenario}]
@@ -33,8 +35,8 @@ func WriteCompare(w io.Writer, a, b *Results) error {
 			continue
 		}
 		n++
-		fmt.Fprintf(&sb, "| %s | %s | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", y.Server, y.Scenario,
-			x.RPS, y.RPS, change(x.RPS, y.RPS),
+		table.MarkdownRow(&sb, y.Server, y.Scenario,
+			fmt.Sprintf("%.0f", x.RPS), fmt.Sprintf("%.0f", y.RPS), change(x.RPS, y.RPS),
 			num(x.Latency.P99/1000, 2), num(y.Latency.P99/1000, 2), change(x.Latency.P99, y.Latency.P99),
 			num(x.CPUUsPerReq, 2), num(y.CPUUsPerReq, 2), change(x.CPUUsPerReq, y.CPUUsPerReq))
 	}

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,3 +52,27 @@ func SplitCPUs(cpus CPUSet) (server, client CPUSet) {
 
 // runtimeCPUs is how many CPUs the load generator may use.
 func runtimeCPUs() int { return runtime.GOMAXPROCS(0) }
+
+// ChooseCPUs returns the CPUs for the servers and for the load generator:
+// the two halves of allowed (SplitCPUs), or the lists given as server and
+// client ("0-3", as ParseCPUSet reads them) where not empty. Every CPU must
+// be among allowed.
+func ChooseCPUs(allowed CPUSet, server, client string) (serverCPUs, clientCPUs CPUSet, err error) {
+	serverCPUs, clientCPUs = SplitCPUs(allowed)
+	if server != "" {
+		if serverCPUs, err = ParseCPUSet(server); err != nil {
+			return nil, nil, fmt.Errorf("--server-cpus: %w", err)
+		}
+	}
+	if client != "" {
+		if clientCPUs, err = ParseCPUSet(client); err != nil {
+			return nil, nil, fmt.Errorf("--client-cpus: %w", err)
+		}
+	}
+	for _, c := range append(slices.Clone(serverCPUs), clientCPUs...) {
+		if !slices.Contains(allowed, c) {
+			return nil, nil, fmt.Errorf("CPU %d is not among the allowed CPUs %s", c, allowed)
+		}
+	}
+	return serverCPUs, clientCPUs, nil
+}

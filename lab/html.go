@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gust-http/gust/report/chart"
+	"github.com/gust-http/gust/report/table"
 )
 
 // metric is one chart per scenario group.
@@ -54,7 +57,7 @@ func WriteHTML(w io.Writer, r *Results) error {
 body{font-family:sans-serif;margin:24px;color:#222}h2{margin-top:32px;border-bottom:1px solid #ccc}
 .charts{display:flex;flex-wrap:wrap;gap:8px}table{border-collapse:collapse;font-size:13px;margin:8px 0}
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}
-.meta{color:#555;max-width:1000px}.err{color:#a00}
+.meta{color:#555;max-width:1000px}.err{color:#a00}svg .grid{stroke:#ddd}
 </style></head><body><h1>gust bench</h1>`)
 	m := r.Meta
 	fmt.Fprintf(&b, `<p class="meta"><code>%s</code> on %s (%s). Servers pinned to CPUs %s, load generator (%s) to CPUs %s; a fresh server per cell; median of %d run(s) by req/s; %.0f s in all.</p>`,
@@ -62,7 +65,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:f
 		html.EscapeString(m.Loader), m.ClientCPUs, max(m.Repeat, 1), m.TookS)
 	colors := map[string]string{}
 	for i, s := range servers(r.Cells) {
-		colors[s] = palette[i%len(palette)]
+		colors[s] = chart.Color(i)
 	}
 	for _, g := range groups(r.Cells) {
 		var cells []Cell
@@ -89,17 +92,17 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:f
 		}
 		b.WriteString(`<div class="charts">`)
 		for mi, mt := range metrics {
-			var ss []series
+			var ss []chart.Series
 			for _, srv := range servers(cells) {
-				s := series{name: srv, values: make([]float64, len(conns))}
+				s := chart.Series{Name: srv, Color: colors[srv], Values: make([]float64, len(conns))}
 				known := false
-				for i := range s.values {
-					s.values[i] = math.NaN()
+				for i := range s.Values {
+					s.Values[i] = math.NaN()
 				}
 				for _, c := range cells {
 					if c.Server == srv {
 						if v := mt.value(c); v >= 0 {
-							s.values[slices.Index(conns, c.Connections)] = v
+							s.Values[slices.Index(conns, c.Connections)] = v
 							known = true
 						}
 					}
@@ -109,37 +112,38 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:f
 				}
 			}
 			if mi == 0 && cells[0].IdealRPS > 0 {
-				ideal := series{name: "ideal (C/delay)", values: make([]float64, len(conns)), ideal: true}
-				for i := range ideal.values {
-					ideal.values[i] = math.NaN()
+				ideal := chart.Series{Name: "ideal (C/delay)", Values: make([]float64, len(conns)), Ideal: true}
+				for i := range ideal.Values {
+					ideal.Values[i] = math.NaN()
 				}
 				for _, c := range cells {
-					ideal.values[slices.Index(conns, c.Connections)] = c.IdealRPS
+					ideal.Values[slices.Index(conns, c.Connections)] = c.IdealRPS
 				}
 				ss = append(ss, ideal)
 			}
 			if len(ss) == 0 {
 				continue
 			}
-			b.WriteString(barChart(mt.title, mt.unit, cats, ss, colors))
+			b.WriteString(chart.Bars{Title: mt.title, Unit: mt.unit, XTitle: "connections", Categories: cats, Series: ss}.SVG())
 		}
 		b.WriteString(`</div>`)
 	}
-	b.WriteString("<h2>All cells</h2><table><tr><th>server</th><th>scenario</th><th>conns</th><th>req/s</th><th>ideal req/s</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>CPU us/req</th><th>peak RSS MB</th><th>RSS/conn KB</th><th>goroutines max</th><th>GCs</th></tr>")
+	b.WriteString("<h2>All cells</h2><table>")
+	table.HTMLRow(&b, true, table.Cells("server", "scenario", "conns", "req/s", "ideal req/s", "p50 ms", "p99 ms", "p99.9 ms",
+		"errors", "CPU us/req", "peak RSS MB", "RSS/conn KB", "goroutines max", "GCs")...)
 	for _, c := range r.Cells {
 		if c.Error != "" {
-			fmt.Fprintf(&b, `<tr><td>%s</td><td>%s</td><td>%d</td><td class="err" colspan="11" style="text-align:left">%s</td></tr>`,
-				html.EscapeString(c.Server), html.EscapeString(c.Scenario), c.Connections, html.EscapeString(c.Error))
+			table.HTMLRow(&b, false, append(table.Cells(c.Server, c.Scenario, strconv.Itoa(c.Connections)),
+				table.Cell{Text: c.Error, Attrs: `class="err" colspan="11" style="text-align:left"`})...)
 			continue
 		}
 		ideal := "-"
 		if c.IdealRPS > 0 {
 			ideal = fmt.Sprintf("%.0f", c.IdealRPS)
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%.0f</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>",
-			html.EscapeString(c.Server), html.EscapeString(c.Scenario), c.Connections, c.RPS, ideal,
-			num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), c.Errors,
-			num(c.CPUUsPerReq, 2), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte), inum(c.GoroutinesMax), inum(c.GCCount))
+		table.HTMLRow(&b, false, table.Cells(c.Server, c.Scenario, strconv.Itoa(c.Connections), fmt.Sprintf("%.0f", c.RPS), ideal,
+			num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), strconv.FormatInt(c.Errors, 10),
+			num(c.CPUUsPerReq, 2), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte), inum(c.GoroutinesMax), inum(c.GCCount))...)
 	}
 	b.WriteString("</table>")
 	var md strings.Builder

@@ -3,7 +3,10 @@ package lab
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/gust-http/gust/report/table"
 )
 
 // groups returns the scenario groups of cells in order of first appearance.
@@ -71,31 +74,27 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 				delayed = true
 			}
 		}
-		b.WriteString("| server | conns | req/s |")
+		cols := []string{"server", "conns", "req/s"}
 		if delayed {
-			b.WriteString(" ideal req/s |")
+			cols = append(cols, "ideal req/s")
 		}
-		b.WriteString(" p50 ms | p99 ms | p99.9 ms | errors | CPU us/req | CPU % | peak RSS MB | RSS/conn KB | goroutines max | GCs | GC pause ms |\n|---|---|---|")
-		if delayed {
-			b.WriteString("---|")
-		}
-		b.WriteString("---|---|---|---|---|---|---|---|---|---|---|\n")
+		table.MarkdownHead(&b, append(cols, "p50 ms", "p99 ms", "p99.9 ms", "errors", "CPU us/req", "CPU %", "peak RSS MB",
+			"RSS/conn KB", "goroutines max", "GCs", "GC pause ms")...)
 		for _, c := range r.Cells {
 			if c.Group != g || c.Error != "" {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %.0f |", c.Server, c.Connections, c.RPS)
+			row := []string{c.Server, strconv.Itoa(c.Connections), fmt.Sprintf("%.0f", c.RPS)}
 			if delayed {
-				fmt.Fprintf(&b, " %.0f |", c.IdealRPS)
+				row = append(row, fmt.Sprintf("%.0f", c.IdealRPS))
 			}
 			gcms := "-"
 			if c.GCPauseTotalUs >= 0 {
 				gcms = fmt.Sprintf("%.2f", float64(c.GCPauseTotalUs)/1000)
 			}
-			fmt.Fprintf(&b, " %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |\n",
-				num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), c.Errors,
-				num(c.CPUUsPerReq, 2), num(c.CPUPercent, 0), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte),
-				inum(c.GoroutinesMax), inum(c.GCCount), gcms)
+			table.MarkdownRow(&b, append(row, num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2),
+				strconv.FormatInt(c.Errors, 10), num(c.CPUUsPerReq, 2), num(c.CPUPercent, 0), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte),
+				inum(c.GoroutinesMax), inum(c.GCCount), gcms)...)
 		}
 	}
 	var failed []Cell
@@ -105,9 +104,10 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 		}
 	}
 	if len(failed) > 0 {
-		b.WriteString("\n## Cells that did not run\n\n| server | scenario | error |\n|---|---|---|\n")
+		b.WriteString("\n## Cells that did not run\n\n")
+		table.MarkdownHead(&b, "server", "scenario", "error")
 		for _, c := range failed {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Server, c.Scenario, strings.ReplaceAll(c.Error, "|", `\|`))
+			table.MarkdownRow(&b, c.Server, c.Scenario, c.Error)
 		}
 	}
 	writeAttacksMarkdown(&b, r.Cells)
@@ -125,12 +125,13 @@ func writeAttacksMarkdown(b *strings.Builder, cells []Cell) {
 		}
 		if first {
 			b.WriteString("\n## Attacks beside the load\n\n" +
-				"Hostile connections the server closes are replaced (at most 1000 a second: the attack shares the load generator's CPUs); \"cut\" counts those closes.\n\n" +
-				"| server | scenario | attack | opened | cut | failed to connect | MB accepted |\n|---|---|---|---|---|---|---|\n")
+				"Hostile connections the server closes are replaced (at most 1000 a second: the attack shares the load generator's CPUs); \"cut\" counts those closes.\n\n")
+			table.MarkdownHead(b, "server", "scenario", "attack", "opened", "cut", "failed to connect", "MB accepted")
 			first = false
 		}
 		a := c.AttackStats
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %.1f |\n", c.Server, c.Scenario, c.Attack, a.Opened, a.Cut, a.Failed, float64(a.Bytes)/1e6)
+		table.MarkdownRow(b, c.Server, c.Scenario, c.Attack, strconv.FormatInt(a.Opened, 10), strconv.FormatInt(a.Cut, 10),
+			strconv.FormatInt(a.Failed, 10), fmt.Sprintf("%.1f", float64(a.Bytes)/1e6))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,21 +50,31 @@ func fakeResults() *Results {
 	}
 }
 
-func TestMarkdownGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteMarkdown(&b, fakeResults()); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "report.md.golden")
-	if *update {
-		os.WriteFile(golden, b.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("report.md differs from %s (go test ./lab -update to accept):\n%s", golden, b.String())
+func TestReportGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(io.Writer, *Results) error
+	}{
+		{"report.md", WriteMarkdown},
+		{"report.html", WriteHTML},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b, fakeResults()); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", tc.name+".golden")
+			if *update {
+				os.WriteFile(golden, b.Bytes(), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%s differs from %s (go test ./lab -update to accept):\n%s", tc.name, golden, b.String())
+			}
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gust-http/gust/report/chart"
+	"github.com/gust-http/gust/report/table"
 	"github.com/gust-http/gust/result"
 )
 
@@ -70,19 +72,11 @@ func writeFactsHTML(b *strings.Builder, facts []fact) {
 // htmlRow writes one table row of cells, as headers when head is set;
 // with nameLast the last cell, a name, is aligned left.
 func htmlRow(b *strings.Builder, head, nameLast bool, cells ...string) {
-	tag := "td"
-	if head {
-		tag = "th"
+	cs := table.Cells(cells...)
+	if nameLast && len(cs) > 0 {
+		cs[len(cs)-1].Attrs = `class="l"`
 	}
-	b.WriteString("<tr>")
-	for i, c := range cells {
-		class := ""
-		if nameLast && i == len(cells)-1 {
-			class = ` class="l"`
-		}
-		fmt.Fprintf(b, "<%s%s>%s</%s>", tag, class, html.EscapeString(c), tag)
-	}
-	b.WriteString("</tr>")
+	table.HTMLRow(b, head, cs...)
 }
 
 func writeLatencyHTML(b *strings.Builder, s Stats) {
@@ -101,7 +95,7 @@ func writeDistributionHTML(b *strings.Builder, buckets []bucket, total int64) {
 	b.WriteString("<table><tr><th>latency</th><th class=\"l\">responses</th><th>share</th><th>count</th></tr>")
 	for _, k := range buckets {
 		fmt.Fprintf(b, "<tr><td>&le; %s</td><td class=\"l\">%s</td><td>%s</td><td>%s</td></tr>",
-			html.EscapeString(formatMicros(float64(k.upTo))), hbar(k.count, most),
+			html.EscapeString(formatMicros(float64(k.upTo))), chart.HBar(k.count, most),
 			html.EscapeString(percent(k.count, total)), html.EscapeString(formatCount(k.count)))
 	}
 	b.WriteString("</table>\n")
@@ -120,10 +114,10 @@ func writeTimelineHTML(b *strings.Builder, timeline []result.Second) {
 		p50[s.Second] = float64(s.P50us)
 		p99[s.Second] = float64(s.P99us)
 	}
-	b.WriteString(timelineChart("responses per second", []chartSeries{{"responses", "#4e79a7", rps}},
+	b.WriteString(chart.Timeline("responses per second", []chart.Series{{Name: "responses", Color: chart.Color(0), Values: rps}},
 		func(v float64) string { return formatFloat(v, 0) }))
 	b.WriteString("\n")
-	b.WriteString(timelineChart("latency per second", []chartSeries{{"p50", "#4e79a7", p50}, {"p99", "#e15759", p99}},
+	b.WriteString(chart.Timeline("latency per second", []chart.Series{{Name: "p50", Color: chart.Color(0), Values: p50}, {Name: "p99", Color: chart.Color(2), Values: p99}},
 		formatMicros))
 	b.WriteString("\n")
 }
@@ -145,19 +139,12 @@ func writeAgentsHTML(b *strings.Builder, agents []result.Agent) {
 	fmt.Fprintf(b, "<p>%s</p>\n<table>", html.EscapeString(agentsNote(agents)))
 	htmlRow(b, true, true, agentColumns...)
 	for _, a := range agents {
-		cells := agentCells(a)
-		b.WriteString("<tr>")
-		for i, c := range cells {
-			class := ""
-			switch {
-			case i == len(cells)-2 && a.Flagged(): // flags
-				class = ` class="flag"`
-			case i == len(cells)-1:
-				class = ` class="l"`
-			}
-			fmt.Fprintf(b, "<td%s>%s</td>", class, html.EscapeString(c))
+		cells := table.Cells(agentCells(a)...)
+		if a.Flagged() {
+			cells[len(cells)-2].Attrs = `class="flag"` // flags
 		}
-		b.WriteString("</tr>")
+		cells[len(cells)-1].Attrs = `class="l"`
+		table.HTMLRow(b, false, cells...)
 	}
 	b.WriteString("</table>\n")
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # check-deps.sh fails if the results data (result/) or the reports
-# (report/) depend on the generator's engine: package load, the poller
-# internal/poll, or golang.org/x/sys. Results are data; reading, merging
-# and reporting them must not pull in sockets and pollers.
+# (report/, with its chart and table packages) depend on the generator's
+# engine: package load, the poller internal/poll, or golang.org/x/sys.
+# Results are data; reading, merging and reporting them must not pull in
+# sockets and pollers.
 # Run from anywhere in the repository: scripts/check-deps.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -11,7 +12,7 @@ module=$(go list -m)
 forbidden="$module/load $module/internal/poll golang.org/x/sys/unix golang.org/x/sys"
 status=0
 for goos in linux darwin; do
-	for pkg in ./result ./report; do
+	for pkg in ./result/... ./report/...; do
 		deps=$(GOOS=$goos go list -deps "$pkg")
 		for bad in $forbidden; do
 			if printf '%s\n' "$deps" | grep -qx "$bad"; then

@@ -4,25 +4,30 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"expvar"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gust-http/gust/internal/hello"
 )
 
 // helloBody is what the target server answers when no body size is given.
-var helloBody = []byte("Hello, Go!")
+var helloBody = []byte(hello.Text)
+
+// allowedMethods is the Allow header of the 405 that answers CONNECT:
+// gust serve is a target, not a proxy, and answers every other method.
+const allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, TRACE"
+
+// notAProxy is the body of the 405 that answers CONNECT.
+const notAProxy = "gust serve is a target server, not a proxy: CONNECT is not allowed\n"
 
 // shutdownGrace bounds how long a graceful shutdown waits for requests in flight.
 const shutdownGrace = 5 * time.Second
@@ -166,50 +171,27 @@ func filledBody(n int) ([]byte, error) {
 }
 
 // newHelloHandler returns the handler gust serve answers with, whatever the
-// engine that drives it.
+// engine that drives it: hello.Handler, but CONNECT gets a 405 (refuseConnect).
 func newHelloHandler(cfg handlerConfig) http.Handler {
-	body := cfg.Body
-	if body == nil {
-		body = helloBody
-	}
-	contentLength := strconv.Itoa(len(body))
-	delay := cfg.Delay
+	h := hello.Handler(cfg.Body, cfg.Delay)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if delay > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				// The client is gone; there is no one left to answer.
-				t.Stop()
-				return
-			}
+		if r.Method == http.MethodConnect {
+			refuseConnect(w)
+			return
 		}
-		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-		h["Content-Length"] = []string{contentLength}
-		_, _ = w.Write(body)
+		h.ServeHTTP(w, r)
 	})
 }
 
-// publishGoroutines registers the expvar "goroutines" once per process:
-// expvar.Publish panics on a second registration of the same name.
-var publishGoroutines = sync.OnceFunc(func() {
-	expvar.Publish("goroutines", expvar.Func(func() any { return runtime.NumGoroutine() }))
-})
-
-// newDebugHandler returns a mux of its own serving /debug/vars and
-// /debug/pprof/, so nothing depends on http.DefaultServeMux.
-func newDebugHandler() http.Handler {
-	publishGoroutines()
-	mux := http.NewServeMux()
-	mux.Handle("/debug/vars", expvar.Handler())
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	return mux
+// refuseConnect answers a CONNECT request: 405 with an Allow header
+// listing the methods gust serve answers.
+func refuseConnect(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Allow", allowedMethods)
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(notAProxy)))
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	_, _ = io.WriteString(w, notAProxy)
 }
 
 // workerNote names the worker in start-up lines: "; worker 1/4", or ""
@@ -251,7 +233,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 			ln.Close()
 			return fmt.Errorf("serve: listen on --debug-addr %q: %w", cfg.DebugAddr, err)
 		}
-		servers = append(servers, &http.Server{Handler: newDebugHandler()})
+		servers = append(servers, &http.Server{Handler: hello.DebugHandler()})
 		listeners = append(listeners, dln)
 	}
 

@@ -12,11 +12,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/hello"
 	"github.com/gust-http/gust/server"
 )
 
 // newNativeHello returns the hello handler on gust/server's native API:
-// the same answer as newHelloHandler, without allocating.
+// the same answer as newHelloHandler, CONNECT's 405 included, without
+// allocating.
 func newNativeHello(cfg handlerConfig) server.Handler {
 	body := cfg.Body
 	if body == nil {
@@ -24,6 +26,13 @@ func newNativeHello(cfg handlerConfig) server.Handler {
 	}
 	delay := cfg.Delay
 	return server.HandlerFunc(func(c *server.Ctx) {
+		if string(c.Method()) == http.MethodConnect {
+			c.SetStatus(http.StatusMethodNotAllowed)
+			c.SetHeader("Allow", allowedMethods)
+			c.SetContentType("text/plain; charset=utf-8")
+			c.WriteString(notAProxy)
+			return
+		}
 		if delay > 0 {
 			time.Sleep(delay)
 		}
@@ -85,7 +94,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 			return fmt.Errorf("serve: listen on --debug-addr %q: %w", cfg.DebugAddr, err)
 		}
 		publishServerStats(srv)
-		debug = &http.Server{Handler: newDebugHandler()}
+		debug = &http.Server{Handler: hello.DebugHandler()}
 		debugAddr = dln.Addr()
 		go debug.Serve(dln)
 		defer debug.Close()

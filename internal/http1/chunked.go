@@ -16,19 +16,27 @@ const (
 type chunkState uint8
 
 const (
-	stSize         chunkState = iota // in the hex digits of a chunk size
-	stSizeExtra                      // after the size: BWS, then ";" or CR
-	stExt                            // in chunk extensions, up to CR
-	stSizeLF                         // after the CR ending a chunk line
-	stData                           // in chunk data; size bytes remain
-	stDataCR                         // after chunk data, before its CR
-	stDataLF                         // after the CR following chunk data
-	stTrailerStart                   // at the start of a trailer line or of the final empty line
-	stTrailerName                    // in a trailer field name, up to ':'
-	stTrailerValue                   // in a trailer field value, up to CR
-	stTrailerLF                      // after the CR ending a trailer field line
-	stEndLF                          // after the CR of the final empty line
-	stDone                           // the body has ended
+	stSize           chunkState = iota // in the hex digits of a chunk size
+	stSizeExtra                        // after the size: BWS, then ";" or CR
+	stExtNameStart                     // after ";": BWS, then the first byte of a name
+	stExtName                          // in an extension name
+	stExtAfterName                     // BWS after a name: "=" or ";" must follow
+	stExtValueStart                    // after "=": BWS, then a token or a quoted-string
+	stExtToken                         // in a token value
+	stExtQuoted                        // in a quoted-string value
+	stExtQuotedPair                    // after a backslash in a quoted-string
+	stExtAfterQuoted                   // right after a quoted-string's closing quote
+	stExtAfterValue                    // BWS after a value: ";" must follow
+	stSizeLF                           // after the CR ending a chunk line
+	stData                             // in chunk data; size bytes remain
+	stDataCR                           // after chunk data, before its CR
+	stDataLF                           // after the CR following chunk data
+	stTrailerStart                     // at the start of a trailer line or of the final empty line
+	stTrailerName                      // in a trailer field name, up to ':'
+	stTrailerValue                     // in a trailer field value, up to CR
+	stTrailerLF                        // after the CR ending a trailer field line
+	stEndLF                            // after the CR of the final empty line
+	stDone                             // the body has ended
 )
 
 // ChunkedDecoder decodes a chunked body incrementally, across any split of
@@ -113,8 +121,11 @@ func (d *ChunkedDecoder) Decode(p []byte) (n int, data []byte, done bool, err er
 				d.count++
 			case ';':
 				// The ';' counts against the limit like any extension byte.
-				d.state = stExt
-				continue
+				if d.count == maxChunkLineExtra {
+					return d.fail(i, ErrChunkExtTooLong)
+				}
+				d.count++
+				d.state = stExtNameStart
 			case '\r':
 				// BWS belongs to an extension (RFC 9112 section 7.1.1):
 				// "5 " alone is not a chunk size.
@@ -126,15 +137,12 @@ func (d *ChunkedDecoder) Decode(p []byte) (n int, data []byte, done bool, err er
 				return d.fail(i, ErrBadChunk)
 			}
 			i++
-		case stExt:
-			k, err := d.skipText(p[i:], maxChunkLineExtra, ErrChunkExtTooLong)
-			i += k
-			if err != nil {
-				return d.fail(i, err)
-			}
-			if i < len(p) { // stopped at the CR
-				d.state = stSizeLF
-				i++
+		case stExtNameStart, stExtName, stExtAfterName, stExtValueStart, stExtToken,
+			stExtQuoted, stExtQuotedPair, stExtAfterQuoted, stExtAfterValue:
+			for ; i < len(p) && d.state != stSizeLF; i++ {
+				if err := d.extByte(p[i]); err != nil {
+					return d.fail(i, err)
+				}
 			}
 		case stSizeLF:
 			if c != '\n' {
@@ -228,6 +236,96 @@ func (d *ChunkedDecoder) endChunkLine() {
 	} else {
 		d.state = stData
 	}
+}
+
+// extByte takes the next byte of a chunk line's extensions, enforcing
+// RFC 9112 section 7.1.1:
+//
+//	chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+//	chunk-ext-name = token; chunk-ext-val = token / quoted-string
+//
+// so that no two readers can disagree on where a chunk line ends (an empty
+// name, a name that is not a token or an unclosed quote is refused). Every
+// byte counts against maxChunkLineExtra; an invalid byte is reported as
+// ErrBadChunk even at the limit, so the result does not depend on how the
+// input was split. The CR that ends the line moves to stSizeLF.
+func (d *ChunkedDecoder) extByte(c byte) error {
+	bws := c == ' ' || c == '\t'
+	next := d.state
+	switch d.state {
+	case stExtNameStart:
+		switch {
+		case bws:
+		case tokenByte[c]:
+			next = stExtName
+		default:
+			return ErrBadChunk
+		}
+	case stExtName, stExtToken, stExtAfterQuoted:
+		switch {
+		case c == '\r':
+			d.state = stSizeLF
+			return nil
+		case c == ';':
+			next = stExtNameStart
+		case c == '=' && d.state == stExtName:
+			next = stExtValueStart
+		case bws && d.state == stExtName:
+			next = stExtAfterName
+		case bws:
+			next = stExtAfterValue
+		case tokenByte[c] && d.state != stExtAfterQuoted:
+		default:
+			return ErrBadChunk
+		}
+	case stExtAfterName, stExtAfterValue:
+		switch {
+		case bws:
+		case c == ';':
+			next = stExtNameStart
+		case c == '=' && d.state == stExtAfterName:
+			next = stExtValueStart
+		default:
+			return ErrBadChunk
+		}
+	case stExtValueStart:
+		switch {
+		case bws:
+		case c == '"':
+			next = stExtQuoted
+		case tokenByte[c]:
+			next = stExtToken
+		default:
+			return ErrBadChunk
+		}
+	case stExtQuoted:
+		switch {
+		case c == '"':
+			next = stExtAfterQuoted
+		case c == '\\':
+			next = stExtQuotedPair
+		case !qdtextByte(c):
+			return ErrBadChunk
+		}
+	case stExtQuotedPair:
+		if !bws && (c < 0x21 || c == 0x7f) {
+			return ErrBadChunk
+		}
+		next = stExtQuoted
+	}
+	if d.count == maxChunkLineExtra {
+		return ErrChunkExtTooLong
+	}
+	d.count++
+	d.state = next
+	return nil
+}
+
+// qdtextByte reports whether c may stand unescaped in a quoted-string
+// (RFC 9110 section 5.6.4): HTAB, SP, visible characters but '"' and '\\',
+// and obs-text.
+func qdtextByte(c byte) bool {
+	return c == '\t' || c == ' ' || (c >= 0x21 && c != '"' && c != '\\' && c != 0x7f)
 }
 
 // skipText consumes the field-value bytes at the start of p up to, not

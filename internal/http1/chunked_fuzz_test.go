@@ -8,7 +8,7 @@ import (
 )
 
 func FuzzChunkedDecoder(f *testing.F) {
-	for _, c := range chunkCases {
+	for _, c := range append(chunkCases[:len(chunkCases):len(chunkCases)], chunkExtCases...) {
 		if len(c.in) < 1024 {
 			f.Add([]byte(c.in), []byte{3, 1, 7})
 		}

@@ -23,7 +23,7 @@ var chunkCases = []chunkCase{
 	{name: "sizes may have leading zeros", in: "0005\r\nhello\r\n000\r\n\r\n", data: "hello", done: true, consumed: -1},
 	{name: "a size of sixteen hex digits is accepted", in: "000000000000000a\r\n0123456789\r\n0\r\n\r\n", data: "0123456789", done: true, consumed: -1},
 	{name: "chunk extensions are skipped", in: "5;name=value\r\nhello\r\n0;last=\"a;b\"\r\n\r\n", data: "hello", done: true, consumed: -1},
-	{name: "whitespace before an extension is skipped", in: "5 \t;x\r\nhello\r\n0 ;\r\n\r\n", data: "hello", done: true, consumed: -1},
+	{name: "whitespace before an extension is skipped", in: "5 \t;x\r\nhello\r\n0 ;y\r\n\r\n", data: "hello", done: true, consumed: -1},
 	{name: "whitespace after the size without an extension is refused", in: "5 \r\nhello\r\n0\r\n\r\n", err: ErrBadChunk, consumed: 2},
 	{name: "the longest extension is accepted", in: "5;" + strings.Repeat("x", maxChunkLineExtra-1) + "\r\nhello\r\n0\r\n\r\n", data: "hello", done: true, consumed: -1},
 	{name: "trailer fields are skipped", in: "5\r\nhello\r\n0\r\nExpires: never\r\nX-Sum:abc\r\n\r\n", data: "hello", done: true, consumed: -1},
@@ -122,8 +122,13 @@ func (c chunkCase) check(t *testing.T, got decodeResult, how string) {
 	}
 }
 
-func TestChunkedDecoder(t *testing.T) {
-	for _, c := range chunkCases {
+func TestChunkedDecoder(t *testing.T) { checkChunkCases(t, chunkCases) }
+
+// checkChunkCases decodes each case whole, byte by byte, and split at every
+// one (short inputs: every two) places: the result must not depend on how
+// the input arrives.
+func checkChunkCases(t *testing.T, cases []chunkCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := []byte(c.in)
 			c.check(t, decodeSplit(t, in, nil), "in one piece")

@@ -13,78 +13,39 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/gust-http/gust/peers/internal/debugsrv"
+	"github.com/gust-http/gust/internal/hello"
+	"github.com/gust-http/gust/peers/internal/peer"
 )
 
-const shutdownGrace = 5 * time.Second
+var body = []byte(hello.Text)
 
-var body = []byte("Hello, Go!")
+func main() { peer.Main("fasthttp", "127.0.0.1:8081", run) }
 
-func main() {
-	addr := flag.String("addr", "127.0.0.1:8081", "host:port to listen on")
-	delay := flag.Duration("delay", 0, "wait this long before answering each request, e.g. 2s")
-	debugAddr := flag.String("debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
-	flag.Parse()
-	if err := run(*addr, *delay, *debugAddr); err != nil {
-		fmt.Fprintln(os.Stderr, "peers/fasthttp:", err)
-		os.Exit(1)
-	}
-}
-
-func run(addr string, delay time.Duration, debugAddr string) error {
-	if delay < 0 {
-		return fmt.Errorf("-delay is %s; give a duration of 0 or more", delay)
-	}
-	ln, err := net.Listen("tcp", addr)
+func run(f peer.Flags) error {
+	ln, dbg, err := peer.Listen("fasthttp", f)
 	if err != nil {
-		return fmt.Errorf("listen on -addr %q: %w", addr, err)
+		return err
 	}
-	var dbg *debugsrv.Server
-	if debugAddr != "" {
-		if dbg, err = debugsrv.Start(debugAddr); err != nil {
-			ln.Close()
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "peers/fasthttp: debug endpoints on http://%s/debug/\n", dbg.Addr())
-	}
-
-	srv := &fasthttp.Server{Handler: hello(delay), Name: "fasthttp"}
-	fmt.Fprintf(os.Stderr, "peers/fasthttp: listening on http://%s\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	srv := &fasthttp.Server{Handler: answer(f.Delay), Name: "fasthttp"}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	// fasthttp leaves idle keep-alive connections open on shutdown, so with
-	// clients still connected this waits out the grace period.
-	if err := srv.ShutdownWithContext(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		serveErr = errors.Join(serveErr, fmt.Errorf("shutdown: %w", err))
-	}
-	if dbg != nil {
-		serveErr = errors.Join(serveErr, dbg.Shutdown(sctx))
-	}
-	return serveErr
+	return peer.Wait("fasthttp", ln.Addr().String(), errc, func(ctx context.Context) error {
+		// fasthttp leaves idle keep-alive connections open on shutdown, so
+		// with clients still connected this waits out the grace period.
+		if err := srv.ShutdownWithContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	}, dbg)
 }
 
-// hello answers every request with body after delay.
-func hello(delay time.Duration) fasthttp.RequestHandler {
+// answer answers every request with hello.Text after delay: hello.Handler
+// on fasthttp's API.
+func answer(delay time.Duration) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if delay > 0 {
 			t := time.NewTimer(delay)

@@ -10,97 +10,31 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"strconv"
-	"syscall"
-	"time"
 
-	"github.com/gust-http/gust/peers/internal/debugsrv"
+	"github.com/gust-http/gust/internal/hello"
+	"github.com/gust-http/gust/peers/internal/peer"
 )
 
-const shutdownGrace = 5 * time.Second
+func main() { peer.Main("nethttp", "127.0.0.1:8082", run) }
 
-var (
-	body          = []byte("Hello, Go!")
-	contentLength = strconv.Itoa(len(body))
-)
-
-func main() {
-	addr := flag.String("addr", "127.0.0.1:8082", "host:port to listen on")
-	delay := flag.Duration("delay", 0, "wait this long before answering each request, e.g. 2s")
-	debugAddr := flag.String("debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
-	flag.Parse()
-	if err := run(*addr, *delay, *debugAddr); err != nil {
-		fmt.Fprintln(os.Stderr, "peers/nethttp:", err)
-		os.Exit(1)
-	}
-}
-
-func run(addr string, delay time.Duration, debugAddr string) error {
-	if delay < 0 {
-		return fmt.Errorf("-delay is %s; give a duration of 0 or more", delay)
-	}
-	ln, err := net.Listen("tcp", addr)
+func run(f peer.Flags) error {
+	ln, dbg, err := peer.Listen("nethttp", f)
 	if err != nil {
-		return fmt.Errorf("listen on -addr %q: %w", addr, err)
+		return err
 	}
-	var dbg *debugsrv.Server
-	if debugAddr != "" {
-		if dbg, err = debugsrv.Start(debugAddr); err != nil {
-			ln.Close()
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "peers/nethttp: debug endpoints on http://%s/debug/\n", dbg.Addr())
-	}
-
-	srv := &http.Server{Handler: hello(delay)}
-	fmt.Fprintf(os.Stderr, "peers/nethttp: listening on http://%s\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	srv := &http.Server{Handler: hello.Handler(nil, f.Delay)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-		serveErr = errors.Join(serveErr, fmt.Errorf("shutdown: %w", err))
-	}
-	if dbg != nil {
-		serveErr = errors.Join(serveErr, dbg.Shutdown(sctx))
-	}
-	if errors.Is(serveErr, http.ErrServerClosed) {
+	err = peer.Wait("nethttp", ln.Addr().String(), errc, func(ctx context.Context) error {
+		if err := srv.Shutdown(ctx); err != nil {
+			srv.Close()
+			return err
+		}
+		return nil
+	}, dbg)
+	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
-	return serveErr
-}
-
-// hello answers every request with body after delay, or not at all if the
-// client leaves first.
-func hello(delay time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if delay > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
-		}
-		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-		h["Content-Length"] = []string{contentLength}
-		_, _ = w.Write(body)
-	})
+	return err
 }

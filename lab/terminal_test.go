@@ -1,0 +1,28 @@
+package lab
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestWriteTableRow(t *testing.T) {
+	r := fakeResults()
+	for _, tc := range []struct {
+		name string
+		cell Cell
+		want string
+	}{
+		{"a measured cell", r.Cells[0], "fasthttp       keepalive-200         200     101402      1.50      9.80    10.50     24.0        210       0\n"},
+		{"a target: unknowns are dashes", r.Cells[2], "nginx          keepalive-200         200      50000      1.50      9.80        -        -          -       0\n"},
+		{"a delayed cell shows its ideal", r.Cells[5], "fasthttp       delay2s-2            2000   999/1000      1.50      9.80    10.50     24.0        210       0\n"},
+		{"a failed cell shows its error", r.Cells[4], "gust-native    keepalive-2000       2000  error: " + r.Cells[4].Error + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			WriteTableRow(&b, tc.cell)
+			if b.String() != tc.want {
+				t.Errorf("got  %q\nwant %q", b.String(), tc.want)
+			}
+		})
+	}
+}

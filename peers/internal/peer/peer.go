@@ -1,0 +1,96 @@
+// Package peer is what the peer servers share around the server each one
+// measures: their flags, their start-up lines, the debug listener and the
+// wait for SIGINT or SIGTERM. What they answer is the main module's
+// internal/hello, as gust serve's is.
+package peer
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// ShutdownGrace bounds how long a peer waits for requests in flight when
+// it stops.
+const ShutdownGrace = 5 * time.Second
+
+// Flags are the flags every peer takes.
+type Flags struct {
+	Addr      string        // -addr: host:port to listen on
+	Delay     time.Duration // -delay: how long to wait before answering
+	DebugAddr string        // -debug-addr: host:port of the debug listener, if any
+}
+
+// Main parses the peer's flags, with defaultAddr as -addr's default, and
+// calls run with them; when run fails, it prints "peers/NAME: error" and
+// exits with status 1. A negative -delay is refused before run.
+func Main(name, defaultAddr string, run func(Flags) error) {
+	var f Flags
+	flag.StringVar(&f.Addr, "addr", defaultAddr, "host:port to listen on")
+	flag.DurationVar(&f.Delay, "delay", 0, "wait this long before answering each request, e.g. 2s")
+	flag.StringVar(&f.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
+	flag.Parse()
+	err := fmt.Errorf("-delay is %s; give a duration of 0 or more", f.Delay)
+	if f.Delay >= 0 {
+		err = run(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "peers/"+name+":", err)
+		os.Exit(1)
+	}
+}
+
+// Debug starts the debug listener when f.DebugAddr is set, saying where on
+// stderr; it returns nil when there is none.
+func Debug(name string, f Flags) (*DebugServer, error) {
+	if f.DebugAddr == "" {
+		return nil, nil
+	}
+	dbg, err := StartDebug(f.DebugAddr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "peers/%s: debug endpoints on http://%s/debug/\n", name, dbg.Addr())
+	return dbg, nil
+}
+
+// Listen listens on f.Addr and starts the debug listener (Debug).
+func Listen(name string, f Flags) (net.Listener, *DebugServer, error) {
+	ln, err := net.Listen("tcp", f.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on -addr %q: %w", f.Addr, err)
+	}
+	dbg, err := Debug(name, f)
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return ln, dbg, nil
+}
+
+// Wait says the peer is listening on addr, then waits for SIGINT, SIGTERM
+// or an error from errc (nil: signals only); then it stops the server with
+// shutdown and the debug listener, within ShutdownGrace. It returns the
+// serving error, if any, joined with those of the stops.
+func Wait(name, addr string, errc <-chan error, shutdown func(context.Context) error, dbg *DebugServer) error {
+	fmt.Fprintf(os.Stderr, "peers/%s: listening on http://%s\n", name, addr)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	if err := shutdown(sctx); err != nil {
+		serveErr = errors.Join(serveErr, fmt.Errorf("shutdown: %w", err))
+	}
+	return errors.Join(serveErr, dbg.Shutdown(sctx))
+}
