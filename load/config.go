@@ -181,7 +181,7 @@ func resolveTarget(c *Config) (*target, error) {
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
-		return nil, fmt.Errorf("bad URL %q: %v", c.URL, unwrapURLError(err))
+		return nil, fmt.Errorf("bad URL %q: %v", c.URL, http1.UnwrapURLError(err))
 	}
 	if u.Scheme != "http" {
 		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http://", c.URL, u.Scheme)
@@ -204,7 +204,7 @@ func resolveTarget(c *Config) (*target, error) {
 			return nil, fmt.Errorf("bad header %q: %v", h[0], err)
 		}
 	}
-	if !isToken(c.Method) {
+	if !http1.IsToken(c.Method) {
 		return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", c.Method)
 	}
 	t.request = http1.AppendRequest(nil, &http1.Request{
@@ -224,25 +224,4 @@ func joinHostPort(host, port string) string {
 		return "[" + host + "]:" + port
 	}
 	return host + ":" + port
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+
+	"github.com/gust-http/gust/internal/http1"
 )
 
 // entry is one parsed log line. Its byte slices point into the line or the
@@ -59,7 +61,7 @@ func splitRequestLine(line []byte, e *entry) error {
 		}
 		rest = rest[:sp]
 	}
-	if !isToken(e.method) {
+	if !http1.IsToken(e.method) {
 		return errBadMethod
 	}
 	target, err := originForm(rest)
@@ -128,36 +130,9 @@ func lower(c byte) byte {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// tokenChars marks the bytes allowed in an HTTP token (RFC 9110 section 5.6.2).
-var tokenChars = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
-
-func isToken(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if !tokenChars[c] {
-			return false
-		}
-	}
-	return true
-}
-
 // validHeader checks a header field from the log before it is sent.
 func validHeader(name, value []byte) error {
-	if !isToken(name) {
+	if !http1.IsToken(name) {
 		return errBadHeaderName
 	}
 	// Eight bytes at a time: a word with no byte below 0x20 and none equal

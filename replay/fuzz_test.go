@@ -11,13 +11,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load"
 )
 
 // checkEntry holds what every parser promises about a line it accepts.
 func checkEntry(t *testing.T, e *entry) {
 	t.Helper()
-	if !isToken(e.method) {
+	if !http1.IsToken(e.method) {
 		t.Fatalf("method %q is not a token", e.method)
 	}
 	if len(e.target) == 0 || e.target[0] != '/' && string(e.target) != "*" {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/gust-http/gust/internal/http1"
 )
 
 // JSON lines: one object per line, such as
@@ -131,7 +133,7 @@ func (p *jsonParser) parse(line []byte, e *entry) error {
 	}
 	if len(e.method) == 0 {
 		e.method = methodGET
-	} else if !isToken(e.method) {
+	} else if !http1.IsToken(e.method) {
 		return errBadMethod
 	}
 	switch {

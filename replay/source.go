@@ -185,7 +185,7 @@ func newSource(name string, opts Options, reopen func() (io.ReadCloser, error)) 
 		return nil, fmt.Errorf("bad host %q", opts.Host)
 	}
 	for i, m := range opts.Methods {
-		if !isToken([]byte(m)) {
+		if !http1.IsToken(m) {
 			return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", m)
 		}
 		opts.Methods[i] = strings.ToUpper(m)

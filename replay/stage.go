@@ -98,7 +98,7 @@ func (s *Source) stageRequest(e *entry) error {
 // gets its own Host, and framing and connection management are gust's.
 func dropped(name []byte) bool {
 	for _, d := range droppedHeaders {
-		if equalFold(name, d) {
+		if http1.EqualFold(name, d) {
 			return true
 		}
 	}
@@ -113,23 +113,11 @@ var droppedHeaders = []string{
 // overridden reports whether an Options.Header field replaces name.
 func (s *Source) overridden(name []byte) bool {
 	for _, h := range s.opts.Header {
-		if equalFold(name, h[0]) {
+		if http1.EqualFold(name, h[0]) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // carriesBody reports whether a request with this method is sent with its

@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"unsafe"
+
+	"github.com/gust-http/gust/internal/http1"
 )
 
 // HTTPHandler serves a net/http Handler on a gust Server, so that
@@ -225,12 +227,12 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		return 0, http.ErrHijacked
 	}
 	if !w.wroteHeader {
-		if w.header.Get("Content-Type") == "" && len(p) > 0 && bodyAllowed(max(w.status, 200)) {
+		if w.header.Get("Content-Type") == "" && len(p) > 0 && http1.BodyAllowed(max(w.status, 200)) {
 			w.header.Set("Content-Type", http.DetectContentType(p))
 		}
 		w.writeHeader()
 	}
-	if !bodyAllowed(w.status) {
+	if !http1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	return w.c.Write(p)

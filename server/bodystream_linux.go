@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/internal/transport"
 )
 
 // errBodyTooLarge is what reading a streamed chunked body past
@@ -43,6 +42,9 @@ type bodyStream struct {
 	err      error
 }
 
+// continueLine is 100 Continue, built once: fill sends it from a worker.
+var continueLine = http1.AppendContinue(nil)
+
 var streamPool = sync.Pool{New: func() any { return new(bodyStream) }}
 
 // newBodyStream starts streaming the body of the request whose head spans
@@ -52,7 +54,7 @@ func newBodyStream(c *conn, ctx *Ctx, data []byte, headLen int, cp *chunkProgres
 	b := streamPool.Get().(*bodyStream)
 	*b = bodyStream{c: c, max: c.l.srv.cfg.MaxBodyBytes,
 		deadline: time.Now().Add(c.l.srv.cfg.ReadTimeout),
-		expect:   ctx.req.Expect100 && !c.sentContinue}
+		expect:   ctx.req.Expect100 && !c.rd.sentContinue}
 	if ctx.req.Chunked {
 		b.chunked = true
 		b.pre = data[headLen : headLen+cp.body]
@@ -155,8 +157,8 @@ func (b *bodyStream) fill(p []byte) (int, error) {
 	c := b.c
 	if b.expect {
 		b.expect = false
-		c.sentContinue = true
-		if err := c.writeAll(continueResponse); err != nil {
+		c.rd.sentContinue = true
+		if err := c.writeAll(continueLine); err != nil {
 			return 0, err
 		}
 	}
@@ -168,16 +170,14 @@ func (b *bodyStream) fill(p []byte) (int, error) {
 		}
 	}()
 	for {
-		n, err := sockRead(c.fd, p)
+		n, err := c.t.Read(p)
 		switch {
 		case n > 0:
 			c.l.srv.counters.bytesIn.Add(int64(n))
 			return n, nil
-		case err == nil:
+		case err == io.EOF:
 			return 0, io.ErrUnexpectedEOF
-		case err == unix.EINTR:
-			continue
-		case err != unix.EAGAIN:
+		case err != transport.ErrWouldBlock:
 			return 0, err
 		}
 		if !c.waiting.Load() {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"strconv"
 	"unsafe"
 
 	"github.com/gust-http/gust/internal/http1"
@@ -34,9 +33,10 @@ type Ctx struct {
 	hijacked  bool   // the handler took the connection over (adapter Hijack)
 	rest      []byte // bytes received after this request, for Hijack
 
-	srv  *Server
-	w    responseSink // where a streamed response goes, nil in Inline mode
-	resp []byte       // a worker's buffer for serialized responses, kept with the Ctx
+	srv *Server
+	w   responseSink // where a streamed response goes, nil in Inline mode
+	//lint:ignore U1000 used by the Linux engine's workers
+	resp []byte // a worker's buffer for serialized responses, kept with the Ctx
 
 	// exited says the handler called runtime.Goexit, so serve never
 	// returned; exitOut is what serve would have returned: earlier
@@ -54,10 +54,6 @@ type responseSink interface {
 // ErrNotStreamable is returned by Flush in Inline mode, where a handler
 // must not wait for the network.
 var ErrNotStreamable = errors.New("server: Flush needs Pooled mode")
-
-// ErrBodyTooLarge is returned by Write when a streamed response has been
-// cut off because the client went away.
-var errClientGone = errors.New("server: client went away")
 
 // Method returns the request method, e.g. GET.
 func (c *Ctx) Method() []byte { return c.req.Method }
@@ -127,7 +123,7 @@ func (c *Ctx) SetHeader(name, value string) { c.SetHeaderBytes(stringBytes(name)
 
 // SetHeaderBytes is SetHeader for byte slices.
 func (c *Ctx) SetHeaderBytes(name, value []byte) {
-	if !validHeader(name, value) || !c.noteHeader(name, value) {
+	if !http1.ValidField(name, value) || !c.noteHeader(name, value) {
 		return
 	}
 	c.header = append(c.header, name...)
@@ -145,19 +141,19 @@ func (c *Ctx) SetContentType(value string) { c.SetHeader("Content-Type", value) 
 // are dropped, and "Connection: close" becomes SetConnectionClose.
 func (c *Ctx) noteHeader(n, value []byte) bool {
 	switch {
-	case equalFold(n, "Content-Type"):
+	case http1.EqualFold(n, "Content-Type"):
 		c.hasCT = true
-	case equalFold(n, "Server"):
+	case http1.EqualFold(n, "Server"):
 		c.hasServer = true
-	case equalFold(n, "Content-Length"):
+	case http1.EqualFold(n, "Content-Length"):
 		if c.head {
-			c.headLen = parseLength(value)
+			c.headLen = http1.ParseLength(value)
 		}
 		return false
-	case equalFold(n, "Transfer-Encoding"), equalFold(n, "Date"):
+	case http1.EqualFold(n, "Transfer-Encoding"), http1.EqualFold(n, "Date"):
 		return false
-	case equalFold(n, "Connection"):
-		if equalFold(value, "close") {
+	case http1.EqualFold(n, "Connection"):
+		if http1.EqualFold(value, "close") {
 			c.closeConn = true
 		}
 		return false
@@ -221,13 +217,13 @@ func (c *Ctx) Flush() error {
 // appendBodyPart appends what the handler wrote since the last Flush, as a
 // chunk (or raw, to an HTTP/1.0 client), unless the response has no body.
 func (c *Ctx) appendBodyPart(dst []byte) []byte {
-	if len(c.out) == 0 || c.head || !bodyAllowed(c.status) {
+	if len(c.out) == 0 || c.head || !http1.BodyAllowed(c.status) {
 		return dst
 	}
 	if c.rawStream {
 		return append(dst, c.out...)
 	}
-	return appendChunk(dst, c.out)
+	return http1.AppendChunk(dst, c.out)
 }
 
 // appendResponse appends the whole response (or, when streaming, its last
@@ -235,8 +231,8 @@ func (c *Ctx) appendBodyPart(dst []byte) []byte {
 func (c *Ctx) appendResponse(dst []byte) []byte {
 	if c.streaming {
 		dst = c.appendBodyPart(dst)
-		if !c.head && !c.rawStream && bodyAllowed(c.status) {
-			dst = append(dst, "0\r\n\r\n"...)
+		if !c.head && !c.rawStream && http1.BodyAllowed(c.status) {
+			dst = http1.AppendLastChunk(dst)
 		}
 		return dst
 	}
@@ -245,7 +241,7 @@ func (c *Ctx) appendResponse(dst []byte) []byte {
 		length = int(c.headLen) // HEAD: the length the GET would have
 	}
 	dst = c.appendHead(dst, length)
-	if bodyAllowed(c.status) && !c.head {
+	if http1.BodyAllowed(c.status) && !c.head {
 		dst = append(dst, c.out...)
 	}
 	return dst
@@ -254,41 +250,18 @@ func (c *Ctx) appendResponse(dst []byte) []byte {
 // appendHead appends the status line and headers; length < 0 means the
 // body follows in chunks.
 func (c *Ctx) appendHead(dst []byte, length int) []byte {
-	dst = append(dst, statusLines[c.status]...)
-	if !c.hasServer {
-		dst = append(dst, "Server: gust\r\n"...)
+	r := http1.Reply{
+		Status:         c.status,
+		Server:         !c.hasServer,
+		Date:           c.srv.date.get(),
+		Header:         c.header,
+		HasContentType: c.hasCT,
+		Close:          c.closeConn,
+		KeepAlive:      c.req.Major == 1 && c.req.Minor == 0,
+		Length:         length,
+		Unframed:       c.rawStream,
 	}
-	dst = append(dst, "Date: "...)
-	dst = append(dst, c.srv.date.get()...)
-	dst = append(dst, "\r\n"...)
-	dst = append(dst, c.header...)
-	allowed := bodyAllowed(c.status)
-	if allowed && !c.hasCT && (length != 0) {
-		dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\n"...)
-	}
-	switch {
-	case c.closeConn:
-		dst = append(dst, "Connection: close\r\n"...)
-	case c.req.Major == 1 && c.req.Minor == 0:
-		dst = append(dst, "Connection: keep-alive\r\n"...)
-	}
-	if allowed && !c.rawStream {
-		if length < 0 {
-			dst = append(dst, "Transfer-Encoding: chunked\r\n"...)
-		} else {
-			dst = append(dst, "Content-Length: "...)
-			dst = strconv.AppendInt(dst, int64(length), 10)
-			dst = append(dst, "\r\n"...)
-		}
-	}
-	return append(dst, "\r\n"...)
-}
-
-func appendChunk(dst, p []byte) []byte {
-	dst = strconv.AppendInt(dst, int64(len(p)), 16)
-	dst = append(dst, "\r\n"...)
-	dst = append(dst, p...)
-	return append(dst, "\r\n"...)
+	return http1.AppendReply(dst, &r)
 }
 
 // reset prepares c for the next request, keeping its buffers.
@@ -312,51 +285,5 @@ func (c *Ctx) reset() {
 	c.exited, c.exitOut = false, nil
 }
 
-func validHeader(name, value []byte) bool {
-	if len(name) == 0 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if b := name[i]; b <= ' ' || b >= 0x7f || b == ':' {
-			return false
-		}
-	}
-	for i := 0; i < len(value); i++ {
-		if b := value[i]; b == '\r' || b == '\n' || b == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // stringBytes views s as bytes without copying; the bytes must not be modified.
 func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// equalFold reports whether b equals the ASCII string s, ignoring case.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		x, y := b[i], s[i]
-		if x|0x20 != y|0x20 || (x|0x20) < 'a' && x != y {
-			return false
-		}
-	}
-	return true
-}
-
-// parseLength parses a decimal Content-Length value, or returns -1.
-func parseLength(b []byte) int64 {
-	if len(b) == 0 || len(b) > 18 {
-		return -1
-	}
-	var n int64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return -1
-		}
-		n = n*10 + int64(d-'0')
-	}
-	return n
-}

@@ -204,7 +204,7 @@ var errLoopExited = errors.New("server: a handler called runtime.Goexit on an ev
 // error it returns takes the server down.
 func (l *loop) exited() error {
 	if c, ok := l.ctx.peer.(*conn); ok && l.ctx.exited && c.state.Load() == stIdle {
-		unix.Write(c.fd, l.ctx.exitOut)
+		c.t.Write(l.ctx.exitOut)
 	}
 	l.shutdownAll()
 	return errLoopExited

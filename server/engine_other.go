@@ -22,7 +22,6 @@ type engine struct {
 type fallbackConn struct {
 	net.Conn
 	srv      *Server
-	busy     bool
 	hijacked bool
 }
 
@@ -84,22 +83,17 @@ func (c *fallbackConn) serve() {
 	}()
 	buf := make([]byte, 0, 4096)
 	var out []byte
-	var cp chunkProgress
-	sentContinue := false // for the request being read
+	var rd reading
+	at := site{ctx: ctx, peer: c, sink: c}
 	c.SetReadDeadline(time.Now().Add(s.cfg.ReadHeaderTimeout))
 	for {
-		outcome, total, status := s.nextRequest(buf, ctx, &cp)
-		switch outcome {
-		case badRequest:
-			c.Write(appendError(out[:0], status))
+		kind, rest, o, _ := s.step(&at, &rd, buf, out[:0])
+		out = o
+		switch kind {
+		case stepBad:
+			c.Write(out)
 			return
-		case gotRequest:
-			ctx.w = c
-			ctx.peer = c
-			ctx.rest = buf[total:]
-			out = s.serve(ctx, out[:0])
-			cp.reset()
-			sentContinue = false
+		case stepServed:
 			if ctx.hijacked {
 				c.hijacked = true // the handler closes it
 				return
@@ -108,18 +102,14 @@ func (c *fallbackConn) serve() {
 			if _, err := c.Write(out); err != nil || ctx.closeConn {
 				return
 			}
-			buf = buf[:copy(buf, buf[total:])]
+			buf = buf[:copy(buf, rest)]
 			c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 			continue
-		case needContinue:
-			if !sentContinue {
-				c.Write(continueResponse)
-				sentContinue = true
-			}
 		}
-		if outcome == needBody || outcome == needContinue {
-			buf = cp.trim(buf)
+		if len(out) > 0 {
+			c.Write(out) // 100 Continue
 		}
+		buf = rest
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 		}

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/gust-http/gust/internal/http1"
 )
@@ -19,8 +17,6 @@ const (
 	gotRequest                       // a complete request is in ctx
 	badRequest                       // answer with the status and close
 )
-
-var continueResponse = []byte("HTTP/1.1 100 Continue\r\n\r\n")
 
 // chunkProgress is how far a connection got decoding a chunked request
 // body that has not all arrived; the zero value is at the start.
@@ -169,7 +165,7 @@ func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
 	if faulted {
 		ctx.closeConn = true
 		if !ctx.streaming {
-			return appendError(dst, 500)
+			return http1.AppendError(dst, 500)
 		}
 		return dst // a truncated chunked body tells the client something broke
 	}
@@ -196,18 +192,6 @@ func (s *Server) runHandler(ctx *Ctx, dst []byte) (panicked bool) {
 	s.Handler.ServeGust(ctx)
 	returned = true
 	return false
-}
-
-// appendError appends a minimal response for status that closes the connection.
-func appendError(dst []byte, status int) []byte {
-	text := statusLines[status]
-	text = bytes.TrimPrefix(text, []byte("HTTP/1.1 "))
-	text = bytes.TrimSuffix(text, []byte("\r\n"))
-	dst = append(dst, statusLines[status]...)
-	dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: "...)
-	dst = strconv.AppendInt(dst, int64(len(text)), 10)
-	dst = append(dst, "\r\n\r\n"...)
-	return append(dst, text...)
 }
 
 // streamsBody reports whether a request whose head is in and whose body is

@@ -92,10 +92,8 @@ func TestAcceptOneSpreadsConnections(t *testing.T) {
 		t.Skip("acceptors are a Linux engine choice")
 	}
 	s := start(t, hello, Config{Loops: 4, Acceptor: AcceptOne})
-	var conns []net.Conn
 	for i := 0; i < 8; i++ {
-		c, r := rawConn(t, s)
-		conns = append(conns, c)
+		c, r := rawConn(t, s) // kept open by the test's cleanup
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		resp, err := http.ReadResponse(r, nil)
 		if err != nil || resp.StatusCode != 200 {

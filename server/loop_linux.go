@@ -32,6 +32,9 @@ type loop struct {
 	buf []byte // read buffer shared by the loop's connections
 	out []byte // responses being written, for Inline mode and errors
 	ctx *Ctx   // the Ctx of Inline mode
+	// site is where the loop's steps run: serving (Inline) or handing
+	// requests to workers (Pooled).
+	site site
 
 	closeIdleReq atomic.Bool
 
@@ -53,13 +56,15 @@ type loop struct {
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	cfg := &e.srv.cfg
 	minTimer := min(cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
-	return &loop{
+	l := &loop{
 		e: e, srv: e.srv, id: id, poller: p, lnfd: lnfd,
 		events:   make([]poll.Event, 0, 1024),
 		buf:      make([]byte, loopReadBuf),
 		ctx:      &Ctx{srv: e.srv},
 		minTimer: int64(minTimer),
 	}
+	l.site = site{ctx: l.ctx, dispatch: cfg.Mode == Pooled}
+	return l
 }
 
 func (l *loop) run() error {
@@ -174,7 +179,7 @@ func (l *loop) readTheRest(now int64) {
 		c.later = false
 		hangup := c.laterHangup
 		c.laterHangup = false
-		if c.state.Load() == stIdle && len(c.out) == 0 {
+		if c.state.Load() == stIdle && !c.blocked {
 			l.readAndServe(c, hangup, now)
 		}
 	}
@@ -329,7 +334,7 @@ func (l *loop) closeIdleConns() {
 // isIdle reports whether c is open, owned by the loop, and has no request
 // or response in progress.
 func (l *loop) isIdle(c *conn) bool {
-	return c != nil && c.state.Load() == stIdle && len(c.in) == 0 && len(c.out) == 0
+	return c != nil && c.state.Load() == stIdle && len(c.in) == 0 && !c.blocked
 }
 
 // shutdownAll closes everything at once. Connections busy in a worker are

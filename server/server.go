@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gust-http/gust/internal/transport"
 )
 
 // Server serves HTTP/1.1 on event loops. Set Handler (and optionally
@@ -36,6 +38,11 @@ type Server struct {
 
 	shutting atomic.Bool
 	counters counters
+
+	// layer, if set, wraps each connection's plain transport (Linux
+	// engine): how tests run the server over a transport that holds bytes
+	// of its own, as TLS does.
+	layer func(transport.Conn) transport.Conn
 }
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or Close.

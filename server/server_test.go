@@ -17,7 +17,13 @@ var hello = HandlerFunc(func(c *Ctx) { c.WriteString("Hello, Go!") })
 // start runs a server on a loopback port and stops it with the test.
 func start(t testing.TB, h Handler, cfg Config) *Server {
 	t.Helper()
-	s := &Server{Handler: h, Config: cfg}
+	return serveForTest(t, &Server{Handler: h, Config: cfg})
+}
+
+// serveForTest listens on a free loopback port and serves s until the
+// test ends, then checks that it shuts down cleanly.
+func serveForTest(t testing.TB, s *Server) *Server {
+	t.Helper()
 	if err := s.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/replay"
 	"github.com/gust-http/gust/report"
@@ -226,7 +227,7 @@ func parseTarget(target string) (string, string, error) {
 	u, err := url.Parse(target)
 	switch {
 	case err != nil:
-		return "", "", fmt.Errorf("bad --target %q: %v", target, unwrapURLError(err))
+		return "", "", fmt.Errorf("bad --target %q: %v", target, http1.UnwrapURLError(err))
 	case u.Scheme != "http":
 		return "", "", fmt.Errorf("bad --target %q: scheme %q is not supported, use http://", target, u.Scheme)
 	case u.Hostname() == "":
@@ -235,14 +236,6 @@ func parseTarget(target string) (string, string, error) {
 		return "", "", fmt.Errorf("bad --target %q: give only http://host:port; the log's paths and queries are kept", target)
 	}
 	return "http://" + u.Host + "/", u.Host, nil
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {

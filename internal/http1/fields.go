@@ -121,7 +121,7 @@ func (h *ResponseHead) parseTransferEncoding(v []byte) error {
 			if i := bytes.IndexByte(elem, ';'); i >= 0 {
 				coding = trimOWS(elem[:i])
 			}
-			if !isToken(coding) {
+			if !IsToken(coding) {
 				return ErrBadHeader
 			}
 			h.Chunked = equalFold(coding, "chunked")

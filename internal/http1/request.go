@@ -125,7 +125,7 @@ func ValidateHeader(name, value string) error {
 	if name == "" {
 		return errors.New("http1: empty header name: give a name before the colon")
 	}
-	if !isToken(name) {
+	if !IsToken(name) {
 		return fmt.Errorf("http1: header name %q is not a token: use only letters, digits and !#$%%&'*+-.^_`|~", name)
 	}
 	for i := 0; i < len(value); i++ {

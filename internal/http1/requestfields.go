@@ -87,7 +87,7 @@ func (f *requestFields) parseTransferEncoding(h *RequestHead, v []byte) error {
 	f.te = true
 	for {
 		coding, rest, more := nextElement(v)
-		if f.chunked || !isToken(coding) {
+		if f.chunked || !IsToken(coding) {
 			return ErrBadTransferEncoding
 		}
 		if equalFold(coding, "chunked") {

@@ -163,7 +163,7 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 // allocate.
 func (h *RequestHead) Get(name string) []byte {
 	for i := range h.Headers {
-		if equalFoldASCII(h.Headers[i].Name, name) {
+		if EqualFold(h.Headers[i].Name, name) {
 			return h.Headers[i].Value
 		}
 	}
@@ -217,17 +217,4 @@ func StatusForError(err error) int {
 		return 400
 	}
 	return 0
-}
-
-// equalFoldASCII reports whether a and b are equal ignoring ASCII case.
-func equalFoldASCII(a []byte, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if a[i] != b[i] && lowerASCII(a[i]) != lowerASCII(b[i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -30,8 +30,9 @@ var (
 	}()
 )
 
-// isToken reports whether b is a non-empty token.
-func isToken[T string | []byte](b T) bool {
+// IsToken reports whether b is a non-empty token (RFC 9110 section 5.6.2):
+// a method or a field name.
+func IsToken[T string | []byte](b T) bool {
 	if len(b) == 0 {
 		return false
 	}
@@ -61,8 +62,23 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-// equalFold reports whether b equals lower, ignoring ASCII case in b.
-// lower must already be lower case.
+// EqualFold reports whether a and b are equal ignoring ASCII case (and
+// only ASCII: other bytes must match exactly).
+func EqualFold[T string | []byte](a T, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != b[i] && lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFold is EqualFold for the parser's hot path, where the constant
+// side is already lower case: one fold per byte instead of two.
+// lower must be lower case.
 func equalFold[T string | []byte](b T, lower string) bool {
 	if len(b) != len(lower) {
 		return false

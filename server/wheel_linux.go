@@ -1,3 +1,5 @@
+//go:build linux
+
 package server
 
 // timerWheel tracks connection deadlines for one loop: a ring of slots,
@@ -88,12 +90,4 @@ func (w *timerWheel) advance(now int64) {
 			e = next
 		}
 	}
-}
-
-// untilNext returns how long until the next slot is due.
-func (w *timerWheel) untilNext(now int64) int64 {
-	if d := w.next - now; d > 0 {
-		return d
-	}
-	return 0
 }

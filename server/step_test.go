@@ -1,0 +1,86 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStepDrivesEveryOutcome(t *testing.T) {
+	const get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+	const post = "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345"
+	const expect = "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n"
+	tests := []struct {
+		name      string
+		at        site
+		streams   bool // the server streams bodies (adapter, Pooled)
+		input     string
+		kind      stepKind
+		rest      string
+		out       string // a prefix of what step appended
+		headLen   int
+		continued bool // reading.sentContinue after the step
+	}{
+		{name: "a complete request is served where the site serves", input: get + "GET /next",
+			kind: stepServed, rest: "GET /next", out: "HTTP/1.1 200 OK\r\n"},
+		{name: "a complete request goes to a worker from a dispatching loop", at: site{dispatch: true}, input: get,
+			kind: stepDispatch, rest: get},
+		{name: "a partial head waits", input: "GET / HT", kind: stepNeedHead, rest: "GET / HT"},
+		{name: "a partial body waits", input: post, kind: stepNeedBody, rest: post},
+		{name: "a partial body asking for 100 Continue gets it", input: expect,
+			kind: stepNeedBody, rest: expect, out: "HTTP/1.1 100 Continue\r\n\r\n", continued: true},
+		{name: "a partial body is streamed where the site streams", at: site{stream: true}, streams: true, input: post,
+			kind: stepStream, rest: post, headLen: len(post) - 5},
+		{name: "a partial body waits where the site cannot stream", streams: true, input: post,
+			kind: stepNeedBody, rest: post},
+		{name: "a partial body goes to a worker from a dispatching loop when bodies stream", at: site{dispatch: true}, streams: true,
+			input: post, kind: stepDispatch, rest: post},
+		{name: "a malformed request gets an error to close with", input: "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
+			kind: stepBad, out: "HTTP/1.1 400 Bad Request\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ctx := inMemory(t, hello)
+			s.streamBodies = tt.streams
+			at := tt.at
+			at.ctx = ctx
+			var r reading
+			kind, rest, out, headLen := s.step(&at, &r, []byte(tt.input), nil)
+			if kind != tt.kind || string(rest) != tt.rest || headLen != tt.headLen || r.sentContinue != tt.continued {
+				t.Fatalf("step = %v, rest %q, head %d, continued %v; want %v, %q, %d, %v",
+					kind, rest, headLen, r.sentContinue, tt.kind, tt.rest, tt.headLen, tt.continued)
+			}
+			if !strings.HasPrefix(string(out), tt.out) || tt.out == "" && len(out) > 0 {
+				t.Fatalf("out = %q, want it to start with %q", out, tt.out)
+			}
+		})
+	}
+	t.Run("100 Continue is sent once per request", func(t *testing.T) {
+		s, ctx := inMemory(t, hello)
+		at := site{ctx: ctx}
+		var r reading
+		_, _, out, _ := s.step(&at, &r, []byte(expect), nil)
+		_, _, out, _ = s.step(&at, &r, []byte(expect+"123"), out)
+		if n := strings.Count(string(out), "100 Continue"); n != 1 {
+			t.Fatalf("%d interim responses, want 1: %q", n, out)
+		}
+	})
+}
+
+// TestStepDoesNotAllocate holds the step a loop runs per request to zero
+// allocations, as the native path is.
+func TestStepDoesNotAllocate(t *testing.T) {
+	s, ctx := inMemory(t, hello)
+	at := site{ctx: ctx}
+	var r reading
+	out := make([]byte, 0, 4096)
+	allocs := testing.AllocsPerRun(1000, func() {
+		kind, _, o, _ := s.step(&at, &r, wrkRequest, out[:0])
+		if kind != stepServed {
+			t.Fatalf("step = %v", kind)
+		}
+		out = o
+	})
+	if allocs != 0 {
+		t.Errorf("a step allocates %.1f times per request, want 0", allocs)
+	}
+}
