@@ -1,6 +1,6 @@
 // Package load is gust's HTTP/1.1 load generator, a library first: a Config
 // describes the target and the schedule, Run drives event loops over
-// non-blocking sockets and returns a Result with HdrHistogram latencies.
+// non-blocking sockets and returns a result.Result with HdrHistogram latencies.
 package load
 
 import (
@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/gust-http/gust/result"
 
 	"github.com/gust-http/gust/internal/http1"
 )
@@ -52,7 +54,7 @@ type Config struct {
 	// Loops is the number of event loops (default GOMAXPROCS, at most Connections).
 	Loops int
 	// IntervalHistograms keeps each second's latency histogram, encoded, in
-	// Result.Timeline (for HdrHistogram interval logs).
+	// result.Result.Timeline (for HdrHistogram interval logs).
 	IntervalHistograms bool
 	// Progress, if set, is called about once a second from a single
 	// goroutine with the state of the run so far.
@@ -60,7 +62,7 @@ type Config struct {
 
 	// Source, if set, supplies the requests instead of URL, Method, Header
 	// and Body: a stream of serialized requests, each with its endpoint for
-	// Result.Endpoints. URL then only names the server to connect to. The
+	// result.Result.Endpoints. URL then only names the server to connect to. The
 	// run ends when the source is exhausted and the last response is in,
 	// or earlier at Requests or Duration, so neither is required.
 	// DisableKeepAlive cannot be used with a Source.
@@ -79,7 +81,7 @@ type Config struct {
 	// divided, with remainders spread over the first shards, so that the
 	// shares add up to the whole exactly. Duration and Warmup are every
 	// shard's. The zero Shard runs the whole; a Source cannot be sharded.
-	Shard Shard
+	Shard result.Shard
 	// StartAt, if not zero, is when the run begins: Run checks that the
 	// target can be reached, then waits until StartAt before it opens the
 	// run's connections, so that agents started at different times begin

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gust-http/gust/result"
 )
 
 // Run drives the load described by cfg until its request count or duration
@@ -16,7 +18,7 @@ import (
 //
 // Run fails before sending anything if the configuration is invalid or no
 // connection to the target can be made within cfg.Timeout.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	e, err := newEngine(cfg)
 	if err != nil {
 		return nil, err
@@ -139,7 +141,7 @@ func (e *engine) budgetLeft() bool {
 	return e.cfg.Requests == 0 || e.claimed.Load() < e.cfg.Requests
 }
 
-func (e *engine) run(ctx context.Context) (*Result, error) {
+func (e *engine) run(ctx context.Context) (*result.Result, error) {
 	loops, err := e.newLoops()
 	if err != nil {
 		return nil, err
@@ -148,7 +150,7 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 }
 
 // runLoops runs prepared loops to the end of the run and gathers the Result.
-func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
+func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
 	go e.collector.run()
 
@@ -225,12 +227,12 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 	return res
 }
 
-func (e *engine) newResult() *Result {
+func (e *engine) newResult() *result.Result {
 	method := e.cfg.Method
 	if e.cfg.Source != nil {
 		method = "" // the source's requests have their own
 	}
-	return &Result{
+	return &result.Result{
 		URL:         e.cfg.URL,
 		Method:      method,
 		Connections: e.cfg.Connections,
@@ -241,10 +243,10 @@ func (e *engine) newResult() *Result {
 		KeepAlive:   !e.cfg.DisableKeepAlive,
 		Shard:       e.cfg.Shard,
 		StartAt:     e.cfg.StartAt,
-		Latency:     NewHistogram(),
-		Connect:     NewHistogram(),
-		Lateness:    NewHistogram(),
+		Latency:     result.NewHistogram(),
+		Connect:     result.NewHistogram(),
+		Lateness:    result.NewHistogram(),
 		Status:      make(map[int]int64),
-		Errors:      make(map[ErrorKind]int64),
+		Errors:      make(map[result.ErrorKind]int64),
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // loadFlags holds gust load's command line, named after hey's and ab's
@@ -132,11 +132,12 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
-	case !slices.Contains(outputs, f.output):
-		return cfg, fmt.Errorf("-o must be text, json, csv or html, got %q", f.output)
+	}
+	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return cfg, err
 	}
 	if f.shard != "" {
-		shard, err := load.ParseShard(f.shard)
+		shard, err := result.ParseShard(f.shard)
 		if err != nil {
 			return cfg, fmt.Errorf("--shard: %w", err)
 		}
@@ -190,23 +191,7 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(cmd.OutOrStdout(), f.output, res)
-}
-
-// outputs are the report formats of gust load and gust merge.
-var outputs = []string{"text", "json", "csv", "html"}
-
-// writeReport writes res in one of outputs.
-func writeReport(out io.Writer, format string, res *load.Result) error {
-	switch format {
-	case "json":
-		return report.JSON(out, res)
-	case "csv":
-		return report.CSV(out, res)
-	case "html":
-		return report.HTML(out, res)
-	}
-	return report.Text(out, res)
+	return report.Write(cmd.OutOrStdout(), f.output, res)
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

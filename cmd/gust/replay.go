@@ -14,6 +14,7 @@ import (
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/replay"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // replayFlags holds gust replay's command line.
@@ -143,8 +144,9 @@ func (f *replayFlags) config(cmd *cobra.Command, logPath string) (load.Config, r
 		return cfg, opts, fmt.Errorf("--timeout must be positive, got %s", f.timeout)
 	case f.maxEndpoints <= 0:
 		return cfg, opts, fmt.Errorf("--max-endpoints must be at least 1, got %d", f.maxEndpoints)
-	case f.output != "text" && f.output != "json" && f.output != "csv":
-		return cfg, opts, fmt.Errorf("-o must be text, json or csv, got %q", f.output)
+	}
+	if err := report.CheckFormat(f.output, replayFormats); err != nil {
+		return cfg, opts, err
 	}
 	targetURL, hostPort, err := parseTarget(f.target)
 	if err != nil {
@@ -257,17 +259,8 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 	if err != nil {
 		return err
 	}
-	in := reportInput(src.Stats())
-	out := cmd.OutOrStdout()
-	switch f.output {
-	case "json":
-		err = report.ReplayJSON(out, res, in)
-	case "csv":
-		err = report.CSV(out, res)
-	default:
-		err = report.ReplayText(out, res, in)
-	}
-	if err != nil {
+	res.Input = reportInput(src.Stats())
+	if err := report.Write(cmd.OutOrStdout(), f.output, res); err != nil {
 		return err
 	}
 	if err := src.Err(); err != nil {
@@ -277,8 +270,13 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 	return nil
 }
 
-func reportInput(st replay.Stats) *report.Input {
-	in := &report.Input{
+// replayFormats are the report formats of gust replay: report.Formats
+// but HTML, which has no endpoint table yet.
+var replayFormats = []string{"text", "json", "csv"}
+
+// reportInput is what the replay read from its log, for its report.
+func reportInput(st replay.Stats) *result.Input {
+	in := &result.Input{
 		File:     st.Name,
 		Format:   st.Format.String(),
 		Lines:    st.Lines,
@@ -287,9 +285,9 @@ func reportInput(st replay.Stats) *report.Input {
 		Skipped:  st.Skipped,
 		Passes:   st.Passes,
 	}
-	in.SkippedLines = make([]report.SkippedLine, 0, len(st.FirstSkipped))
+	in.SkippedLines = make([]result.SkippedLine, 0, len(st.FirstSkipped))
 	for _, b := range st.FirstSkipped {
-		in.SkippedLines = append(in.SkippedLines, report.SkippedLine{Line: b.Line, Reason: b.Reason, Text: b.Text})
+		in.SkippedLines = append(in.SkippedLines, result.SkippedLine{Line: b.Line, Reason: b.Reason, Text: b.Text})
 	}
 	return in
 }
