@@ -1,0 +1,10 @@
+//go:build unix
+
+package transport
+
+import "golang.org/x/sys/unix"
+
+// dupCloexec duplicates fd, close-on-exec as every descriptor Go opens.
+func dupCloexec(fd int) (int, error) {
+	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+}
