@@ -71,21 +71,17 @@ func (c *TLS) handshake(deadline time.Time) {
 		err = c.tc.Handshake()
 		hs.Close()
 	}
-	if released {
-		err = ErrReleased
-	}
-	if c.rc.notTLS {
-		err = ErrNotTLS
-	}
-	if err != nil {
-		err = fmt.Errorf("tls handshake: %w", err)
-	}
-
 	c.mu.Lock()
 	c.rc.hs = nil
 	released = c.released
-	c.hsErr = err
-	if err != nil || released {
+	switch {
+	case released:
+		err = ErrReleased
+	case c.rc.notTLS:
+		err = ErrNotTLS
+	}
+	if err != nil {
+		c.hsErr = fmt.Errorf("tls handshake: %w", err)
 		c.rc.release()
 		c.state.Store(stateFailed)
 	} else {

@@ -80,7 +80,7 @@ func (r *recordConn) Read(p []byte) (int, error) {
 	}
 	b := *r.in
 	if r.recLeft == 0 {
-		r.recLeft = recordHeaderLen + int(b[r.inOff+3])<<8 | int(b[r.inOff+4])
+		r.recLeft = recordHeaderLen + (int(b[r.inOff+3])<<8 | int(b[r.inOff+4]))
 	}
 	n := min(len(p), r.inEnd-r.inOff, r.recLeft)
 	copy(p, b[r.inOff:r.inOff+n])
@@ -159,7 +159,7 @@ func (r *recordConn) buffered() int {
 			if len(b) < recordHeaderLen {
 				return whole
 			}
-			left = recordHeaderLen + int(b[3])<<8 | int(b[4])
+			left = recordHeaderLen + (int(b[3])<<8 | int(b[4]))
 		}
 		if len(b) < left {
 			return whole
