@@ -107,6 +107,19 @@ func (c *TLS) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	// Read the socket before crypto/tls does, and call it only with a whole
+	// record to decrypt: each of its reads that finds its input short costs
+	// an allocation (crypto/tls/conn.go:837, &atLeastReader{} escapes), a
+	// would-block included.
+	for c.rc.buffered() == 0 {
+		err := c.rc.fill()
+		if err == errWouldBlock {
+			return 0, ErrWouldBlock
+		}
+		if err != nil {
+			break // crypto/tls meets it again and says what it means
+		}
+	}
 	dst := p
 	if len(p) < maxPlaintext {
 		c.plain = plainPool.Get().(*[]byte)
