@@ -21,12 +21,10 @@ import (
 
 // testPKI is a CA and a leaf it signed for localhost and 127.0.0.1.
 type testPKI struct {
-	ca     *x509.Certificate
-	caKey  *ecdsa.PrivateKey
-	pool   *x509.CertPool
-	leaf   tls.Certificate
-	caPEM  []byte
-	leafDN string
+	ca    *x509.Certificate
+	caKey *ecdsa.PrivateKey
+	pool  *x509.CertPool
+	leaf  tls.Certificate
 }
 
 var (

@@ -129,6 +129,11 @@ func (l *testLoop) accept() {
 
 func (l *testLoop) handshakeDone(c *TLS) {
 	lc := l.conns[c.FD()]
+	if lc == nil || lc.c != c {
+		// An event saw the handshake done first and the connection has
+		// been served and closed since (its fd may even be reused).
+		return
+	}
 	if _, err := c.HandshakeDone(); err != nil {
 		if errors.Is(err, ErrNotTLS) {
 			c.Inner().Write([]byte("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"))
