@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -54,13 +55,19 @@ func (c *TLS) HandshakeDone() (bool, error) {
 // it stores the final state.
 func (c *TLS) handshake(deadline time.Time) {
 	hs, err := dupFile(c.rc.inner.FD())
+	var raw syscall.RawConn
+	if err == nil {
+		if raw, err = hs.SyscallConn(); err != nil {
+			hs.Close()
+		}
+	}
 	c.mu.Lock()
 	released := c.released
 	if err == nil {
 		if released {
 			hs.Close()
 		} else {
-			c.rc.hs = hs
+			c.rc.hs, c.rc.hsRaw = hs, raw
 		}
 	}
 	c.mu.Unlock()
@@ -72,7 +79,7 @@ func (c *TLS) handshake(deadline time.Time) {
 		hs.Close()
 	}
 	c.mu.Lock()
-	c.rc.hs = nil
+	c.rc.hs, c.rc.hsRaw = nil, nil
 	released = c.released
 	switch {
 	case released:

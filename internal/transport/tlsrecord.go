@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -59,7 +60,8 @@ var (
 // could not see them.
 type recordConn struct {
 	inner Conn
-	hs    *os.File // the blocking dup during the handshake, nil after
+	hs    *os.File        // the dup during the handshake, nil after
+	hsRaw syscall.RawConn // hs's descriptor, read through Go's poller
 
 	in           *[]byte // ciphertext not yet given to crypto/tls, nil when none
 	inOff, inEnd int
@@ -98,19 +100,57 @@ func (r *recordConn) fill() error {
 	if r.eof {
 		return io.EOF
 	}
+	if r.hs != nil {
+		return r.fillBlocking()
+	}
+	r.takeIn()
+	n, err := r.inner.Read((*r.in)[r.inEnd:])
+	return r.filled(n, err)
+}
+
+// fillBlocking reads the dup through Go's poller, taking a buffer only once
+// bytes are there: a handshake stalled by its peer holds no record buffer
+// (crypto/tls keeps the partial record in its own).
+func (r *recordConn) fillBlocking() error {
+	var n int
+	var rerr error
+	err := r.hsRaw.Read(func(fd uintptr) bool {
+		r.takeIn()
+		n, rerr = readFD(fd, (*r.in)[r.inEnd:])
+		if rerr == errAgain {
+			if r.inEnd == r.inOff {
+				r.releaseIn()
+			}
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		if r.in != nil && r.inEnd == r.inOff {
+			r.releaseIn()
+		}
+		return err // the deadline's, or the dup closed by Release
+	}
+	if rerr != nil {
+		n = 0
+	} else if n == 0 {
+		rerr = io.EOF
+	}
+	return r.filled(n, rerr)
+}
+
+// takeIn makes sure r.in is a buffer with room at its end.
+func (r *recordConn) takeIn() {
 	if r.in == nil {
 		r.in = inPool.Get().(*[]byte)
 	} else if r.inOff > 0 {
 		r.inEnd = copy(*r.in, (*r.in)[r.inOff:r.inEnd])
 		r.inOff = 0
 	}
-	var n int
-	var err error
-	if r.hs != nil {
-		n, err = r.hs.Read((*r.in)[r.inEnd:])
-	} else {
-		n, err = r.inner.Read((*r.in)[r.inEnd:])
-	}
+}
+
+// filled accounts for n bytes read into r.in and maps the read's error.
+func (r *recordConn) filled(n int, err error) error {
 	if n > 0 {
 		if r.checkFirst && r.inEnd == 0 {
 			r.checkFirst = false
