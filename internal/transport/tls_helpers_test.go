@@ -120,7 +120,8 @@ func newListener(t testing.TB) *listener {
 	return &listener{ln: ln, port: ln.Addr().(*net.TCPAddr).Port}
 }
 
-// pair returns a non-blocking raw socket and the net.Conn at its other end.
+// pair returns a non-blocking raw socket, closed at cleanup, and the
+// net.Conn at its other end.
 func (l *listener) pair(t testing.TB) (int, net.Conn) {
 	t.Helper()
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -132,6 +133,7 @@ func (l *listener) pair(t testing.TB) (int, net.Conn) {
 	}
 	unix.SetNonblock(fd, true)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	t.Cleanup(func() { unix.Close(fd) })
 	peer, err := l.ln.Accept()
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func (l *listener) rawPair(t testing.TB) (int, int) {
 	}
 	unix.SetNonblock(other, true)
 	unix.SetsockoptInt(other, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	t.Cleanup(func() { unix.Close(fd); unix.Close(other) })
+	t.Cleanup(func() { unix.Close(other) })
 	return fd, other
 }
 

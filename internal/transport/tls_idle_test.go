@@ -10,8 +10,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // idleConns is how many idle keep-alive connections TestTLSIdleConnectionBytes keeps.
@@ -79,7 +77,7 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			return server, server, func() { c.Release(); unix.Close(fd) }
+			return server, server, func() { c.Release() }
 		}},
 	}
 	for _, tc := range cases {
@@ -113,7 +111,6 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 			for _, k := range keep {
 				if g, ok := k.(*TLS); ok {
 					g.Release()
-					unix.Close(g.FD())
 				}
 				if s, ok := k.(*tls.Conn); ok {
 					s.NetConn().Close()
