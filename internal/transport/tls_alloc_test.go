@@ -4,8 +4,11 @@ package transport
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -154,6 +157,61 @@ func BenchmarkTLSKeepAliveRoundTrip(b *testing.B) {
 				}
 				if e.err != nil {
 					b.Fatal(e.err)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStdlibTLSKeepAliveRoundTrip is BenchmarkTLSKeepAliveRoundTrip
+// with crypto/tls's blocking Conn over net.Conn on both sides, the server on
+// its own goroutine, as net/http runs it: the comparison for allocations.
+func BenchmarkStdlibTLSKeepAliveRoundTrip(b *testing.B) {
+	for _, ver := range versions {
+		for _, rs := range respSizes {
+			b.Run(fmt.Sprintf("%s/%s", ver.name, rs.name), func(b *testing.B) {
+				ln := newListener(b)
+				cc, err := net.Dial("tcp", ln.ln.Addr().String())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sc, err := ln.ln.Accept()
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer cc.Close()
+				defer sc.Close()
+				req := []byte("GET /hello HTTP/1.1\r\nHost: localhost\r\nUser-Agent: gust\r\n\r\n")
+				resp := bytes.Repeat([]byte("x"), rs.size)
+				go func() {
+					s := tls.Server(sc, serverConfig(b, ver.v))
+					buf := make([]byte, len(req))
+					for {
+						if _, err := io.ReadFull(s, buf); err != nil {
+							return
+						}
+						if _, err := s.Write(resp); err != nil {
+							return
+						}
+					}
+				}()
+				c := tls.Client(cc, clientConfig(b, ver.v))
+				buf := make([]byte, rs.size)
+				rt := func() {
+					if _, err := c.Write(req); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := io.ReadFull(c, buf); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := 0; i < 200; i++ {
+					rt()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					rt()
 				}
 			})
 		}
