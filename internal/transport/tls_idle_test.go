@@ -5,7 +5,6 @@ package transport
 import (
 	"crypto/tls"
 	"io"
-	"net"
 	"reflect"
 	"runtime"
 	"testing"
@@ -134,5 +133,3 @@ func heap() uint64 {
 func bufferCap(c *tls.Conn, field string) int {
 	return reflect.ValueOf(c).Elem().FieldByName(field).FieldByName("buf").Cap()
 }
-
-var _ net.Conn = (*recordConn)(nil)
