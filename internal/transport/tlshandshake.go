@@ -18,9 +18,12 @@ var ErrHandshakeStarted = errors.New("transport: tls handshake already started")
 // handshake error forever: a "would block" in the middle would be fatal.
 //
 // When the handshake ends, successfully or not, done is called on that
-// goroutine (unless Release came first): it must only wake the loop (write
-// to an eventfd, queue the TLS), not use the TLS. The loop then calls
-// HandshakeDone. Until then Read and Write return ErrWouldBlock and touch
+// goroutine (unless Release came first): it must only wake the loop (queue
+// the TLS, write to an eventfd) and may call HandshakeDone, nothing else.
+// The loop then calls HandshakeDone. The loop may also see the handshake
+// done through HandshakeDone before the callback's wake-up arrives, and
+// serve and close the connection first: it must find the connection by the
+// *TLS, not by its fd, which may have been reused by then. Until then Read and Write return ErrWouldBlock and touch
 // nothing, so readiness events of the socket can be ignored; an edge may
 // have passed unseen meanwhile, so once the handshake succeeded the loop
 // Reads (Buffered may be > 0: a client's request that came with its last
