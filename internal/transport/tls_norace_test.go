@@ -2,5 +2,5 @@
 
 package transport
 
-// raceEnabled: see race_test.go.
+// raceEnabled: see tls_race_test.go.
 const raceEnabled = false
