@@ -31,6 +31,7 @@ func configure(conf *nbhttp.Config, f peer.Flags) error {
 		return fmt.Errorf("TLS certificate: %w", err)
 	}
 	conf.AddrsTLS = []string{f.Addr}
-	conf.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
+	conf.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"},
+		SessionTicketsDisabled: f.TLS.NoResume}
 	return nil
 }

@@ -25,7 +25,7 @@ type Flags struct {
 	Addr      string        // -addr: host:port to listen on
 	Delay     time.Duration // -delay: how long to wait before answering
 	DebugAddr string        // -debug-addr: host:port of the debug listener, if any
-	TLS       TLSFlags      // -tls-cert, -tls-key, -tls-self-signed
+	TLS       TLSFlags      // -tls-cert, -tls-key, -tls-self-signed, -tls-no-resume
 }
 
 // URL is the address the peer serves at addr: https:// when it serves TLS.
@@ -47,6 +47,7 @@ func Main(name, defaultAddr string, run func(Flags) error) {
 	flag.StringVar(&f.TLS.CertFile, "tls-cert", "", "serve TLS with this PEM certificate (chain); needs -tls-key")
 	flag.StringVar(&f.TLS.KeyFile, "tls-key", "", "the PEM private key of -tls-cert")
 	flag.BoolVar(&f.TLS.SelfSigned, "tls-self-signed", false, "serve TLS with an ECDSA P-256 certificate made at start")
+	flag.BoolVar(&f.TLS.NoResume, "tls-no-resume", false, "refuse TLS session resumption: every new connection is a full handshake")
 	flag.Parse()
 	err := fmt.Errorf("-delay is %s; give a duration of 0 or more", f.Delay)
 	if f.Delay >= 0 {

@@ -23,6 +23,10 @@ type TLSFlags struct {
 	CertFile   string // -tls-cert: PEM certificate chain
 	KeyFile    string // -tls-key: PEM private key
 	SelfSigned bool   // -tls-self-signed: an ECDSA P-256 certificate made at start
+	// NoResume (-tls-no-resume) refuses session resumption (no tickets, TLS
+	// 1.2 or 1.3), so that every new connection is a full handshake whatever
+	// the client does: wrk, for one, always resumes.
+	NoResume bool
 }
 
 // On reports whether the peer serves TLS.
@@ -33,6 +37,8 @@ func (t TLSFlags) check() error {
 	switch {
 	case t.SelfSigned && (t.CertFile != "" || t.KeyFile != ""):
 		return errors.New("give -tls-self-signed or -tls-cert and -tls-key, not both")
+	case t.NoResume && !t.SelfSigned && t.CertFile == "":
+		return errors.New("-tls-no-resume needs TLS: give -tls-self-signed or -tls-cert and -tls-key")
 	case (t.CertFile == "") != (t.KeyFile == ""):
 		return errors.New("give both -tls-cert FILE and -tls-key FILE")
 	}
@@ -125,5 +131,5 @@ func TLSConfig(name string, f Flags, alpn ...string) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TLS certificate: %w", err)
 	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: alpn}, nil
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: alpn, SessionTicketsDisabled: f.TLS.NoResume}, nil
 }

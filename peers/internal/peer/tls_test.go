@@ -118,3 +118,50 @@ func TestHandshakeWithSelfSigned(t *testing.T) {
 		t.Errorf("ALPN chose %q, want http/1.1", p)
 	}
 }
+
+func TestNoResumeForcesFullHandshakes(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		noResume   bool
+		wantResume bool
+	}{
+		{"a second connection resumes by default", false, true},
+		{"-tls-no-resume makes it a full handshake", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := TLSConfig("test", Flags{TLS: TLSFlags{SelfSigned: true, NoResume: tc.noResume}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.Write([]byte("x")) // after the handshake, and after any ticket
+					c.Close()
+				}
+			}()
+			client := &tls.Config{InsecureSkipVerify: true, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+			var resumed bool
+			for range 2 {
+				c, err := tls.Dial("tcp", ln.Addr().String(), client)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Read(make([]byte, 1)) // reads the ticket too
+				resumed = c.ConnectionState().DidResume
+				c.Close()
+			}
+			if resumed != tc.wantResume {
+				t.Fatalf("second connection resumed: %v, want %v", resumed, tc.wantResume)
+			}
+		})
+	}
+}
