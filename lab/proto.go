@@ -74,11 +74,15 @@ func (s Scenario) Scheme() string {
 // protoGroup is what Group says of the scenario's protocol, "" for plain
 // HTTP/1.1.
 func (s Scenario) protoGroup() string {
+	streams := fmt.Sprintf("%d streams per connection", s.Streams())
+	if s.Streams() == 1 {
+		streams = "1 stream per connection"
+	}
 	switch s.Mode() {
 	case ModeH2:
-		return fmt.Sprintf("HTTP/2 over TLS, %d streams per connection", s.Streams())
+		return "HTTP/2 over TLS, " + streams
 	case ModeH2C:
-		return fmt.Sprintf("HTTP/2 (h2c), %d streams per connection", s.Streams())
+		return "HTTP/2 (h2c), " + streams
 	case ModeTLSNoResume:
 		return "over TLS, full handshakes"
 	case ModeTLS:

@@ -16,6 +16,7 @@ func TestTLSAndH2MatricesParse(t *testing.T) {
 		{"tls.json", "200/tls/0 2000/tls/0 200/tls-no-resume/0 200/tls/0"},
 		{"tls-1s.json", "200/tls/0 2000/tls/0 200/tls-no-resume/0 200/tls/0"},
 		{"h2.json", "100/h2c/1 100/h2c/10 100/h2c/100 1000/h2c/100"},
+		{"h2-1s.json", "100/h2c/1 100/h2c/10 100/h2/10"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			sc, err := LoadScenarios(filepath.Join("scenarios", tc.file))
@@ -44,7 +45,7 @@ func TestScenarioModes(t *testing.T) {
 		{"resumed handshakes", `{"keepalive": false, "tls": {"resume": true}}`, ModeTLS, "https",
 			"new connection per request over TLS, resumed handshakes", ""},
 		{"h2c", `{"http2": {"streams": 10}}`, ModeH2C, "http", "HTTP/2 (h2c), 10 streams per connection", ""},
-		{"h2 over TLS", `{"http2": {}, "tls": {}}`, ModeH2, "https", "HTTP/2 over TLS, 1 streams per connection", ""},
+		{"h2 over TLS", `{"http2": {}, "tls": {}}`, ModeH2, "https", "HTTP/2 over TLS, 1 stream per connection", ""},
 		{"resume with keep-alive is refused", `{"tls": {"resume": true}}`, "", "", "", "tls.resume is for a new connection"},
 		{"http2 without keep-alive is refused", `{"keepalive": false, "http2": {}}`, "", "", "", "multiplexes"},
 		{"http2 with pipelining is refused", `{"pipeline": 4, "http2": {}}`, "", "", "", "multiplexes"},
