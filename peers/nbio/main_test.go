@@ -65,3 +65,50 @@ func TestTLSAndPlainAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestNoResumeOnNbiosTLS(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		noResume   bool
+		wantResume bool
+	}{
+		{"a new connection resumes by default", false, true},
+		{"-tls-no-resume makes every handshake full", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := l.Addr().String()
+			l.Close()
+			f := peer.Flags{Addr: addr, TLS: peer.TLSFlags{SelfSigned: true, NoResume: tc.noResume}}
+			conf := nbhttp.Config{Network: "tcp", Handler: hello.Handler(nil, 0)}
+			if err := configure(&conf, f); err != nil {
+				t.Fatal(err)
+			}
+			engine := nbhttp.NewEngine(conf)
+			if err := engine.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer engine.Stop()
+			cache := tls.NewLRUClientSessionCache(4)
+			var resumed bool
+			for i := range 2 {
+				// A new transport per request: a new connection, the session cache shared.
+				tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ClientSessionCache: cache}}
+				resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(f.URL(addr) + "/")
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				io.ReadAll(resp.Body)
+				resp.Body.Close()
+				resumed = resp.TLS.DidResume
+				tr.CloseIdleConnections()
+			}
+			if resumed != tc.wantResume {
+				t.Fatalf("second connection resumed: %v, want %v", resumed, tc.wantResume)
+			}
+		})
+	}
+}
