@@ -2,7 +2,9 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -81,6 +83,31 @@ func TestNginxH2Script(t *testing.T) {
 			if !strings.HasPrefix(resp.Header.Get("Server"), "nginx") {
 				t.Errorf("Server %q: not nginx answering", resp.Header.Get("Server"))
 			}
+			if tc.mode == ModeTLS || tc.mode == ModeTLSNoResume {
+				if got, want := secondResumes(t, addr), tc.mode == ModeTLS; got != want {
+					t.Errorf("a second connection resumed: %v, want %v", got, want)
+				}
+			}
 		})
 	}
+}
+
+// secondResumes opens two TLS connections to addr in turn, sharing a session
+// cache, and reports whether the second resumed.
+func secondResumes(t *testing.T, addr string) bool {
+	t.Helper()
+	cache := tls.NewLRUClientSessionCache(4)
+	var resumed bool
+	for range 2 {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ClientSessionCache: cache}}
+		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		resumed = resp.TLS.DidResume
+	}
+	return resumed
 }
