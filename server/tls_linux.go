@@ -35,6 +35,10 @@ type tlsLoop struct {
 	// shaken holds the TLS connections whose handshake ended, queued by
 	// the callback under l.mu; shakenSpare is the other slice, swapped.
 	shaken, shakenSpare []*transport.TLS
+	// handshakes maps the TLS of each connection still handshaking to it:
+	// the loop finds a connection by its *TLS, never by its fd, which may
+	// have been closed and reused, or (Hijack) moved to a duplicate.
+	handshakes map[*transport.TLS]*conn
 }
 
 // h2OverTLSServe, set by the HTTP/2 files, serves a connection whose ALPN
@@ -48,9 +52,11 @@ var h2OverTLSServe func(l *loop, c *conn, now int64)
 func (l *loop) startTLS(c *conn) {
 	if l.hsEnded == nil {
 		l.hsEnded = l.handshakeEnded
+		l.handshakes = make(map[*transport.TLS]*conn)
 	}
 	t := transport.NewServerTLS(&c.plain, l.srv.tlsConf)
 	c.tls, c.t, c.layered, c.handshaking = t, t, true, true
+	l.handshakes[t] = c
 	if err := t.Handshake(time.Now().Add(l.srv.cfg.ReadHeaderTimeout), l.hsEnded); err != nil {
 		l.closeConn(c) // cannot happen: the TLS is new
 	}
@@ -76,13 +82,9 @@ func (l *loop) takeHandshakes(now int64) {
 	l.mu.Unlock()
 	for i, t := range list {
 		list[i] = nil
-		fd := t.FD()
-		if fd < 0 || fd >= len(l.byFD) {
-			continue
-		}
-		// The connection may be gone (closed by its deadline, its fd
-		// reused): only the one that still holds t is t's.
-		if c := l.byFD[fd]; c != nil && c.tls == t && c.handshaking {
+		// The connection may be gone (closed by its deadline) or already
+		// on its way (the loop saw the handshake end first).
+		if c := l.handshakes[t]; c != nil {
 			l.afterHandshake(c, now)
 		}
 	}
@@ -100,6 +102,7 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 		return
 	}
 	c.handshaking = false
+	delete(l.handshakes, c.tls)
 	switch {
 	case err == nil:
 		if h2OverTLSServe != nil && c.tls.NegotiatedProtocol() == alpnH2 {
@@ -131,6 +134,10 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 // already), and the transport's buffers back to their pools. A hijacked
 // connection's TLS is its handler's now.
 func (c *conn) endTLS() {
+	if c.handshaking {
+		c.handshaking = false
+		delete(c.l.handshakes, c.tls)
+	}
 	if c.hijacked.Load() {
 		return
 	}
