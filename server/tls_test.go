@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tlsEcho answers "path bodylen tls" on the native API: tls is "-", the
@@ -203,6 +204,42 @@ func TestALPNOffersHTTP2OnlyWhenServed(t *testing.T) {
 			}
 			if strings.Join(cfg.NextProtos, ",") != strings.Join(tt.given, ",") {
 				t.Fatalf("the caller's config was changed: %q", cfg.NextProtos)
+			}
+		})
+	}
+}
+
+// TestTLSLargeResponsesAndHandedOverConnections: a response larger than
+// the socket takes at once reaches a client that reads late (the loop
+// waits for writability with TLS records held), and connections accepted
+// by one loop and handed to another (AcceptOne) do their handshake there.
+func TestTLSLargeResponsesAndHandedOverConnections(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 256<<10) // 4 MiB
+	h := HandlerFunc(func(c *Ctx) {
+		if string(c.Path()) == "/big" {
+			c.WriteString(big)
+			return
+		}
+		c.WriteString("small")
+	})
+	for _, mode := range []Mode{Inline, Pooled} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := startTLS(t, h, Config{Mode: mode, Loops: 2, Acceptor: AcceptOne})
+			for range 4 {
+				c := dialTLS(t, s, clientTLS(0))
+				io.WriteString(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /small HTTP/1.1\r\nHost: x\r\n\r\n")
+				time.Sleep(100 * time.Millisecond) // the server's socket fills up
+				r := bufio.NewReader(c)
+				for _, want := range []string{big, "small"} {
+					resp, err := http.ReadResponse(r, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := io.ReadAll(resp.Body)
+					if err != nil || string(b) != want {
+						t.Fatalf("%d bytes, %v; want %d", len(b), err, len(want))
+					}
+				}
 			}
 		})
 	}
