@@ -13,9 +13,7 @@ import (
 // Config.TLS already holds a certificate (Certificates or GetCertificate).
 // Config.TLS, if set, is cloned, never modified.
 func (s *Server) ListenAndServeTLS(addr, certFile, keyFile string) error {
-	s.mu.Lock()
 	cfg := s.Config.TLS
-	s.mu.Unlock()
 	if cfg == nil {
 		cfg = &tls.Config{}
 	} else {
@@ -28,7 +26,9 @@ func (s *Server) ListenAndServeTLS(addr, certFile, keyFile string) error {
 		}
 		cfg.Certificates = append(cfg.Certificates, cert)
 	}
-	s.Config.TLS = cfg
+	s.mu.Lock()
+	s.filesTLS = cfg
+	s.mu.Unlock()
 	return s.ListenAndServe(addr)
 }
 

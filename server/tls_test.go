@@ -3,9 +3,13 @@ package server
 import (
 	"bufio"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,5 +246,56 @@ func TestTLSLargeResponsesAndHandedOverConnections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestListenAndServeTLSReadsItsFiles: ListenAndServeTLS serves the
+// certificate in its files, leaves Config.TLS as it was, and names a file
+// it cannot read.
+func TestListenAndServeTLSReadsItsFiles(t *testing.T) {
+	cert, _ := testCert()
+	dir := t.TempDir()
+	certFile, keyFile := dir+"/cert.pem", dir+"/key.pem"
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600)
+
+	given := &tls.Config{MinVersion: tls.VersionTLS13}
+	s := &Server{Handler: tlsEcho, Config: Config{TLS: given}}
+	errc := make(chan error, 1)
+	// Port 0 cannot be known before Listen: find a free one first.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	go func() { errc <- s.ListenAndServeTLS(addr, certFile, keyFile) }()
+	defer s.Close()
+	client := tlsHTTPClient(t, 0)
+	var resp *http.Response
+	for i := 0; ; i++ {
+		if resp, err = client.Get("https://" + addr + "/files"); err == nil || i == 50 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "/files 0 -" || resp.TLS.Version != tls.VersionTLS13 {
+		t.Fatalf("got %q over %x", b, resp.TLS.Version)
+	}
+	if s.Config.TLS != given || len(given.Certificates) != 0 {
+		t.Fatal("ListenAndServeTLS changed Config.TLS")
+	}
+	s.Close()
+	<-errc
+
+	s2 := &Server{Handler: tlsEcho}
+	if err := s2.ListenAndServeTLS("127.0.0.1:0", dir+"/missing.pem", keyFile); err == nil || !strings.Contains(err.Error(), "missing.pem") {
+		t.Fatalf("ListenAndServeTLS with a missing file: %v", err)
 	}
 }
