@@ -33,7 +33,9 @@ type Agent struct {
 	// skew after the earliest agent.
 	Late bool
 	// Short is set when the agent measured for more than the allowed skew
-	// less than the agent that measured longest.
+	// less than the agent that measured longest or, in the open model,
+	// when its responses cover that much less of its schedule (its
+	// requests over its rate) than the best agent's do.
 	Short bool
 }
 
@@ -56,7 +58,8 @@ const DefaultMaxSkew = 100 * time.Millisecond
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
 // and Short set for an agent that started more than maxSkew after the
-// first or measured more than maxSkew less than the longest.
+// first or measured (in the open model: answered) more than maxSkew less
+// than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive or load model, histograms of
@@ -315,11 +318,13 @@ func mergeTimelines(parts []Part, start time.Time, like *hdrhistogram.Histogram)
 }
 
 // agents describes each part, flagging those that started more than
-// maxSkew after start or measured more than maxSkew less than the longest.
+// maxSkew after start or measured more than maxSkew less than the longest,
+// or covered (see covered) that much less than the best.
 func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
-	var longest time.Duration
+	var longest, best time.Duration
 	for _, p := range parts {
 		longest = max(longest, p.Result.Duration)
+		best = max(best, covered(p.Result))
 	}
 	out := make([]Agent, len(parts))
 	for i, p := range parts {
@@ -338,9 +343,21 @@ func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
 			a.P99us = r.Latency.ValueAtQuantile(99)
 		}
 		a.Late = a.Offset > maxSkew
-		a.Short = longest-a.Duration > maxSkew
+		a.Short = longest-a.Duration > maxSkew || best-covered(r) > maxSkew
 		out[i] = a
 	}
 	slices.SortStableFunc(out, func(x, y Agent) int { return x.Shard.Index - y.Shard.Index })
 	return out
+}
+
+// covered is how much of its run an agent's responses account for: its
+// duration, but in the open model no more than its responses at its rate
+// take. An agent whose link was cut mid-run measures for as long as the
+// others, its connections waiting on responses that never come, and
+// answers only part of its schedule: covered tells it apart.
+func covered(r *Result) time.Duration {
+	if r.Rate <= 0 {
+		return r.Duration
+	}
+	return min(r.Duration, time.Duration(float64(r.Requests)/r.Rate*float64(time.Second)))
 }
