@@ -64,7 +64,10 @@ func TestContainers(t *testing.T) {
 	}
 	podman(t, time.Minute, "network", "create", "--label", label, "--subnet", podSubnet, podNetwork)
 	cleanup(t, "podman", "network", "rm", "--force", podNetwork)
-	if !t.Run("gust serve runs with the Deployment's settings and is ready", testServer) {
+	// The server outlives its subtest: the agents load it.
+	server := prefix + "-server"
+	cleanup(t, "podman", "rm", "--force", "--time", "5", server)
+	if !t.Run("gust serve runs with the Deployment's settings and is ready", func(t *testing.T) { testServer(t, server) }) {
 		return
 	}
 	t.Run("agents run as the Indexed Job runs them and merge exactly", func(t *testing.T) { testJob(t, gust) })
@@ -139,12 +142,10 @@ func procStatus(t *testing.T, pid int) map[string]string {
 
 // testServer runs gust serve with the Deployment's args, environment and
 // security settings, checks what its processes run as, and probes /ready
-// as the readiness probe does.
-func testServer(t *testing.T) {
+// as the readiness probe does, in a container called name.
+func testServer(t *testing.T, name string) {
 	dep := readManifest(t, "server/deployment.yaml")
 	args := dep.list(t, "args")
-	name := prefix + "-server"
-	cleanup(t, "podman", "rm", "--force", "--time", "5", name)
 	podman(t, time.Minute, append(append([]string{"run", "--detach", "--name", name, "--label", label,
 		"--network", podNetwork, "--ip", podServer,
 		"--env", "GOMAXPROCS=" + dep.envValue(t, "GOMAXPROCS")}, dep.podmanSecurity(t)...), append([]string{gustImage}, args...)...)...)
