@@ -34,8 +34,8 @@ type Agent struct {
 	Late bool
 	// Short is set when the agent measured for more than the allowed skew
 	// less than the agent that measured longest or, in the open model,
-	// when its responses cover that much less of its schedule (its
-	// requests over its rate) than the best agent's do.
+	// when the requests it sent cover that much less of its schedule (at
+	// its rate) than the best agent's do.
 	Short bool
 }
 
@@ -58,8 +58,8 @@ const DefaultMaxSkew = 100 * time.Millisecond
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
 // and Short set for an agent that started more than maxSkew after the
-// first or measured (in the open model: answered) more than maxSkew less
-// than the longest.
+// first or measured (in the open model: sent its schedule for) more than
+// maxSkew less than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive or load model, histograms of
@@ -350,14 +350,16 @@ func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
 	return out
 }
 
-// covered is how much of its run an agent's responses account for: its
-// duration, but in the open model no more than its responses at its rate
-// take. An agent whose link was cut mid-run measures for as long as the
-// others, its connections waiting on responses that never come, and
-// answers only part of its schedule: covered tells it apart.
+// covered is how much of its run an agent's requests account for: its
+// duration, but in the open model no more than the requests it sent (one
+// lateness value each) take at its rate. An agent whose link was cut
+// mid-run measures for as long as the others, its connections waiting on
+// responses that never come, and sends only part of its schedule: covered
+// tells it apart.
 func covered(r *Result) time.Duration {
-	if r.Rate <= 0 {
+	if r.Rate <= 0 || r.Lateness == nil {
 		return r.Duration
 	}
-	return min(r.Duration, time.Duration(float64(r.Requests)/r.Rate*float64(time.Second)))
+	sent := float64(r.Lateness.TotalCount())
+	return min(r.Duration, time.Duration(sent/r.Rate*float64(time.Second)))
 }

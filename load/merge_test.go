@@ -297,9 +297,9 @@ func TestMergeFlagsSkew(t *testing.T) {
 }
 
 // TestMergeFlagsAnAgentBehindItsSchedule checks the open model's short:
-// an agent that measured as long as the others but answered only half of
-// its schedule (its link cut mid-run) is flagged, and one that answered
-// all but a few requests is not.
+// an agent that measured as long as the others but sent only half of its
+// schedule (its link cut mid-run) is flagged, and one that sent all but a
+// few requests is not.
 func TestMergeFlagsAnAgentBehindItsSchedule(t *testing.T) {
 	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	// agentResult's rate is 100/s: 4 seconds are 400 requests.

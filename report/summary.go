@@ -123,7 +123,7 @@ type AgentStats struct {
 	P99us       int64   `json:"p99_us"`
 	Interrupted bool    `json:"interrupted"`
 	Late        bool    `json:"late"`  // started later than the allowed skew
-	Short       bool    `json:"short"` // measured (open model: answered) for less than the longest by more than the allowed skew
+	Short       bool    `json:"short"` // measured (open model: sent its schedule) for less than the longest by more than the allowed skew
 }
 
 // percentiles are the quantiles Stats reports, in field order.

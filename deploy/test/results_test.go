@@ -49,6 +49,12 @@ func runAgents(n int, limit time.Duration, cmdOf func(ctx context.Context, i int
 	return runs
 }
 
+// maxSkew is gust merge's --max-skew here: a run of seconds on two cores
+// shared with the containers' start leaves agents some tens of
+// milliseconds apart (the default, 100ms, flags some); without --start-at
+// they begin seconds apart, and a cut link leaves an agent seconds behind.
+const maxSkew = 500 * time.Millisecond
+
 // merged is gust merge's result of a run, read back, and its agent rows.
 type merged struct {
 	result *load.Result
@@ -81,7 +87,7 @@ func mergeExactly(t *testing.T, gust string, runs []agentRun) merged {
 		t.Fatal("no agent printed a result")
 	}
 	out := func(format string) []byte {
-		cmd := exec.Command(gust, "merge", "-o", format, "-")
+		cmd := exec.Command(gust, "merge", "--max-skew", maxSkew.String(), "-o", format, "-")
 		cmd.Stdin = bytes.NewReader(all)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
