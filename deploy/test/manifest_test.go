@@ -1,6 +1,7 @@
 package deploytest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -199,5 +200,36 @@ func TestExpandAsKubernetes(t *testing.T) {
 		if got := expand(in, env); got != want {
 			t.Errorf("expand(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPodmanSecurityOfTheManifests checks the podman flags the container
+// test derives from deploy/k8s, so that a change to a manifest's security
+// settings shows here, where it runs without root.
+func TestPodmanSecurityOfTheManifests(t *testing.T) {
+	common := "--user 65532:65532 --read-only --read-only-tmpfs=false --cap-drop ALL --security-opt no-new-privileges"
+	for file, want := range map[string]string{
+		"server/deployment.yaml": common + " --memory 512m",
+		"load/job.yaml":          common + " --memory 1g",
+	} {
+		if got := strings.Join(readManifest(t, file).podmanSecurity(t), " "); got != want {
+			t.Errorf("%s: podman flags %q, want %q", file, got, want)
+		}
+	}
+	if got := readManifest(t, "load/job.yaml").list(t, "args"); len(got) < 2 || got[1] != "--shard=$(JOB_COMPLETION_INDEX)/$(SHARDS)" {
+		t.Errorf("the Job's args %q do not pass JOB_COMPLETION_INDEX as --shard's index", got)
+	}
+}
+
+func TestRootReadOnly(t *testing.T) {
+	const line = "1234 1200 0:50 / / %s master:1 - overlay overlay rw,lowerdir=/a\n"
+	other := "1235 1234 0:51 / /proc rw,nosuid - proc proc rw\n"
+	for opts, want := range map[string]bool{"ro,relatime": true, "rw,relatime": false, "relatime,ro": true, "rootro": false} {
+		if got := rootReadOnly(other + fmt.Sprintf(line, opts)); got != want {
+			t.Errorf("root mounted %s: read-only %v, want %v", opts, got, want)
+		}
+	}
+	if rootReadOnly(other) {
+		t.Error("no root mount: read-only true, want false")
 	}
 }

@@ -3,8 +3,8 @@
 # base images of deploy/Dockerfile, for machines that cannot pull them:
 #
 #   BUILDER  for golang:1.26: this machine's Go toolchain (go env GOROOT),
-#            a copy of the modules gust needs taken from the local module
-#            cache (GOPROXY=off inside, so nothing is downloaded), and
+#            the modules the Dockerfile's `go mod download` needs, copied
+#            from the local module cache (GOPROXY=off inside), and
 #            /bin/sh with the libraries it needs, for the Dockerfile's RUN.
 #   BASE     for gcr.io/distroless/static-debian12:nonroot: an image from
 #            scratch with /etc/passwd and /etc/group naming root and nonroot
