@@ -15,8 +15,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/result"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // agentRun is what one agent printed, as Kubernetes would keep it: its
