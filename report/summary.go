@@ -177,8 +177,8 @@ type AgentStats struct {
 	Interrupted bool `json:"interrupted"`
 	// Late is true when the agent started later than the allowed skew.
 	Late bool `json:"late"`
-	// Short is true when the agent measured for less than the longest by more
-	// than the allowed skew.
+	// Short is true when the agent measured (in the open model: sent its
+	// schedule) for less than the longest by more than the allowed skew.
 	Short bool `json:"short"`
 }
 

@@ -29,7 +29,8 @@ type Part struct {
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
 // and Short set for an agent that started more than maxSkew after the
-// first or measured more than maxSkew less than the longest.
+// first or measured (in the open model: sent its schedule for) more than
+// maxSkew less than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive or load model, histograms of
