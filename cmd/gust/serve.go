@@ -135,6 +135,11 @@ func newServeCmd() *cobra.Command {
 					}
 					fmt.Fprintln(cmd.ErrOrStderr(), note)
 				}
+				if cfg.TLS.on() && !cfg.TLS.NoResume {
+					if err := shareTicketKey(); err != nil {
+						return err
+					}
+				}
 				sigs := make(chan os.Signal, 4)
 				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 				defer signal.Stop(sigs)

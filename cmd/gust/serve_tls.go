@@ -1,8 +1,10 @@
 package main
 
 import (
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -88,11 +90,33 @@ func (f tlsFlags) config(host string) (*tls.Config, string, error) {
 	if f.NoResume {
 		note += "; session resumption refused"
 	}
-	return &tls.Config{
+	cfg := &tls.Config{
 		Certificates:           []tls.Certificate{cert},
 		NextProtos:             []string{"http/1.1"},
 		SessionTicketsDisabled: f.NoResume,
-	}, note, nil
+	}
+	if k := os.Getenv(ticketKeyEnv); k != "" && !f.NoResume {
+		b, err := hex.DecodeString(k)
+		if err != nil || len(b) != 32 {
+			return nil, "", fmt.Errorf("serve: %s must be 64 hex digits", ticketKeyEnv)
+		}
+		cfg.SetSessionTicketKeys([][32]byte{[32]byte(b)})
+	}
+	return cfg, note, nil
+}
+
+// ticketKeyEnv holds the session ticket key the processes of --workers
+// share (hex), so that a session one of them started resumes on another.
+const ticketKeyEnv = "GUST_SERVE_TLS_TICKET_KEY"
+
+// shareTicketKey gives the workers about to start one session ticket key,
+// through their environment.
+func shareTicketKey() error {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return fmt.Errorf("serve: session ticket key: %w", err)
+	}
+	return os.Setenv(ticketKeyEnv, hex.EncodeToString(key[:]))
 }
 
 // selfSignedHosts names a self-signed certificate: localhost and the

@@ -150,3 +150,33 @@ func TestServeTLSAnswersCurl(t *testing.T) {
 		}
 	}
 }
+
+// TestServeTLSWorkersShareTicketKeys: two servers given the ticket key
+// --workers shares resume each other's sessions.
+func TestServeTLSWorkersShareTicketKeys(t *testing.T) {
+	t.Setenv(ticketKeyEnv, "") // unset again after the test
+	if err := shareTicketKey(); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := startTLSServe(t, serveConfig{Engine: "gust", Mode: "pooled", API: "native", TLS: tlsFlags{SelfSigned: true}})
+	b, _ := startTLSServe(t, serveConfig{Engine: "nethttp", TLS: tlsFlags{SelfSigned: true}})
+	cache := tls.NewLRUClientSessionCache(4)
+	for i, base := range []string{a, b} {
+		// One ServerName for both, so the client offers the first one's session to the second.
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, ClientSessionCache: cache, ServerName: "localhost", NextProtos: []string{"http/1.1"}}}
+		resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if resp.TLS.DidResume != (i == 1) {
+			t.Fatalf("connection %d resumed %v, want %v", i, resp.TLS.DidResume, i == 1)
+		}
+	}
+	t.Setenv(ticketKeyEnv, "nothex")
+	if _, _, err := (tlsFlags{SelfSigned: true}).config(""); err == nil || !strings.Contains(err.Error(), ticketKeyEnv) {
+		t.Fatalf("a bad key: %v", err)
+	}
+}
