@@ -122,7 +122,9 @@ func TestTLSStalledHandshakesDoNotStopTheServer(t *testing.T) {
 		n = min(n, 500)
 	}
 	t.Logf("%d stalled handshakes (descriptor limit %d)", n, lim.Cur)
-	s := startTLS(t, tlsEcho, Config{ReadHeaderTimeout: 3 * time.Second, Loops: 2})
+	const timeout = 4 * time.Second
+	s := startTLS(t, tlsEcho, Config{ReadHeaderTimeout: timeout, Loops: 2})
+	start := time.Now()
 	conns := make([]net.Conn, 0, n)
 	defer func() {
 		for _, c := range conns {
@@ -138,7 +140,9 @@ func TestTLSStalledHandshakesDoNotStopTheServer(t *testing.T) {
 		c.Write(halfClientHello)
 	}
 	servedOverTLS(t, s, 2*time.Second)
-	if open := s.Stats().OpenConns; open < int64(n)*9/10 {
+	// Unless opening them took so long (the race detector, a busy
+	// machine) that the first ones reached their timeout, all are open.
+	if open := s.Stats().OpenConns; time.Since(start) < timeout-time.Second && open < int64(n)*9/10 {
 		t.Fatalf("%d connections open, want the %d stalled ones", open, n)
 	}
 	// Past ReadHeaderTimeout, every stalled handshake is closed.
