@@ -106,6 +106,70 @@ func TestTLSClientsThatDoNotSpeakTLS(t *testing.T) {
 	}
 }
 
+// clientHello returns the first flight of a real TLS client.
+func clientHello(t *testing.T) []byte {
+	t.Helper()
+	a, b := net.Pipe()
+	defer a.Close()
+	go tls.Client(b, clientTLS(0)).Handshake()
+	defer b.Close()
+	buf := make([]byte, 16<<10)
+	n, err := io.ReadAtLeast(a, buf, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := 5 + (int(buf[3])<<8 | int(buf[4])); n < want; {
+		m, err := a.Read(buf[n:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+	}
+	return buf[:n]
+}
+
+// TestTLSClientsThatVanishAfterTheServerAnswers: a client sends a whole
+// ClientHello and vanishes (closes or resets) once the server's first
+// flight arrives, or without reading it: the handshake fails, the
+// connection is closed, and the server serves the next client.
+func TestTLSClientsThatVanishAfterTheServerAnswers(t *testing.T) {
+	hello := clientHello(t)
+	s := startTLS(t, tlsEcho, Config{ErrorLog: discardLog()})
+	for _, tt := range []struct {
+		name        string
+		read, reset bool
+	}{
+		{"closes after reading the server's flight", true, false},
+		{"resets after reading the server's flight", true, true},
+		{"closes without reading it", false, false},
+		{"resets without reading it", false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 20 {
+				c, err := net.Dial("tcp", s.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.Write(hello)
+				if tt.read {
+					if _, err := c.Read(make([]byte, 100)); err != nil {
+						t.Fatalf("the server's first flight: %v", err)
+					}
+				}
+				if tt.reset {
+					c.(*net.TCPConn).SetLinger(0)
+				}
+				c.Close()
+			}
+			servedOverTLS(t, s, 2*time.Second)
+			if n := openConns(s, 0, 3*time.Second); n != 0 {
+				t.Fatalf("%d connections still open", n)
+			}
+		})
+	}
+}
+
 // TestTLSStalledHandshakesDoNotStopTheServer opens many connections that
 // send half a ClientHello and stall: new clients are served meanwhile, and
 // ReadHeaderTimeout closes the stalled ones.
