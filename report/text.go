@@ -94,8 +94,8 @@ func runFacts(r *result.Result) []fact {
 }
 
 // outcomeFacts describe what came after the latencies: Connect (when
-// connect times were measured), Schedule (open model only), Status,
-// Errors and Connections.
+// connect times were measured), TLS and Handshakes (over TLS only, see
+// tlsFacts), Schedule (open model only), Status, Errors and Connections.
 func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
@@ -104,6 +104,7 @@ func outcomeFacts(r *result.Result) []fact {
 			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
 			plural(r.Connect.TotalCount(), "connection", "connections"))})
 	}
+	facts = append(facts, tlsFacts(r.TLS)...)
 	if r.Scheduled() {
 		facts = append(facts, fact{"Schedule", schedule(r)})
 	}
