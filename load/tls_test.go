@@ -5,12 +5,19 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/result"
 )
 
@@ -60,12 +67,14 @@ func TestTLSMatrix(t *testing.T) {
 		pipeline    int
 		noKeepAlive bool
 		noResume    bool
+		rate        float64
 	}{
-		{"keep-alive", "/", 4, 1, false, false},
-		{"pipelining", "/", 2, 8, false, false},
-		{"chunked responses", "/chunked", 3, 1, false, false},
-		{"a new connection per request, resumed", "/", 2, 1, true, false},
-		{"a new connection per request, full handshakes", "/", 2, 1, true, true},
+		{"keep-alive", "/", 4, 1, false, false, 0},
+		{"pipelining", "/", 2, 8, false, false, 0},
+		{"chunked responses", "/chunked", 3, 1, false, false, 0},
+		{"a new connection per request, resumed", "/", 2, 1, true, false, 0},
+		{"a new connection per request, full handshakes", "/", 2, 1, true, true, 0},
+		{"the open model", "/", 3, 1, false, false, 600},
 	}
 	for _, sv := range servers {
 		srv := tlsServer(t, sv.max)
@@ -73,7 +82,7 @@ func TestTLSMatrix(t *testing.T) {
 			t.Run(sv.name+"/"+ld.name, func(t *testing.T) {
 				cfg := Config{
 					URL: srv.URL + ld.path, Requests: n, Connections: ld.conns, Pipeline: ld.pipeline,
-					DisableKeepAlive: ld.noKeepAlive, Timeout: 5 * time.Second, Loops: 2, TLS: trusting(srv),
+					DisableKeepAlive: ld.noKeepAlive, Timeout: 5 * time.Second, Loops: 2, TLS: trusting(srv), Rate: ld.rate,
 				}
 				cfg.TLS.NoResume = ld.noResume
 				res := run(t, cfg)
@@ -129,5 +138,62 @@ func TestTLSPlainTargetStaysPlain(t *testing.T) {
 	res := run(t, Config{URL: helloServer(t).URL, Requests: 10, Connections: 1})
 	if res.TLS != nil {
 		t.Errorf("plain run has a TLS record: %+v", res.TLS)
+	}
+}
+
+func TestClassifyHandshake(t *testing.T) {
+	now := time.Now()
+	cert := &x509.Certificate{NotBefore: now.Add(-2 * time.Hour), NotAfter: now.Add(-time.Hour)}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"an expired certificate", &tls.CertificateVerificationError{Err: x509.CertificateInvalidError{Cert: cert, Reason: x509.Expired}}, result.TLSErrExpired},
+		{"a certificate for other names", &tls.CertificateVerificationError{Err: x509.HostnameError{Certificate: cert, Host: "a.test"}}, result.TLSErrWrongName},
+		{"an unknown authority", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{Cert: cert}}, result.TLSErrUnknownAuthority},
+		{"another verification failure", &tls.CertificateVerificationError{Err: x509.CertificateInvalidError{Cert: cert, Reason: x509.NotAuthorizedToSign}}, result.TLSErrCertificate},
+		{"the server's protocol_version alert", &net.OpError{Op: "remote error", Err: errors.New("tls: protocol version not supported")}, result.TLSErrVersion},
+		{"another alert", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}, result.TLSErrAlert},
+		{"the deadline", fmt.Errorf("tls handshake: %w", os.ErrDeadlineExceeded), result.TLSErrTimeout},
+		{"a close", fmt.Errorf("tls handshake: %w", io.EOF), result.TLSErrClosed},
+		{"a reset", fmt.Errorf("tls handshake: %w", syscall.ECONNRESET), result.TLSErrClosed},
+		{"anything else", errors.New("tls: first record does not look like a TLS handshake"), result.TLSErrOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := classifyHandshake(tt.err); got != tt.want {
+				t.Errorf("classifyHandshake(%v) = %q, want %q", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTLSHandshakeFailuresMidRun: a server that completes the probe's
+// handshake and then stalls every other one: each stalled handshake ends
+// at the Timeout, counted as a connect_error and classified as a timeout,
+// and the connection is not counted as connected meanwhile.
+func TestTLSHandshakeFailuresMidRun(t *testing.T) {
+	cert, _, err := transport.SelfSigned(nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}}
+	var probed atomic.Bool
+	srv := newRawServer(t, func(c net.Conn) {
+		if probed.CompareAndSwap(false, true) {
+			tls.Server(c, cfg).Handshake()
+			return
+		}
+		io.Copy(io.Discard, c) // never answers the ClientHello
+	})
+	res := run(t, Config{URL: "https://" + srv.ln.Addr().String() + "/", Duration: 1500 * time.Millisecond, Connections: 1,
+		Timeout: 300 * time.Millisecond, TLS: TLSConfig{Insecure: true}})
+	if res.Requests != 0 || res.TLS == nil || res.TLS.Handshakes() != 0 {
+		t.Fatalf("requests %d, tls %+v: want no responses and no handshakes", res.Requests, res.TLS)
+	}
+	n := res.TLS.Errors[result.TLSErrTimeout]
+	if n == 0 || n != res.Errors[result.ErrConnect] || n != res.TLS.ErrorCount() {
+		t.Errorf("tls errors %v, errors %v: want timeouts, each one connect_error", res.TLS.Errors, res.Errors)
 	}
 }
