@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +132,31 @@ func TestTLSReadRefusesCutResults(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "handshake_hdr holds 20 values") {
 		t.Fatalf("err = %v, want a refusal naming the handshake histogram", err)
 	}
+}
+
+// The tls object's keys and their types are a contract, as the rest of the
+// document's.
+func TestTLSJSONKeys(t *testing.T) {
+	var buf bytes.Buffer
+	if err := JSON(&buf, tlsRun()); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tls, ok := doc["tls"].(map[string]any)
+	if !ok {
+		t.Fatalf("tls is %s, want object", jsonType(doc["tls"]))
+	}
+	want := map[string]string{
+		"versions": "object", "cipher_suites": "object", "alpn": "object", "full": "number", "resumed": "number",
+		"errors": "object", "error_total": "number", "handshake_us": "object", "handshake_hdr": "string",
+	}
+	for key, typ := range want {
+		if got := jsonType(tls[key]); got != typ {
+			t.Errorf("tls.%s is %s, want %s", key, got, typ)
+		}
+	}
+	checkObject(t, "tls.handshake_us", tls["handshake_us"], []string{"min", "mean", "stddev", "p50", "p75", "p90", "p99", "p999", "p9999", "max"})
 }
