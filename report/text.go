@@ -19,8 +19,10 @@ var latencyColumns = []string{"min", "mean", "stddev", "p50", "p75", "p90", "p99
 const latencyColumnWidth = 9
 
 // Text writes the human summary: target and load model, duration,
-// throughput, a latency table and distribution, connect times, schedule
-// lateness (open model only), status codes, errors and connection counts.
+// throughput, a latency table and distribution, connect times, TLS
+// handshakes (over TLS only: what was negotiated, handshake times, full and
+// resumed, failures by class), schedule lateness (open model only), status
+// codes, errors and connection counts.
 // Durations are shown as "85us", "1.24ms" or "1.002s" and counts with
 // thousands separators. A run without responses says "no responses" in
 // place of the latency table.
