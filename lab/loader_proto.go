@@ -3,26 +3,16 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // gustCannot says why the in-process gust loader cannot run sc yet: gust
-// load has no HTTP/2 (issue 13). TLS URLs are passed through to load.Run
-// (see gustTLSError).
+// load has no HTTP/2 (issue 13). TLS cells it runs (GustLoader.Load passes
+// Insecure: the lab's targets are self-signed).
 func gustCannot(sc Scenario) error {
 	if sc.HTTP2 != nil {
 		return errors.New("the gust loader cannot run HTTP/2 cells until gust load has --http2 and -m (issue 13): use --loader h2load")
 	}
 	return nil
-}
-
-// gustTLSError turns load.Run's refusal of an https URL into one plain
-// line; other errors pass unchanged.
-func gustTLSError(sc Scenario, err error) error {
-	if sc.TLS != nil && strings.Contains(err.Error(), "https") && strings.Contains(err.Error(), "not supported") {
-		return fmt.Errorf("the gust loader cannot run TLS cells until gust load speaks https (issue 11): use --loader wrk (%v)", err)
-	}
-	return err
 }
 
 // toolCannot says why the external loader name cannot run sc. wrk

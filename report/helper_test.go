@@ -75,6 +75,7 @@ var fixtures = []fixture{
 	{"empty_interrupted", emptyInterruptedRun},
 	{"replay", replayRun},
 	{"merged", mergedRun},
+	{"tls", tlsRun},
 	{"zero", func() *result.Result { return &result.Result{} }},
 }
 

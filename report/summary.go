@@ -89,6 +89,9 @@ type Summary struct {
 	// Agents, for a merged result (gust merge), describes each agent's
 	// share, in shard order.
 	Agents []AgentStats `json:"agents,omitempty"`
+	// TLS, for a run over TLS (https://), describes its handshakes; left
+	// out for a plain run.
+	TLS *TLSStats `json:"tls,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -214,6 +217,7 @@ func NewSummary(r *result.Result) Summary {
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
 		Input:        r.Input,
+		TLS:          newTLSStats(r.TLS),
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)

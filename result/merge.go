@@ -19,9 +19,9 @@ type Part struct {
 }
 
 // Merge combines the results of agents that each ran a share of one run
-// (see Config.Shard) into one Result, exactly: latency, connect and
-// lateness histograms are added, and so are counters, status codes and
-// errors; connections, loops and rates are summed. The timeline is added
+// (see Config.Shard) into one Result, exactly: latency, connect, lateness
+// and TLS handshake histograms are added, and so are counters, status
+// codes, errors and TLS handshake counts; connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
 // of the agents' histograms for that second.
@@ -96,8 +96,8 @@ func addShare(out, r *Result) {
 }
 
 // Add adds r's counters, latency, connect and lateness histograms, status
-// codes and errors to out: what sums alike over a run's event loops and
-// over the agents of Merge. out's histograms and maps must be made.
+// codes, errors and TLS handshakes to out: what sums alike over a run's
+// event loops and over the agents of Merge. out's histograms and maps must be made.
 func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
 	out.BytesRead += r.BytesRead
@@ -116,6 +116,7 @@ func (out *Result) Add(r *Result) {
 	for kind, n := range r.Errors {
 		out.Errors[kind] += n
 	}
+	out.addTLS(r)
 }
 
 // checkParts refuses parts that are not shares of one run.
@@ -219,10 +220,17 @@ func checkHistograms(parts []Part) error {
 	want := settingsOf(parts[0].Result.Latency)
 	for _, p := range parts {
 		r := p.Result
-		for _, nh := range []struct {
+		hists := []struct {
 			name string
 			h    *hdrhistogram.Histogram
-		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}} {
+		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}}
+		if r.TLS != nil {
+			hists = append(hists, struct {
+				name string
+				h    *hdrhistogram.Histogram
+			}{"handshake", r.TLS.Handshake})
+		}
+		for _, nh := range hists {
 			name, h := nh.name, nh.h
 			if h == nil {
 				continue
