@@ -68,7 +68,7 @@ type serveConfig struct {
 	// process listens with SO_REUSEPORT whatever its engine.
 	Worker string
 	// TLS says whether and how to serve HTTPS (serve_tls.go).
-	TLS tlsFlags
+	TLS serveTLSFlags
 
 	// tlsConf and tlsNote are TLS made ready by runServe: the server's
 	// tls.Config (nil: plain HTTP) and the start-up line on its certificate.

@@ -18,8 +18,8 @@ import (
 	"github.com/gust-http/gust/internal/transport"
 )
 
-// tlsFlags are gust serve's HTTPS settings.
-type tlsFlags struct {
+// serveTLSFlags are gust serve's HTTPS settings.
+type serveTLSFlags struct {
 	// Cert and Key are PEM files: a certificate chain and its private key.
 	Cert, Key string
 	// SelfSigned makes an ECDSA P-256 certificate at start.
@@ -30,17 +30,17 @@ type tlsFlags struct {
 }
 
 // on reports whether gust serve speaks HTTPS.
-func (f tlsFlags) on() bool { return f.SelfSigned || f.Cert != "" || f.Key != "" }
+func (f serveTLSFlags) on() bool { return f.SelfSigned || f.Cert != "" || f.Key != "" }
 
 // scheme is the URL scheme of the start-up line.
-func (f tlsFlags) scheme() string {
+func (f serveTLSFlags) scheme() string {
 	if f.on() {
 		return "https"
 	}
 	return "http"
 }
 
-func addTLSFlags(f *pflag.FlagSet, t *tlsFlags) {
+func addTLSFlags(f *pflag.FlagSet, t *serveTLSFlags) {
 	f.StringVar(&t.Cert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (with --tls-key)")
 	f.StringVar(&t.Key, "tls-key", "", "the PEM private key of --tls-cert")
 	f.BoolVar(&t.SelfSigned, "tls-self-signed", false, "serve HTTPS with an ECDSA P-256 certificate made at start (its SHA-256 fingerprint is printed)")
@@ -48,7 +48,7 @@ func addTLSFlags(f *pflag.FlagSet, t *tlsFlags) {
 }
 
 // check refuses flag combinations that cannot work.
-func (f tlsFlags) check() error {
+func (f serveTLSFlags) check() error {
 	switch {
 	case f.SelfSigned && (f.Cert != "" || f.Key != ""):
 		return errors.New("serve: --tls-self-signed makes its own certificate; drop it or --tls-cert/--tls-key")
@@ -63,7 +63,7 @@ func (f tlsFlags) check() error {
 // config returns the server's tls.Config (ALPN http/1.1) and the start-up
 // line that describes its certificate; nil without HTTPS. host is --addr's
 // host, added to a self-signed certificate's names.
-func (f tlsFlags) config(host string) (*tls.Config, string, error) {
+func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
 	if !f.on() {
 		return nil, "", nil
 	}

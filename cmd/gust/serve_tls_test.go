@@ -18,13 +18,13 @@ import (
 func TestServeTLSFlagsThatCannotWork(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		f    tlsFlags
+		f    serveTLSFlags
 		want string
 	}{
-		{"a self-signed certificate and files", tlsFlags{SelfSigned: true, Cert: "c.pem", Key: "k.pem"}, "--tls-self-signed"},
-		{"a certificate without its key", tlsFlags{Cert: "c.pem"}, "--tls-cert and --tls-key go together"},
-		{"a key without its certificate", tlsFlags{Key: "k.pem"}, "--tls-cert and --tls-key go together"},
-		{"no resumption without HTTPS", tlsFlags{NoResume: true}, "--tls-no-resume needs HTTPS"},
+		{"a self-signed certificate and files", serveTLSFlags{SelfSigned: true, Cert: "c.pem", Key: "k.pem"}, "--tls-self-signed"},
+		{"a certificate without its key", serveTLSFlags{Cert: "c.pem"}, "--tls-cert and --tls-key go together"},
+		{"a key without its certificate", serveTLSFlags{Key: "k.pem"}, "--tls-cert and --tls-key go together"},
+		{"no resumption without HTTPS", serveTLSFlags{NoResume: true}, "--tls-no-resume needs HTTPS"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.f.check()
@@ -33,7 +33,7 @@ func TestServeTLSFlagsThatCannotWork(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (tlsFlags{Cert: "/nonexistent.pem", Key: "/nonexistent.key"}).config(""); err == nil || !strings.Contains(err.Error(), "--tls-cert /nonexistent.pem") {
+	if _, _, err := (serveTLSFlags{Cert: "/nonexistent.pem", Key: "/nonexistent.key"}).config(""); err == nil || !strings.Contains(err.Error(), "--tls-cert /nonexistent.pem") {
 		t.Fatalf("missing files: %v, want an error naming them", err)
 	}
 }
@@ -85,11 +85,11 @@ func TestServeTLSOnEveryEngine(t *testing.T) {
 	}
 	sources := []struct {
 		name string
-		f    tlsFlags
+		f    serveTLSFlags
 	}{
-		{"self-signed", tlsFlags{SelfSigned: true}},
-		{"self-signed without resumption", tlsFlags{SelfSigned: true, NoResume: true}},
-		{"from files", tlsFlags{Cert: certFile, Key: keyFile}},
+		{"self-signed", serveTLSFlags{SelfSigned: true}},
+		{"self-signed without resumption", serveTLSFlags{SelfSigned: true, NoResume: true}},
+		{"from files", serveTLSFlags{Cert: certFile, Key: keyFile}},
 	}
 	for _, e := range engines {
 		for _, src := range sources {
@@ -128,7 +128,7 @@ func TestServeTLSAnswersCurl(t *testing.T) {
 		t.Skip("no curl here")
 	}
 	for _, engine := range []string{"gust", "nethttp"} {
-		base, _ := startTLSServe(t, serveConfig{Engine: engine, Mode: "pooled", API: "native", TLS: tlsFlags{SelfSigned: true}})
+		base, _ := startTLSServe(t, serveConfig{Engine: engine, Mode: "pooled", API: "native", TLS: serveTLSFlags{SelfSigned: true}})
 		for _, ver := range []struct{ name, min, max string }{{"TLS 1.2", "--tlsv1.2", "1.2"}, {"TLS 1.3", "--tlsv1.3", "1.3"}} {
 			t.Run(engine+", "+ver.name, func(t *testing.T) {
 				out, err := exec.Command(curl, "-skv", ver.min, "--tls-max", ver.max, base+"/a", base+"/b").CombinedOutput()
@@ -158,8 +158,8 @@ func TestServeTLSWorkersShareTicketKeys(t *testing.T) {
 	if err := shareTicketKey(); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := startTLSServe(t, serveConfig{Engine: "gust", Mode: "pooled", API: "native", TLS: tlsFlags{SelfSigned: true}})
-	b, _ := startTLSServe(t, serveConfig{Engine: "nethttp", TLS: tlsFlags{SelfSigned: true}})
+	a, _ := startTLSServe(t, serveConfig{Engine: "gust", Mode: "pooled", API: "native", TLS: serveTLSFlags{SelfSigned: true}})
+	b, _ := startTLSServe(t, serveConfig{Engine: "nethttp", TLS: serveTLSFlags{SelfSigned: true}})
 	cache := tls.NewLRUClientSessionCache(4)
 	for i, base := range []string{a, b} {
 		// One ServerName for both, so the client offers the first one's session to the second.
@@ -176,7 +176,7 @@ func TestServeTLSWorkersShareTicketKeys(t *testing.T) {
 		}
 	}
 	t.Setenv(ticketKeyEnv, "nothex")
-	if _, _, err := (tlsFlags{SelfSigned: true}).config(""); err == nil || !strings.Contains(err.Error(), ticketKeyEnv) {
+	if _, _, err := (serveTLSFlags{SelfSigned: true}).config(""); err == nil || !strings.Contains(err.Error(), ticketKeyEnv) {
 		t.Fatalf("a bad key: %v", err)
 	}
 }
