@@ -76,6 +76,17 @@ var h2OverTLS func(s *Server) bool
 // offersH2 reports whether s's TLS connections may choose HTTP/2.
 func (s *Server) offersH2() bool { return h2OverTLS != nil && h2OverTLS(s) }
 
+// TLS returns the state of the request's TLS connection (version, cipher
+// suite, the protocol ALPN chose, the server name the client asked for,
+// its certificates), or nil over plain TCP. It builds the state when
+// called (one allocation): the native path costs nothing until it asks.
+func (c *Ctx) TLS() *tls.ConnectionState {
+	if p, ok := c.peer.(tlsPeer); ok {
+		return p.connectionState()
+	}
+	return nil
+}
+
 // tlsPeer is implemented by connections that can report their TLS state,
 // for the adapter's Request.TLS.
 type tlsPeer interface {

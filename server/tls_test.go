@@ -299,3 +299,37 @@ func TestListenAndServeTLSReadsItsFiles(t *testing.T) {
 		t.Fatalf("ListenAndServeTLS with a missing file: %v", err)
 	}
 }
+
+// TestCtxTLSShowsTheConnection: the native API sees the TLS state through
+// Ctx.TLS, and nil over plain TCP.
+func TestCtxTLSShowsTheConnection(t *testing.T) {
+	h := HandlerFunc(func(c *Ctx) {
+		st := c.TLS()
+		if st == nil {
+			c.WriteString("plain")
+			return
+		}
+		fmt.Fprintf(c, "%x %s %s %v", st.Version, st.NegotiatedProtocol, st.ServerName, st.HandshakeComplete)
+	})
+	for _, mode := range []Mode{Inline, Pooled} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := startTLS(t, h, Config{Mode: mode})
+			for _, ver := range tlsVersions {
+				c := dialTLS(t, s, clientTLS(ver.v))
+				io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				if want := fmt.Sprintf("%x http/1.1 localhost true", ver.v); string(b) != want {
+					t.Fatalf("%s: %q, want %q", ver.name, b, want)
+				}
+			}
+			plain := start(t, h, Config{Mode: mode})
+			if _, body := exchange(t, plain, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); body != "plain" {
+				t.Fatalf("over plain TCP: %q", body)
+			}
+		})
+	}
+}
