@@ -80,8 +80,9 @@ func TestTLSIdleConnectionCost(t *testing.T) {
 	t.Logf("  gust/server: heap %6.0f B, RSS %6.0f B", gustHeap, gustRSS)
 	t.Logf("  net/http:    heap %6.0f B, RSS %6.0f B", netHeap, netRSS)
 	// An idle TLS connection keeps no record buffer (32 KiB in, 36 KiB
-	// out, 16 KiB of plaintext): far below one of them.
-	if gustHeap > 8<<10 {
+	// out, 16 KiB of plaintext): what it keeps (about 7 KB, mostly
+	// crypto/tls's own state) is below the smallest of them.
+	if gustHeap > 12<<10 {
 		t.Errorf("gust/server keeps %.0f heap bytes per idle TLS connection: a record buffer is held", gustHeap)
 	}
 }
