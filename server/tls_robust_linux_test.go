@@ -225,31 +225,40 @@ func isTimeout(err error) bool {
 	return ok && ne.Timeout()
 }
 
-// TestTLSClosesWithCloseNotify: a connection the server closes (after a
-// response with Connection: close) ends with a close_notify alert, visible
-// as an alert record in TLS 1.2.
+// TestTLSClosesWithCloseNotify: a connection the server closes ends with a
+// close_notify alert, visible as an alert record in TLS 1.2: after a
+// response with Connection: close, with a lingering close (bytes followed
+// it), and at the idle timeout.
 func TestTLSClosesWithCloseNotify(t *testing.T) {
+	closeReq := "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	cases := []struct{ name, send string }{
+		{"Connection: close", closeReq},
+		{"a lingering close", closeReq + "GET /more HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"the idle timeout", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
+	}
 	for _, mode := range []Mode{Inline, Pooled} {
-		t.Run(mode.String(), func(t *testing.T) {
-			s := startTLS(t, tlsEcho, Config{Mode: mode})
-			raw, err := net.Dial("tcp", s.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &recordingConn{Conn: raw}
-			c := tls.Client(rec, clientTLS(tls.VersionTLS12))
-			defer c.Close()
-			c.SetDeadline(time.Now().Add(5 * time.Second))
-			io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-			b, err := io.ReadAll(c)
-			if err != nil {
-				t.Fatalf("read %q, then %v", b, err)
-			}
-			// The last record the server sent: type 21 (alert), encrypted.
-			if last := rec.lastRecordType(); last != 21 {
-				t.Fatalf("the last record's type is %d, want 21 (alert: close_notify)", last)
-			}
-		})
+		for _, tc := range cases {
+			t.Run(mode.String()+", "+tc.name, func(t *testing.T) {
+				s := startTLS(t, tlsEcho, Config{Mode: mode, IdleTimeout: 300 * time.Millisecond})
+				raw, err := net.Dial("tcp", s.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := &recordingConn{Conn: raw}
+				c := tls.Client(rec, clientTLS(tls.VersionTLS12))
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				io.WriteString(c, tc.send)
+				b, err := io.ReadAll(c)
+				if err != nil {
+					t.Fatalf("read %q, then %v", b, err)
+				}
+				// The last record the server sent: type 21 (alert), encrypted.
+				if last := rec.lastRecordType(); last != 21 {
+					t.Fatalf("the last record's type is %d, want 21 (alert: close_notify)", last)
+				}
+			})
+		}
 	}
 }
 
