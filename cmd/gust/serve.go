@@ -260,7 +260,9 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
 	}
 	if cfg.tlsConf != nil {
-		ln = tls.NewListener(ln, cfg.tlsConf)
+		tc := cfg.tlsConf.Clone()
+		tc.NextProtos = []string{"http/1.1"}
+		ln = tls.NewListener(ln, tc)
 	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.

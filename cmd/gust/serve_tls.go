@@ -60,7 +60,7 @@ func (f serveTLSFlags) check() error {
 	return nil
 }
 
-// config returns the server's tls.Config (ALPN http/1.1) and the start-up
+// config returns the server's tls.Config and the start-up
 // line that describes its certificate; nil without HTTPS. host is --addr's
 // host, added to a self-signed certificate's names.
 func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
@@ -90,9 +90,10 @@ func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
 	if f.NoResume {
 		note += "; session resumption refused"
 	}
+	// No NextProtos: gust/server's ALPN offers http/1.1, and h2 when it
+	// serves HTTP/2; runNetHTTP names http/1.1 for net/http.
 	cfg := &tls.Config{
 		Certificates:           []tls.Certificate{cert},
-		NextProtos:             []string{"http/1.1"},
 		SessionTicketsDisabled: f.NoResume,
 	}
 	if k := os.Getenv(ticketKeyEnv); k != "" && !f.NoResume {
