@@ -39,6 +39,10 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 		}
 		break
 	}
+	if c.h2 != nil {
+		l.handleH2(c, flags, now)
+		return
+	}
 	if c.blocked {
 		if flags&poll.Writable == 0 || !l.flushOut(c) || c.blocked {
 			return
@@ -89,6 +93,10 @@ const maxReadsPerTurn = 4
 
 // readAndServe drains the socket and serves the requests it holds.
 func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
+	if c.h2 != nil {
+		l.readH2(c, hangup, now)
+		return
+	}
 	for reads := 0; ; reads++ {
 		if reads == maxReadsPerTurn {
 			// A client that sends as fast as the loop reads (a large or
@@ -144,6 +152,11 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 // false if the loop no longer owns an open connection.
 func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	s := l.srv
+	if data[0] == 'P' && s.cfg.H2C {
+		if took, ok := l.startH2C(c, data, now); took {
+			return ok
+		}
+	}
 	out := l.out[:0]
 	kept := false // the start of a request waits in c.in for more bytes
 	l.site.peer = c
