@@ -31,8 +31,8 @@ type h2stream struct {
 	mu      sync.Mutex
 	in      []byte // received; in[inOff:] not yet read
 	inOff   int
-	eof     bool   // END_STREAM received
-	inErr   error  // the stream or its connection ended first
+	eof     bool  // END_STREAM received
+	inErr   error // the stream or its connection ended first
 	trailer []http2.Field
 	cancel  context.CancelFunc // the adapter's request context
 	wake    chan struct{}      // signalled when in, eof or inErr change
