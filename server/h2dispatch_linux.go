@@ -233,7 +233,11 @@ func (l *loop) pumpH2(hc *h2conn, now int64) {
 func (l *loop) pumpStream(hc *h2conn, st *h2stream, now int64) bool {
 	c, sc, p := hc.c, hc.sc, &st.send
 	for {
-		if sc.Pending(st.id) > 0 || len(c.out) >= outHigh {
+		pend := sc.Pending(st.id)
+		if pend != st.pend {
+			st.pend, st.since = pend, now // the client's window moved: progress
+		}
+		if pend > 0 || len(c.out) >= outHigh {
 			return false
 		}
 		if len(p.body) > 0 {
@@ -272,14 +276,28 @@ func (l *loop) pumpStream(hc *h2conn, st *h2stream, now int64) bool {
 	}
 }
 
-// nextH2Deadline is when the wheel should look at hc next: its idle
-// deadline, or soon while anything is in progress.
+// nextH2Deadline is when the wheel should look at hc next: the first of
+// WriteTimeout for stuck output, ReadTimeout for a body that does not
+// come, and IdleTimeout with no stream. Each counts from a fixed time, so
+// a client that keeps sending frames does not push them back.
 func (l *loop) nextH2Deadline(hc *h2conn, now int64) int64 {
 	cfg := &l.srv.cfg
-	if len(hc.streams) == 0 && !hc.c.blocked {
-		return hc.lastActive + int64(cfg.IdleTimeout)
+	next := now + int64(cfg.IdleTimeout) // handlers running: no timeout but a look now and then
+	if len(hc.streams) == 0 {
+		next = hc.lastActive + int64(cfg.IdleTimeout)
 	}
-	return now + min(l.minTimer, int64(1e9))
+	if hc.c.blocked {
+		next = min(next, hc.blockedSince+int64(cfg.WriteTimeout))
+	}
+	for _, st := range hc.streams {
+		switch {
+		case st.inSending:
+			next = min(next, st.since+int64(cfg.WriteTimeout))
+		case !st.dispatched:
+			next = min(next, st.started+int64(cfg.ReadTimeout))
+		}
+	}
+	return next
 }
 
 // dueH2 is the wheel's callback for an HTTP/2 connection: WriteTimeout

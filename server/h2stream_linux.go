@@ -58,6 +58,7 @@ type h2stream struct {
 	dispatched  bool
 	uncredited  int   // body bytes received and not yet given back as window
 	since       int64 // last progress of send, for WriteTimeout
+	pend        int   // the engine's Pending when last looked at
 	started     int64 // when HEADERS arrived, for ReadTimeout
 	loopBodyBuf bool  // body is a pool buffer the loop frees if no handler took it
 }
