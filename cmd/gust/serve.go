@@ -66,6 +66,9 @@ type serveConfig struct {
 	// Worker, in a process started by --workers, is its "I/N"; such a
 	// process listens with SO_REUSEPORT whatever its engine.
 	Worker string
+	// HTTP2 accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1:
+	// gust/server's H2C, or net/http's Protocols with unencrypted HTTP/2.
+	HTTP2 bool
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -135,6 +138,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
+	f.BoolVar(&cfg.HTTP2, "http2", false, "also accept HTTP/2 with prior knowledge (h2c) on --addr, beside HTTP/1.1")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	return cmd
 }
@@ -194,6 +198,14 @@ func refuseConnect(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, notAProxy)
 }
 
+// http2Note says h2c is accepted in start-up lines: ", h2c", or "".
+func http2Note(cfg serveConfig) string {
+	if !cfg.HTTP2 {
+		return ""
+	}
+	return ", h2c"
+}
+
 // workerNote names the worker in start-up lines: "; worker 1/4", or ""
 // outside --workers.
 func workerNote(cfg serveConfig) string {
@@ -226,6 +238,11 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
 	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler), ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
+	if cfg.HTTP2 {
+		servers[0].Protocols = new(http.Protocols)
+		servers[0].Protocols.SetHTTP1(true)
+		servers[0].Protocols.SetUnencryptedHTTP2(true)
+	}
 	listeners := []net.Listener{ln}
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
@@ -237,7 +254,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		listeners = append(listeners, dln)
 	}
 
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp%s)\n", ln.Addr(), workerNote(cfg))
+	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp%s%s)\n", ln.Addr(), http2Note(cfg), workerNote(cfg))
 	if len(listeners) > 1 {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", listeners[1].Addr())
 	}
