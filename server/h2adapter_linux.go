@@ -118,7 +118,8 @@ func (a *httpAdapter) runH2(w *h2Writer, r *http.Request) (ok bool) {
 type h2Body struct {
 	st     *h2stream
 	req    *http.Request
-	credit int // read and not yet posted
+	credit int   // read and not yet posted
+	total  int64 // read so far, against MaxBodyBytes
 	closed bool
 }
 
@@ -146,6 +147,9 @@ func (b *h2Body) Read(p []byte) (int, error) {
 		st.inOff += n
 		st.mu.Unlock()
 		b.credit += n
+		if b.total += int64(n); b.total > st.srv.cfg.MaxBodyBytes {
+			return 0, errBodyTooLarge
+		}
 		if b.credit >= creditBatch {
 			st.post(nil, b.credit)
 			b.credit = 0
