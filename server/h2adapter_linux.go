@@ -279,7 +279,7 @@ func (w *h2Writer) final() h2part {
 		p.status, p.fields = w.fields(length)
 	}
 	if len(w.c.out) > 0 {
-		p.body, p.own = w.c.out, w.c.out
+		p.body, p.own = w.c.out, w.c.out // see finalPart
 		w.c.out = getBuf()
 	}
 	for _, k := range w.trailers {

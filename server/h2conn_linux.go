@@ -205,6 +205,10 @@ func (l *loop) afterH2(c *conn, now int64) {
 // connection was closed.
 func (l *loop) writeH2(c *conn, now int64) bool {
 	if len(c.out) == 0 && !c.blocked {
+		if c.out != nil {
+			putBuf(c.out) // an idle connection holds no buffer
+			c.out = nil
+		}
 		return true
 	}
 	var p []byte // nil: flush what the transport holds
