@@ -71,7 +71,7 @@ func (st *h2stream) serveWork() {
 }
 
 // finalPart is the rest of the response a native handler left in ctx.
-// Its body moves to the part (the Ctx starts a new one), so the handler's
+// Its body moves to the part (the Ctx takes a pooled buffer), so the handler's
 // goroutine need not wait for the client's window.
 func (st *h2stream) finalPart(ctx *Ctx, panicked bool) h2part {
 	if panicked {
