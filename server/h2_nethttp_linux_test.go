@@ -252,3 +252,21 @@ func TestH2CAdapterTrailers(t *testing.T) {
 		}
 	})
 }
+
+func TestH2CStreamedBodyIsBoundedByMaxBodyBytes(t *testing.T) {
+	read := make(chan error, 1)
+	s := start(t, HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.Copy(io.Discard, r.Body)
+		read <- err
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	})), Config{H2C: true, MaxBodyBytes: 1 << 20})
+	// An io.Reader of unknown length: sent without content-length.
+	body := io.MultiReader(bytes.NewReader(make([]byte, 3<<20)))
+	resp, err := h2cClient(t).Post("http://"+s.Addr().String()+"/", "application/octet-stream", body)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err := <-read; err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("reading a 3 MiB body with MaxBodyBytes 1 MiB: %v, want too large", err)
+	}
+}

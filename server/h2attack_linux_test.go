@@ -118,7 +118,8 @@ func TestH2Attacks(t *testing.T) {
 			c.WriteString("hello")
 		}
 	})
-	cfg := Config{H2C: true, WriteTimeout: 500 * time.Millisecond, IdleTimeout: 400 * time.Millisecond, ErrorLog: discardLog(),
+	cfg := Config{H2C: true, WriteTimeout: 500 * time.Millisecond, IdleTimeout: 400 * time.Millisecond, ReadTimeout: 600 * time.Millisecond,
+		ErrorLog: discardLog(),
 		HTTP2: HTTP2Config{MaxConcurrentStreams: 4, MaxResets: 50}}
 	s := start(t, handler, cfg)
 
@@ -212,6 +213,18 @@ func TestH2Attacks(t *testing.T) {
 			}
 			if rst := f.(*xhttp2.RSTStreamFrame); rst.StreamID != 9 || rst.ErrCode != xhttp2.ErrCodeRefusedStream {
 				t.Errorf("got %v, want REFUSED_STREAM on stream 9", rst)
+			}
+		}},
+		{"a request body that does not come is reset at ReadTimeout", func(t *testing.T, p *h2Peer) {
+			p.fr.WriteHeaders(xhttp2.HeadersFrameParam{StreamID: 1, BlockFragment: p.block("/", "content-length", "10"), EndHeaders: true})
+			p.fr.WriteData(1, false, []byte("abc"))
+			start := time.Now()
+			f, err := p.until(5*time.Second, func(f xhttp2.Frame) bool { _, ok := f.(*xhttp2.RSTStreamFrame); return ok })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Header().StreamID != 1 || time.Since(start) < 400*time.Millisecond {
+				t.Errorf("RST_STREAM on %d after %v", f.Header().StreamID, time.Since(start))
 			}
 		}},
 		{"an idle connection gets GOAWAY(NO_ERROR) at IdleTimeout and is closed", func(t *testing.T, p *h2Peer) {

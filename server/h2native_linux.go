@@ -44,7 +44,12 @@ func (st *h2stream) serveWork() {
 	returned := false
 	defer func() {
 		if !returned {
-			// runtime.Goexit: runHandler counted it; the stream is reset.
+			// runtime.Goexit: the stream is reset. runHandler counted the
+			// request (ctx.exited); the adapter's did not.
+			if !ctx.exited {
+				s.counters.inflight.Add(-1)
+				s.counters.requests.Add(1)
+			}
 			st.post(&h2part{reset: true}, 0)
 			ctx.h2 = nil
 		}
