@@ -120,7 +120,7 @@ func TestH2Attacks(t *testing.T) {
 	})
 	cfg := Config{H2C: true, WriteTimeout: 500 * time.Millisecond, IdleTimeout: 400 * time.Millisecond, ReadTimeout: 600 * time.Millisecond,
 		ErrorLog: discardLog(),
-		HTTP2: HTTP2Config{MaxConcurrentStreams: 4, MaxResets: 50}}
+		HTTP2:    HTTP2Config{MaxConcurrentStreams: 4, MaxResets: 50}}
 	s := start(t, handler, cfg)
 
 	tests := []struct {
