@@ -270,3 +270,32 @@ func TestH2CStreamedBodyIsBoundedByMaxBodyBytes(t *testing.T) {
 		t.Errorf("reading a 3 MiB body with MaxBodyBytes 1 MiB: %v, want too large", err)
 	}
 }
+
+// TestH2COverATransportThatHoldsBytes runs HTTP/2 over a transport with
+// TLS's contract (see holding), as h2 over TLS will.
+func TestH2COverATransportThatHoldsBytes(t *testing.T) {
+	for _, setup := range h2Setups {
+		t.Run(setup.name, func(t *testing.T) {
+			s := startHolding(t, setup.handler(), Config{Mode: setup.mode, H2C: true})
+			base := "http://" + s.Addr().String()
+			client := h2cClient(t)
+			if resp, body := h2Get(t, client, base+"/"); resp.ProtoMajor != 2 || body != "hello" {
+				t.Errorf("GET: %s %q", resp.Proto, body)
+			}
+			if _, body := h2Get(t, client, base+"/big?n=300000"); len(body) != 300000 {
+				t.Errorf("a 300000-byte response came as %d bytes", len(body))
+			}
+			body := bytes.Repeat([]byte("x"), 50_000)
+			sum := sha256.Sum256(body)
+			resp, err := client.Post(base+"/echo", "text/plain", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if want := fmt.Sprintf("%d %s", len(body), hex.EncodeToString(sum[:])); string(got) != want {
+				t.Errorf("POST: got %q, want %q", got, want)
+			}
+		})
+	}
+}
