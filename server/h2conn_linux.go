@@ -40,7 +40,8 @@ type h2conn struct {
 
 // h2loop is a loop's HTTP/2 state.
 type h2loop struct {
-	ctx *Ctx // Inline mode's Ctx for HTTP/2 streams (the loop's own serves HTTP/1.1)
+	ctx    *Ctx // Inline mode's Ctx for HTTP/2 streams (the loop's own serves HTTP/1.1)
+	fields fieldScratch
 	// ready lists connections with posts from workers; guarded by l.mu.
 	ready, spare []*h2conn
 }

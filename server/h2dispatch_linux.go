@@ -204,6 +204,7 @@ func (l *loop) startPart(hc *h2conn, st *h2stream, p h2part, now int64) {
 			l.finishH2Stream(hc, st)
 			return
 		}
+		p.status, p.fields = 0, nil // written: the fields may be the loop's scratch
 	}
 	st.send = p
 	st.since = now

@@ -30,9 +30,9 @@ func (l *loop) h2Inline(hc *h2conn, st *h2stream, now int64) {
 		putBuf(st.body)
 		st.body = nil
 	}
-	p := st.finalPart(ctx, panicked)
+	p := st.finalPart(ctx, panicked, &l.h2.fields)
 	ctx.h2 = nil
-	l.startPart(hc, st, p, now)
+	l.startPart(hc, st, p, now) // writes the headers now: the scratch fields are free again
 }
 
 // serveWork runs a stream's handler on a worker and posts its response.
@@ -59,7 +59,7 @@ func (st *h2stream) serveWork() {
 		p = a.serveH2(ctx, st)
 	} else {
 		panicked := s.runHandler(ctx, nil)
-		p = st.finalPart(ctx, panicked)
+		p = st.finalPart(ctx, panicked, nil)
 	}
 	returned = true
 	s.counters.inflight.Add(-1)
@@ -78,7 +78,7 @@ func (st *h2stream) serveWork() {
 // finalPart is the rest of the response a native handler left in ctx.
 // Its body moves to the part (the Ctx takes a pooled buffer), so the handler's
 // goroutine need not wait for the client's window.
-func (st *h2stream) finalPart(ctx *Ctx, panicked bool) h2part {
+func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2part {
 	if panicked {
 		if st.headersPosted {
 			return h2part{reset: true}
@@ -94,7 +94,7 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool) h2part {
 			length = int(ctx.headLen)
 		}
 		p.status = ctx.status
-		p.fields = ctxFields(ctx, length)
+		p.fields = ctxFields(ctx, length, scratch)
 	}
 	if bodyOK && len(ctx.out) > 0 {
 		p.body, p.own = ctx.out, ctx.out
@@ -113,7 +113,7 @@ func (st *h2stream) flushCtx(ctx *Ctx) error {
 	if !st.headersPosted {
 		st.headersPosted = true
 		p.status = ctx.status
-		p.fields = ctxFields(ctx, -1)
+		p.fields = ctxFields(ctx, -1, nil)
 	}
 	if http1.BodyAllowed(ctx.status) && !ctx.head {
 		p.body = ctx.out
@@ -126,17 +126,40 @@ func (st *h2stream) flushCtx(ctx *Ctx) error {
 	return err
 }
 
+// fieldScratch is the loop's reusable storage for the fields of responses
+// written at once (Inline): the slice, and the last header block as a
+// string, which the next response with the same headers reuses. (HPACK
+// may keep the strings in its table, so they are never overwritten.)
+type fieldScratch struct {
+	fields []http2.Field
+	lower  []byte
+	last   string
+}
+
 // ctxFields turns the native response headers into HTTP/2 fields:
 // lowercase names, the fields HTTP/2 forbids left out, Date, Server and
 // Content-Type as an HTTP/1.1 response would have them, and content-length
-// when length >= 0.
-func ctxFields(ctx *Ctx, length int) []http2.Field {
-	fields := make([]http2.Field, 0, 8)
+// when length >= 0. With scratch the fields are valid until its next use.
+func ctxFields(ctx *Ctx, length int, scratch *fieldScratch) []http2.Field {
+	var fields []http2.Field
+	if scratch != nil {
+		fields = scratch.fields[:0]
+		defer func() { scratch.fields = fields[:0] }()
+	} else {
+		fields = make([]http2.Field, 0, 8)
+	}
 	bodyOK := http1.BodyAllowed(ctx.status)
 	if len(ctx.header) > 0 {
-		b := []byte(nil)
-		b = append(b, ctx.header...)
-		all := string(lowerNames(b))
+		var all string
+		if scratch != nil {
+			scratch.lower = lowerNames(append(scratch.lower[:0], ctx.header...))
+			if string(scratch.lower) != scratch.last {
+				scratch.last = string(scratch.lower)
+			}
+			all = scratch.last
+		} else {
+			all = string(lowerNames(append([]byte(nil), ctx.header...)))
+		}
 		for len(all) > 0 {
 			line := all
 			if i := indexCRLF(all); i >= 0 {
