@@ -59,6 +59,10 @@ type h2stream struct {
 	uncredited  int   // body bytes received and not yet given back as window
 	since       int64 // last progress of send, for WriteTimeout
 	pend        int   // the engine's Pending when last looked at
+
+	// Room for a typical request in the stream's own allocation.
+	rawArr [256]byte
+	hdrArr [8]http1.Header
 	started     int64 // when HEADERS arrived, for ReadTimeout
 	loopBodyBuf bool  // body is a pool buffer the loop frees if no handler took it
 }
@@ -92,7 +96,10 @@ func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 	for _, f := range e.Header {
 		size += len(f.Name) + len(f.Value)
 	}
-	raw := make([]byte, 0, size)
+	raw := st.rawArr[:0]
+	if size > len(st.rawArr) {
+		raw = make([]byte, 0, size)
+	}
 	view := func(s string) []byte {
 		start := len(raw)
 		raw = append(raw, s...)
@@ -109,7 +116,10 @@ func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 	if e.Authority != "" {
 		r.Host = view(e.Authority)
 	}
-	r.Headers = make([]http1.Header, 0, len(e.Header))
+	r.Headers = st.hdrArr[:0]
+	if len(e.Header) > len(st.hdrArr) {
+		r.Headers = make([]http1.Header, 0, len(e.Header))
+	}
 	for _, f := range e.Header {
 		h := http1.Header{Name: view(f.Name), Value: view(f.Value)}
 		switch f.Name {
