@@ -50,19 +50,19 @@ type h2stream struct {
 	headersPosted bool
 
 	// The loop's.
-	next        h2part // taken from posted
-	hasNext     bool
-	nextCredit  int
-	send        h2part // the part being given to the engine
-	inSending   bool
-	dispatched  bool
-	uncredited  int   // body bytes received and not yet given back as window
-	since       int64 // last progress of send, for WriteTimeout
-	pend        int   // the engine's Pending when last looked at
+	next       h2part // taken from posted
+	hasNext    bool
+	nextCredit int
+	send       h2part // the part being given to the engine
+	inSending  bool
+	dispatched bool
+	uncredited int   // body bytes received and not yet given back as window
+	since      int64 // last progress of send, for WriteTimeout
+	pend       int   // the engine's Pending when last looked at
 
 	// Room for a typical request in the stream's own allocation.
-	rawArr [256]byte
-	hdrArr [8]http1.Header
+	rawArr      [256]byte
+	hdrArr      [8]http1.Header
 	started     int64 // when HEADERS arrived, for ReadTimeout
 	loopBodyBuf bool  // body is a pool buffer the loop frees if no handler took it
 }
