@@ -4,6 +4,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	xhttp2 "golang.org/x/net/http2"
 )
 
 // h2cClient is net/http's client speaking HTTP/2 with prior knowledge.
@@ -298,4 +301,65 @@ func TestH2COverATransportThatHoldsBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestH2CHandlerSeesTheClientGo checks that a streaming handler learns that
+// its stream was reset (its writes fail, its context ends) and returns,
+// when the client cancels one request and when it drops the connection.
+func TestH2CHandlerSeesTheClientGo(t *testing.T) {
+	exited := make(chan string, 4)
+	s := start(t, HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() { exited <- r.URL.Path }()
+		chunk := bytes.Repeat([]byte("s"), 1024)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	})), Config{H2C: true, ErrorLog: discardLog()})
+	base := "http://" + s.Addr().String()
+	for _, tt := range []struct {
+		name string
+		end  func(cancel func())
+	}{
+		{"the request is cancelled", func(cancel func()) { cancel() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			client := h2cClient(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+"/stream", nil)
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.ReadFull(resp.Body, make([]byte, 10_000))
+			tt.end(cancel)
+			resp.Body.Close()
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the handler still runs 5s after its client went")
+			}
+		})
+	}
+	t.Run("the connection is dropped", func(t *testing.T) {
+		p := dialH2(t, s)
+		p.get(1, "/stream")
+		if _, err := p.until(5*time.Second, func(f xhttp2.Frame) bool { _, ok := f.(*xhttp2.DataFrame); return ok }); err != nil {
+			t.Fatal(err)
+		}
+		p.c.Close()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler still runs 5s after its connection closed")
+		}
+	})
 }
