@@ -247,14 +247,22 @@ func TestH2Attacks(t *testing.T) {
 	}
 }
 
-// testFloodEnds sends frames that each ask for an answer without reading
-// any, until the server ends the connection (a write fails) or 10s pass.
-func testFloodEnds(t *testing.T, p *h2Peer, send func() error) {
-	p.c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+// testFloodEnds sends frames that each ask for an answer, without reading
+// any, until the server ends the connection (a write fails) or 30s pass.
+// The frames go out in batches of about 64 KiB, so that the flood outruns
+// the kernel's buffers quickly even under the race detector.
+func testFloodEnds(t *testing.T, p *h2Peer, frame func() error) {
+	var batch bytes.Buffer
+	fr := xhttp2.NewFramer(&batch, nil)
+	p.fr = fr
+	for batch.Len() < 64<<10 {
+		frame()
+	}
+	p.c.SetWriteDeadline(time.Now().Add(30 * time.Second))
 	for i := 0; ; i++ {
-		if err := send(); err != nil {
+		if _, err := p.c.Write(batch.Bytes()); err != nil {
 			if !isClosed(err) && !strings.Contains(err.Error(), "broken pipe") {
-				t.Fatalf("after %d frames: %v, want the server to close", i, err)
+				t.Fatalf("after %d batches: %v, want the server to close", i, err)
 			}
 			return
 		}
