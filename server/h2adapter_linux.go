@@ -84,9 +84,7 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 		r.Body = &h2Body{st: st, req: r}
 		r.ContentLength = c.req.ContentLength
 	}
-	if p, ok := c.peer.(interface{ remoteString() string }); ok {
-		r.RemoteAddr = p.remoteString()
-	}
+	r.RemoteAddr = st.hc.remote
 	r = r.WithContext(ctx)
 	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
 	if !a.runH2(w, r) {

@@ -30,6 +30,9 @@ type h2conn struct {
 	blockedSince int64 // when the socket stopped taking output; WriteTimeout counts from it
 	goAway       bool  // GOAWAY sent for Shutdown or IdleTimeout
 	closing      bool  // close once the output is written
+	// remote is the client's address for the adapter, formatted on the
+	// loop before the first stream: workers of several streams read it.
+	remote string
 
 	mu     sync.Mutex  // guards what workers hand over: ready, spare, queued, dead
 	ready  []*h2stream // streams with a part or credit posted by a worker

@@ -108,6 +108,9 @@ func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 		return
 	}
 	st.ack = make(chan error, 1)
+	if hc.remote == "" && l.srv.streamBodies {
+		hc.remote = hc.c.remoteString()
+	}
 	l.srv.workers.submit(st.serveWork)
 }
 
