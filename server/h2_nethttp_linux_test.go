@@ -369,3 +369,49 @@ func TestH2CHandlerSeesTheClientGo(t *testing.T) {
 		}
 	})
 }
+
+// TestH2CMixedLoadWithCancels runs GETs, POSTs and requests cancelled at
+// random moments over a few shared connections, then checks that every
+// handler has returned and the server still answers.
+func TestH2CMixedLoadWithCancels(t *testing.T) {
+	for _, setup := range h2Setups {
+		t.Run(setup.name, func(t *testing.T) {
+			s := start(t, setup.handler(), Config{Mode: setup.mode, H2C: true, ErrorLog: discardLog()})
+			base := "http://" + s.Addr().String()
+			client := h2cClient(t)
+			var wg sync.WaitGroup
+			for g := range 20 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 15 {
+						ctx, cancel := context.WithCancel(context.Background())
+						var req *http.Request
+						if (g+i)%2 == 0 {
+							req, _ = http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/big?n=%d", base, 1000*(g*15+i)), nil)
+						} else {
+							req, _ = http.NewRequestWithContext(ctx, "POST", base+"/echo", bytes.NewReader(make([]byte, 700*(g*15+i))))
+						}
+						if (g*7+i)%3 == 0 {
+							time.AfterFunc(time.Duration((g+i)%5)*time.Millisecond, cancel)
+						}
+						if resp, err := client.Do(req); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+						cancel()
+					}
+				}()
+			}
+			wg.Wait()
+			deadline := time.Now().Add(5 * time.Second)
+			for s.Stats().InFlight != 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := s.Stats().InFlight; n != 0 {
+				t.Errorf("%d handlers still running after the load", n)
+			}
+			stillServes(t, s)
+		})
+	}
+}
