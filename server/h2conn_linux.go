@@ -191,7 +191,7 @@ func (l *loop) feedH2(c *conn, data []byte, now int64) bool {
 // is set for what the connection waits for now.
 func (l *loop) afterH2(c *conn, now int64) {
 	hc := c.h2
-	if c.state.Load() == stClosed {
+	if c.state.Load() == stClosed || c.lingering {
 		return
 	}
 	l.pumpH2(hc, now)
@@ -199,7 +199,10 @@ func (l *loop) afterH2(c *conn, now int64) {
 		return
 	}
 	if (hc.closing || hc.sc.Done() && len(hc.streams) == 0) && !c.blocked {
-		l.closeH2(c)
+		// GOAWAY is written: a lingering close, so that frames the client
+		// still sends do not turn into a reset that could discard it.
+		c.linger = true
+		l.closeAfterResponse(c)
 		return
 	}
 	l.setDeadline(c, l.nextH2Deadline(hc, now))

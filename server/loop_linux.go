@@ -283,7 +283,7 @@ func (l *loop) takeHandoffs() {
 	l.handoff = l.handoff[len(l.handoff):]
 	l.mu.Unlock()
 	for i, c := range list {
-		l.closeConn(c)
+		l.closeAfterResponse(c)
 		list[i] = nil
 	}
 }
@@ -324,7 +324,7 @@ func (l *loop) closeListener() {
 func (l *loop) closeIdleConns() {
 	now := l.e.now()
 	for _, c := range l.byFD {
-		if c != nil && c.h2 != nil && c.state.Load() == stIdle {
+		if c != nil && c.h2 != nil && !c.lingering && c.state.Load() == stIdle {
 			l.drainH2(c) // GOAWAY, then closed once its streams are done
 			continue
 		}
