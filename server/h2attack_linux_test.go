@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -342,4 +343,41 @@ func TestH2CIsOffByDefault(t *testing.T) {
 	if !strings.HasPrefix(line, "HTTP/1.1 ") {
 		t.Errorf("the preface without H2C got %q, want an HTTP/1.1 answer", line)
 	}
+}
+
+// TestH2ClientThatSendsButNeverReads checks that a client sending
+// requests as fast as it can without reading a byte cannot make the server
+// queue responses without bound: past outHigh queued, response bodies stop
+// going to the engine, so streams stay open, later ones are refused and
+// the refusals end the connection (the Rapid Reset bound); past
+// outStopRead the loop stops reading it; WriteTimeout closes it anyway.
+func TestH2ClientThatSendsButNeverReads(t *testing.T) {
+	s := start(t, HandlerFunc(h2Native), Config{H2C: true, Mode: Inline, WriteTimeout: 500 * time.Millisecond, ErrorLog: discardLog()})
+	p := dialH2(t, s)
+	var batch bytes.Buffer
+	fr := xhttp2.NewFramer(&batch, nil)
+	id := uint32(1)
+	p.c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+	sent := 0
+	for {
+		batch.Reset()
+		for range 500 {
+			fr.WriteHeaders(xhttp2.HeadersFrameParam{StreamID: id, BlockFragment: p.block("/big?n=200"), EndStream: true, EndHeaders: true})
+			id += 2
+		}
+		n, err := p.c.Write(batch.Bytes())
+		sent += n
+		if err != nil {
+			if !isClosed(err) && !strings.Contains(err.Error(), "broken pipe") {
+				t.Fatalf("after %d bytes: %v, want the server to close", sent, err)
+			}
+			break
+		}
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapInuse > 256<<20 {
+		t.Errorf("heap in use %d MiB after the client sent %d MiB", ms.HeapInuse>>20, sent>>20)
+	}
+	stillServes(t, s)
 }

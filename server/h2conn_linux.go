@@ -54,6 +54,13 @@ type h2loop struct {
 // reads. (Control frames are bounded by the engine's MaxPendingOutput.)
 const outHigh = 256 << 10
 
+// outStopRead bounds everything a connection queues for a socket that
+// does not take it (headers and small responses to a client that sends
+// requests and reads nothing): past it the loop stops reading the
+// connection until the socket drains, so the client's own TCP window
+// pushes back; WriteTimeout ends it if it never does.
+const outStopRead = 1 << 20
+
 var (
 	errStreamGone = errors.New("server: HTTP/2 stream reset or connection closed")
 	errConnClosed = errors.New("server: connection closed")
@@ -120,6 +127,9 @@ func (l *loop) handleH2(c *conn, flags uint32, now int64) {
 		if !l.writeH2(c, now) {
 			return
 		}
+		if !c.blocked {
+			flags |= poll.Readable // input may have waited while the output was stuck
+		}
 	}
 	if flags&(poll.Readable|poll.Hangup) != 0 {
 		l.readH2(c, flags&poll.Hangup != 0, now)
@@ -135,6 +145,9 @@ func (l *loop) readH2(c *conn, hangup bool, now int64) {
 		if reads == maxReadsPerTurn {
 			l.readLater(c, hangup)
 			break
+		}
+		if c.blocked && len(c.out) >= outStopRead {
+			break // read again once the socket takes output (handleH2)
 		}
 		n, err := c.t.Read(l.buf)
 		if n > 0 {
