@@ -107,6 +107,14 @@ type Config struct {
 	// offers "http/1.1". A client that sends plain HTTP gets a 400 and a
 	// close, as from net/http. Nil means plain HTTP.
 	TLS *tls.Config
+	// H2C accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1: a
+	// connection whose first bytes are the HTTP/2 client preface is served
+	// as HTTP/2 (Linux engine). The HTTP/1.1 Upgrade to h2c is not
+	// supported (RFC 9113 deprecates it): such requests are answered as
+	// HTTP/1.1. Off by default, as in net/http.
+	H2C bool
+	// HTTP2 holds HTTP/2's limits.
+	HTTP2 HTTP2Config
 
 	// ErrorLog receives handler panics and accept errors. Nil means the log
 	// package's standard logger.

@@ -81,6 +81,8 @@ type conn struct {
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
 	remote   string // the client's address, formatted when the adapter first asks
+	// h2: the connection speaks HTTP/2 (h2conn_linux.go); nil for HTTP/1.1.
+	h2 *h2conn
 }
 
 func newConn(l *loop, fd int) *conn {
@@ -118,6 +120,9 @@ func (c *conn) dropIn() {
 }
 
 func (c *conn) release() {
+	if c.h2 != nil {
+		c.h2.closed()
+	}
 	c.dropIn()
 	if c.out != nil {
 		putBuf(c.out)
@@ -141,6 +146,10 @@ func (c *conn) due(now int64) int64 {
 	switch c.state.Load() {
 	case stClosed:
 		return 0
+	case stIdle:
+		if c.h2 != nil && !c.lingering {
+			return l.dueH2(c, now)
+		}
 	case stBusy, stBusyEvent:
 		// The worker moves the deadline when it gives the connection back,
 		// never earlier than this.

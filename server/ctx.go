@@ -43,6 +43,8 @@ type Ctx struct {
 	// responses not yet written and the 500, to send before closing.
 	exited  bool
 	exitOut []byte
+
+	h2 h2Flusher // the HTTP/2 stream of this request; nil for HTTP/1.1
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -186,6 +188,9 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // the response to chunked encoding; later writes are sent by later Flush
 // calls or when the handler returns. It is available in Pooled mode.
 func (c *Ctx) Flush() error {
+	if c.h2 != nil {
+		return c.h2.flushCtx(c)
+	}
 	if c.w == nil {
 		return ErrNotStreamable
 	}

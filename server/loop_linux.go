@@ -52,7 +52,8 @@ type loop struct {
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
 
-	tlsLoop // handshakes that ended, queued under mu (tls_linux.go)
+	tlsLoop        // handshakes that ended, queued under mu (tls_linux.go)
+	h2      h2loop // HTTP/2 streams' posts from workers (guarded by mu), Inline's Ctx
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
@@ -110,6 +111,7 @@ func (l *loop) run() error {
 		l.readTheRest(now)
 		l.takeHandoffs()
 		l.takeHandshakes(now)
+		l.takeH2Work(now)
 		if l.e.acceptOne { // only then do other loops hand sockets over
 			l.takeIncoming(now)
 		}
@@ -330,6 +332,10 @@ func (l *loop) closeListener() {
 func (l *loop) closeIdleConns() {
 	now := l.e.now()
 	for _, c := range l.byFD {
+		if c != nil && c.h2 != nil && !c.lingering && c.state.Load() == stIdle {
+			l.drainH2(c) // GOAWAY, then closed once its streams are done
+			continue
+		}
 		if !l.isIdle(c) {
 			continue
 		}

@@ -43,6 +43,10 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 		l.afterHandshake(c, now) // until it ends, the socket is the handshake's
 		return
 	}
+	if c.h2 != nil && !c.lingering {
+		l.handleH2(c, flags, now)
+		return
+	}
 	if c.blocked {
 		if flags&poll.Writable == 0 || !l.flushOut(c) || c.blocked {
 			return
@@ -95,6 +99,10 @@ const maxReadsPerTurn = 4
 func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 	if c.lingering {
 		l.discard(c)
+		return
+	}
+	if c.h2 != nil {
+		l.readH2(c, hangup, now)
 		return
 	}
 	for reads := 0; ; reads++ {
@@ -152,6 +160,11 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 // false if the loop no longer owns an open connection.
 func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	s := l.srv
+	if data[0] == 'P' && s.cfg.H2C {
+		if took, ok := l.startH2C(c, data, now); took {
+			return ok
+		}
+	}
 	out := l.out[:0]
 	kept := false // the start of a request waits in c.in for more bytes
 	l.site.peer = c

@@ -74,6 +74,9 @@ type serveConfig struct {
 	// tls.Config (nil: plain HTTP) and the start-up line on its certificate.
 	tlsConf *tls.Config
 	tlsNote string
+	// HTTP2 accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1:
+	// gust/server's H2C, or net/http's Protocols with unencrypted HTTP/2.
+	HTTP2 bool
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -162,6 +165,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
+	f.BoolVar(&cfg.HTTP2, "http2", false, "also serve HTTP/2 beside HTTP/1.1: with prior knowledge (h2c) on plain TCP, by ALPN (h2) with --tls-*")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	addTLSFlags(f, &cfg.TLS)
 	return cmd
@@ -225,6 +229,17 @@ func refuseConnect(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, notAProxy)
 }
 
+// http2Note says h2c is accepted in start-up lines: ", h2c", or "".
+func http2Note(cfg serveConfig) string {
+	switch {
+	case !cfg.HTTP2:
+		return ""
+	case cfg.tlsConf != nil:
+		return ", h2 by ALPN"
+	}
+	return ", h2c"
+}
+
 // workerNote names the worker in start-up lines: "; worker 1/4", or ""
 // outside --workers.
 func workerNote(cfg serveConfig) string {
@@ -262,11 +277,20 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	if cfg.tlsConf != nil {
 		tc := cfg.tlsConf.Clone()
 		tc.NextProtos = []string{"http/1.1"}
+		if cfg.HTTP2 {
+			tc.NextProtos = []string{"h2", "http/1.1"}
+		}
 		ln = tls.NewListener(ln, tc)
 	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
 	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler), ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
+	if cfg.HTTP2 {
+		servers[0].Protocols = new(http.Protocols)
+		servers[0].Protocols.SetHTTP1(true)
+		servers[0].Protocols.SetUnencryptedHTTP2(true)
+		servers[0].Protocols.SetHTTP2(true)
+	}
 	listeners := []net.Listener{ln}
 	if cfg.DebugAddr != "" {
 		dln, err := net.Listen("tcp", cfg.DebugAddr)
@@ -278,7 +302,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		listeners = append(listeners, dln)
 	}
 
-	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine nethttp%s)\n", cfg.TLS.scheme(), ln.Addr(), workerNote(cfg))
+	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine nethttp%s%s)\n", cfg.TLS.scheme(), ln.Addr(), http2Note(cfg), workerNote(cfg))
 	if cfg.tlsNote != "" {
 		fmt.Fprintln(log, cfg.tlsNote)
 	}

@@ -71,6 +71,8 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		// A --workers process shares the port with its siblings.
 		SharePort: cfg.Worker != "",
 		TLS:       cfg.tlsConf,
+		H2C:       cfg.HTTP2,
+		HTTP2:     server.HTTP2Config{OverTLS: cfg.HTTP2},
 	}}
 	if cfg.Acceptor == "one" {
 		srv.Config.Acceptor = server.AcceptOne
@@ -100,7 +102,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
-	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine gust, %s, %s%s)\n", cfg.TLS.scheme(), srv.Addr(), cfg.Mode, cfg.API, workerNote(cfg))
+	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine gust, %s, %s%s%s)\n", cfg.TLS.scheme(), srv.Addr(), cfg.Mode, cfg.API, http2Note(cfg), workerNote(cfg))
 	if cfg.tlsNote != "" {
 		fmt.Fprintln(log, cfg.tlsNote)
 	}

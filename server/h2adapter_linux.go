@@ -1,0 +1,348 @@
+//go:build linux
+
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/internal/http2"
+)
+
+// The net/http adapter on an HTTP/2 stream: an *http.Request with
+// ProtoMajor 2 whose Body reads the stream as DATA arrives, and a
+// ResponseWriter that flushes (http.Flusher) and sends trailers.
+
+// errBodyClosed is what reading a request body after Close returns.
+var errBodyClosed = errors.New("http: invalid Read on closed Body")
+
+// serveH2 runs the http.Handler on the stream's request and returns the
+// response's last part.
+func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
+	head := headStrings{raw: c.rawHead, str: string(c.rawHead)}
+	target := head.of(c.req.Target)
+	u := new(url.URL)
+	if !parsePlainTarget(target, u) {
+		parsed, err := url.ParseRequestURI(target)
+		if err != nil {
+			return h2part{status: 400, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
+		}
+		u = parsed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st.mu.Lock()
+	st.cancel = cancel
+	st.mu.Unlock()
+	if st.gone.Load() {
+		cancel()
+	}
+	r := &http.Request{
+		Method:     head.of(c.req.Method),
+		URL:        u,
+		Proto:      "HTTP/2.0",
+		ProtoMajor: 2,
+		Header:     make(http.Header, len(c.req.Headers)),
+		Host:       head.of(c.req.Host),
+		RequestURI: target,
+		Body:       http.NoBody,
+	}
+	for _, h := range c.req.Headers {
+		name := head.of(h.Name)
+		if name == "host" {
+			continue
+		}
+		key, ok := commonHeaders[name]
+		if !ok {
+			key = http.CanonicalHeaderKey(name)
+		}
+		v := head.of(h.Value)
+		if key == "Cookie" && len(r.Header[key]) > 0 {
+			// RFC 9113 section 8.2.3: cookie fields are joined for HTTP/1.1 semantics.
+			r.Header[key][0] += "; " + v
+			continue
+		}
+		r.Header[key] = append(r.Header[key], v)
+		if key == "Trailer" {
+			for _, t := range strings.Split(v, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					if r.Trailer == nil {
+						r.Trailer = http.Header{}
+					}
+					r.Trailer[http.CanonicalHeaderKey(t)] = nil
+				}
+			}
+		}
+	}
+	if !st.noBody {
+		r.Body = &h2Body{st: st, req: r}
+		r.ContentLength = c.req.ContentLength
+	}
+	r.RemoteAddr = st.hc.remote
+	r = r.WithContext(ctx)
+	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
+	if !a.runH2(w, r) {
+		if w.headersPosted() {
+			return h2part{reset: true}
+		}
+		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
+	}
+	return w.final()
+}
+
+// runH2 calls the handler; false if it panicked (logged, as net/http does,
+// except for http.ErrAbortHandler).
+func (a *httpAdapter) runH2(w *h2Writer, r *http.Request) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			if v != http.ErrAbortHandler {
+				w.c.srv.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", r.Method, r.RequestURI, v, debug.Stack())
+			}
+		}
+	}()
+	a.h.ServeHTTP(w, r)
+	return true
+}
+
+// h2Body is a request body read from its stream as DATA arrives; what the
+// handler reads is given back to the client as window.
+type h2Body struct {
+	st     *h2stream
+	req    *http.Request
+	credit int   // read and not yet posted
+	total  int64 // read so far, against MaxBodyBytes
+	closed bool
+}
+
+// creditBatch is how much a handler reads before the window it frees is
+// posted to the loop.
+const creditBatch = 16 << 10
+
+func (b *h2Body) Read(p []byte) (int, error) {
+	st := b.st
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	st.mu.Lock()
+	for st.inOff == len(st.in) && !st.eof && st.inErr == nil {
+		st.mu.Unlock()
+		if b.credit > 0 {
+			st.post(nil, b.credit)
+			b.credit = 0
+		}
+		<-st.wake
+		st.mu.Lock()
+	}
+	if st.inOff < len(st.in) {
+		n := copy(p, st.in[st.inOff:])
+		st.inOff += n
+		st.mu.Unlock()
+		b.credit += n
+		if b.total += int64(n); b.total > st.srv.cfg.MaxBodyBytes {
+			return 0, errBodyTooLarge
+		}
+		if b.credit >= creditBatch {
+			st.post(nil, b.credit)
+			b.credit = 0
+		}
+		return n, nil
+	}
+	err := st.inErr
+	if st.eof {
+		err = io.EOF
+		for _, f := range st.trailer {
+			if b.req.Trailer == nil {
+				b.req.Trailer = http.Header{}
+			}
+			k := http.CanonicalHeaderKey(f.Name)
+			b.req.Trailer[k] = append(b.req.Trailer[k], f.Value)
+		}
+		st.trailer = nil
+	}
+	st.mu.Unlock()
+	return 0, err
+}
+
+// Close drops what the handler did not read and gives its window back.
+func (b *h2Body) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	st := b.st
+	st.mu.Lock()
+	left := len(st.in) - st.inOff
+	st.in, st.inOff = nil, 0
+	if st.inErr == nil && !st.eof {
+		st.inErr = errBodyClosed
+	}
+	st.mu.Unlock()
+	if n := b.credit + left; n > 0 {
+		st.post(nil, n)
+		b.credit = 0
+	}
+	return nil
+}
+
+// h2Writer is the http.ResponseWriter of a stream.
+type h2Writer struct {
+	st     *h2stream
+	c      *Ctx // its out holds the body not yet posted
+	header http.Header
+	status int
+	head   bool
+	// trailers: names declared in the Trailer header when the headers went out.
+	trailers []string
+}
+
+var _ http.Flusher = (*h2Writer)(nil)
+
+// flushThreshold is the body a handler writes before it goes out without
+// a Flush, which bounds a stream's memory.
+const flushThreshold = 64 << 10
+
+func (w *h2Writer) Header() http.Header { return w.header }
+
+func (w *h2Writer) headersPosted() bool { return w.st.headersPosted }
+
+func (w *h2Writer) WriteHeader(code int) {
+	if w.st.headersPosted || w.status != 0 || code < 200 || code > 999 {
+		return // interim responses are not forwarded
+	}
+	w.status = code
+}
+
+func (w *h2Writer) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if !w.st.headersPosted && w.header.Get("Content-Type") == "" && len(w.c.out) == 0 && len(p) > 0 &&
+		http1.BodyAllowed(w.status) {
+		w.header.Set("Content-Type", http.DetectContentType(p))
+	}
+	if !http1.BodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.head {
+		return len(p), nil
+	}
+	w.c.out = append(w.c.out, p...)
+	if len(w.c.out) >= flushThreshold {
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// WriteString lets io.WriteString skip a conversion.
+func (w *h2Writer) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// Flush sends the headers and the body written so far (http.Flusher).
+func (w *h2Writer) Flush() { w.flush() }
+
+func (w *h2Writer) flush() error {
+	if w.st.ack == nil {
+		return ErrNotStreamable
+	}
+	p := h2part{body: w.c.out}
+	if !w.st.headersPosted {
+		w.st.headersPosted = true
+		p.status, p.fields = w.fields(-1)
+	}
+	if p.status == 0 && len(p.body) == 0 {
+		return nil
+	}
+	err := w.st.postWait(&p)
+	w.c.out = w.c.out[:0]
+	return err
+}
+
+// final is the response's last part, after the handler returned.
+func (w *h2Writer) final() h2part {
+	p := h2part{end: true}
+	if !w.st.headersPosted {
+		w.st.headersPosted = true
+		length := len(w.c.out)
+		if w.head || w.header.Get("Trailer") != "" || hasTrailerPrefix(w.header) {
+			length = -1
+		}
+		p.status, p.fields = w.fields(length)
+	}
+	if len(w.c.out) > 0 {
+		p.body, p.own = w.c.out, w.c.out // see finalPart
+		w.c.out = getBuf()
+	}
+	for _, k := range w.trailers {
+		for _, v := range w.header[k] {
+			p.trailers = append(p.trailers, http2.Field{Name: strings.ToLower(k), Value: v})
+		}
+	}
+	for k, vs := range w.header {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			for _, v := range vs {
+				p.trailers = append(p.trailers, http2.Field{Name: strings.ToLower(name), Value: v})
+			}
+		}
+	}
+	return p
+}
+
+func hasTrailerPrefix(h http.Header) bool {
+	for k := range h {
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// fields returns the status and the header fields to send: lowercase
+// names, connection-specific fields left out, Date added, content-length
+// when length >= 0 and the handler set none.
+func (w *h2Writer) fields(length int) (int, []http2.Field) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	fields := make([]http2.Field, 0, len(w.header)+2)
+	hasDate, hasLength := false, false
+	for k, vs := range w.header {
+		switch k {
+		case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
+			continue
+		case "Date":
+			hasDate = true
+		case "Content-Length":
+			hasLength = true
+		case "Trailer":
+			for _, v := range vs {
+				for _, t := range strings.Split(v, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						w.trailers = append(w.trailers, http.CanonicalHeaderKey(t))
+					}
+				}
+			}
+		}
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			continue
+		}
+		name := strings.ToLower(k)
+		for _, v := range vs {
+			fields = append(fields, http2.Field{Name: name, Value: v})
+		}
+	}
+	if !hasDate {
+		fields = append(fields, http2.Field{Name: "date", Value: w.c.srv.dateString()})
+	}
+	if length >= 0 && !hasLength && http1.BodyAllowed(w.status) {
+		fields = append(fields, http2.Field{Name: "content-length", Value: lengthString(length)})
+	}
+	return w.status, fields
+}

@@ -1,0 +1,262 @@
+//go:build linux
+
+package server
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/internal/http2"
+)
+
+// Handlers on HTTP/2 streams: the native Ctx on the loop (Inline) or a
+// worker (Pooled), the net/http adapter on a worker; their responses
+// turned into parts for the engine.
+
+// h2Inline runs a stream's handler on the loop and starts its response.
+func (l *loop) h2Inline(hc *h2conn, st *h2stream, now int64) {
+	s := l.srv
+	if l.h2.ctx == nil {
+		l.h2.ctx = &Ctx{srv: s}
+	}
+	ctx := l.h2.ctx
+	st.fill(ctx)
+	s.counters.inflight.Add(1)
+	panicked := s.runHandler(ctx, nil)
+	s.counters.inflight.Add(-1)
+	s.counters.requests.Add(1)
+	if st.loopBodyBuf && st.body != nil {
+		putBuf(st.body)
+		st.body = nil
+	}
+	p := st.finalPart(ctx, panicked, &l.h2.fields)
+	ctx.h2 = nil
+	l.startPart(hc, st, p, now) // writes the headers now: the scratch fields are free again
+}
+
+// serveWork runs a stream's handler on a worker and posts its response.
+func (st *h2stream) serveWork() {
+	s := st.srv
+	ctx := getCtx(s)
+	st.fill(ctx)
+	s.counters.inflight.Add(1)
+	returned := false
+	defer func() {
+		if !returned {
+			// runtime.Goexit: the stream is reset. runHandler counted the
+			// request (ctx.exited); the adapter's did not.
+			if !ctx.exited {
+				s.counters.inflight.Add(-1)
+				s.counters.requests.Add(1)
+			}
+			st.post(&h2part{reset: true}, 0)
+			ctx.h2 = nil
+		}
+	}()
+	var p h2part
+	if a, ok := s.Handler.(*httpAdapter); ok {
+		p = a.serveH2(ctx, st)
+	} else {
+		panicked := s.runHandler(ctx, nil)
+		p = st.finalPart(ctx, panicked, nil)
+	}
+	returned = true
+	s.counters.inflight.Add(-1)
+	s.counters.requests.Add(1)
+	if st.post(&p, 0) != nil {
+		p.free()
+	}
+	if st.loopBodyBuf && st.body != nil {
+		putBuf(st.body)
+		st.body = nil
+	}
+	ctx.h2 = nil
+	putCtx(ctx)
+}
+
+// finalPart is the rest of the response a native handler left in ctx.
+// Its body moves to the part (the Ctx takes a pooled buffer), so the handler's
+// goroutine need not wait for the client's window.
+func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2part {
+	if panicked {
+		if st.headersPosted {
+			return h2part{reset: true}
+		}
+		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
+	}
+	p := h2part{end: true}
+	bodyOK := http1.BodyAllowed(ctx.status) && !ctx.head
+	if !st.headersPosted {
+		st.headersPosted = true
+		length := len(ctx.out)
+		if ctx.head && length == 0 && ctx.headLen >= 0 {
+			length = int(ctx.headLen)
+		}
+		p.status = ctx.status
+		p.fields = ctxFields(ctx, length, scratch)
+	}
+	if bodyOK && len(ctx.out) > 0 {
+		p.body, p.own = ctx.out, ctx.out
+		ctx.out = getBuf()
+	}
+	return p
+}
+
+// flushCtx is Ctx.Flush for a stream: the headers (once) and the body so
+// far go out as the windows allow; it returns once they are framed.
+func (st *h2stream) flushCtx(ctx *Ctx) error {
+	if st.ack == nil {
+		return ErrNotStreamable // Inline mode: the loop must not wait
+	}
+	p := h2part{}
+	if !st.headersPosted {
+		st.headersPosted = true
+		p.status = ctx.status
+		p.fields = ctxFields(ctx, -1, nil)
+	}
+	if http1.BodyAllowed(ctx.status) && !ctx.head {
+		p.body = ctx.out
+	}
+	if p.status == 0 && len(p.body) == 0 {
+		return nil
+	}
+	err := st.postWait(&p)
+	ctx.out = ctx.out[:0]
+	return err
+}
+
+// fieldScratch is the loop's reusable storage for the fields of responses
+// written at once (Inline): the slice, and the last header block as a
+// string, which the next response with the same headers reuses. (HPACK
+// may keep the strings in its table, so they are never overwritten.)
+type fieldScratch struct {
+	fields []http2.Field
+	lower  []byte
+	last   string
+}
+
+// ctxFields turns the native response headers into HTTP/2 fields:
+// lowercase names, the fields HTTP/2 forbids left out, Date, Server and
+// Content-Type as an HTTP/1.1 response would have them, and content-length
+// when length >= 0. With scratch the fields are valid until its next use.
+func ctxFields(ctx *Ctx, length int, scratch *fieldScratch) []http2.Field {
+	var fields []http2.Field
+	if scratch != nil {
+		fields = scratch.fields[:0]
+		defer func() { scratch.fields = fields[:0] }()
+	} else {
+		fields = make([]http2.Field, 0, 8)
+	}
+	bodyOK := http1.BodyAllowed(ctx.status)
+	if len(ctx.header) > 0 {
+		var all string
+		if scratch != nil {
+			scratch.lower = lowerNames(append(scratch.lower[:0], ctx.header...))
+			if string(scratch.lower) != scratch.last {
+				scratch.last = string(scratch.lower)
+			}
+			all = scratch.last
+		} else {
+			all = string(lowerNames(append([]byte(nil), ctx.header...)))
+		}
+		for len(all) > 0 {
+			line := all
+			if i := indexCRLF(all); i >= 0 {
+				line, all = all[:i], all[i+2:]
+			} else {
+				all = ""
+			}
+			colon := 0
+			for colon < len(line) && line[colon] != ':' {
+				colon++
+			}
+			if colon == len(line) {
+				continue
+			}
+			name, value := line[:colon], line[colon+1:]
+			for len(value) > 0 && (value[0] == ' ' || value[0] == '\t') {
+				value = value[1:]
+			}
+			switch name {
+			case "keep-alive", "proxy-connection", "upgrade", "te":
+				continue // connection-specific: malformed in HTTP/2 (RFC 9113 section 8.2.2)
+			}
+			fields = append(fields, http2.Field{Name: name, Value: value})
+		}
+	}
+	if bodyOK && !ctx.hasCT && length != 0 {
+		fields = append(fields, http2.Field{Name: "content-type", Value: "text/plain; charset=utf-8"})
+	}
+	if !ctx.hasServer {
+		fields = append(fields, http2.Field{Name: "server", Value: "gust"})
+	}
+	fields = append(fields, http2.Field{Name: "date", Value: ctx.srv.dateString()})
+	if length >= 0 && bodyOK {
+		fields = append(fields, http2.Field{Name: "content-length", Value: lengthString(length)})
+	}
+	return fields
+}
+
+// lowerNames lowercases the name of each "Name: value\r\n" line in place.
+func lowerNames(b []byte) []byte {
+	inName := true
+	for i, c := range b {
+		switch {
+		case c == '\n':
+			inName = true
+		case c == ':':
+			inName = false
+		case inName && 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
+}
+
+func indexCRLF(s string) int {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '\r' && s[i+1] == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// smallLengths are content-length values prebuilt, so small bodies cost
+// no formatting.
+var smallLengths = func() []string {
+	s := make([]string, 1024)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func lengthString(n int) string {
+	if n < len(smallLengths) {
+		return smallLengths[n]
+	}
+	return strconv.Itoa(n)
+}
+
+// dateString returns the Date value as a string, made once a second.
+func (s *Server) dateString() string {
+	b := s.date.get()
+	if p := h2Date.Load(); p != nil && p.src == &b[0] {
+		return p.s
+	}
+	v := &dateValue{src: &b[0], s: string(b)}
+	h2Date.Store(v)
+	return v.s
+}
+
+// h2Date caches the last Date string; keyed by the bytes it was made
+// from, it serves every Server.
+var h2Date atomic.Pointer[dateValue]
+
+// dateValue is the Date string and the bytes it was made from.
+type dateValue struct {
+	src *byte
+	s   string
+}

@@ -1,0 +1,69 @@
+//go:build linux
+
+package server
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// h2specBin finds h2spec (github.com/summerwind/h2spec) on PATH or in
+// GOPATH/bin, or skips the test.
+func h2specBin(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("h2spec takes a while: not in -short mode")
+	}
+	if bin, err := exec.LookPath("h2spec"); err == nil {
+		return bin
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		home, _ := os.UserHomeDir()
+		gopath = filepath.Join(home, "go")
+	}
+	bin := filepath.Join(gopath, "bin", "h2spec")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("h2spec is not installed: go install github.com/summerwind/h2spec/cmd/h2spec@latest")
+	}
+	return bin
+}
+
+// h2specKnownFailure is the one case h2spec fails on a server that takes
+// h2c beside HTTP/1.1 (net/http's too): its "invalid connection preface"
+// is, to an HTTP/1.1 server, a malformed request, and gets a 400 before
+// the close, where h2spec wants the connection closed with no bytes.
+const h2specKnownFailure = "Sends invalid connection preface"
+
+// TestH2SpecAgainstTheServer runs every h2spec case (strict included)
+// against gust/server in h2c, for each API and mode, and fails on any
+// failed case but h2specKnownFailure.
+func TestH2SpecAgainstTheServer(t *testing.T) {
+	bin := h2specBin(t)
+	for _, setup := range h2Setups {
+		t.Run(setup.name, func(t *testing.T) {
+			s := start(t, setup.handler(), Config{Mode: setup.mode, H2C: true, ErrorLog: discardLog()})
+			_, port, _ := net.SplitHostPort(s.Addr().String())
+			out, err := exec.Command(bin, "-h", "127.0.0.1", "-p", port, "-o", "2", "-S",
+				"-j", filepath.Join(t.TempDir(), "report.xml")).CombinedOutput()
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			summary := lines[len(lines)-1]
+			t.Log(summary)
+			if !strings.Contains(summary, " tests, ") {
+				t.Fatalf("h2spec did not run: %v\n%s", err, out)
+			}
+			for _, l := range lines {
+				if !strings.Contains(l, "×") || strings.Contains(l, h2specKnownFailure) {
+					continue
+				}
+				t.Errorf("h2spec: %s", strings.TrimSpace(l))
+			}
+			if err != nil && !strings.Contains(summary, " 1 failed") {
+				t.Errorf("h2spec: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,254 @@
+//go:build linux
+
+package server
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/internal/http2"
+)
+
+// h2stream is one HTTP/2 request and its response. The loop creates it
+// from the request's HEADERS; a handler runs on it once (on the loop or a
+// worker); it ends when the response is complete or the stream is reset.
+type h2stream struct {
+	id  uint32
+	hc  *h2conn
+	srv *Server
+
+	// The request, set on the loop before dispatch and read-only after.
+	raw      []byte // method, target, authority and fields copied: req's views point here
+	req      http1.RequestHead
+	body     []byte // the whole body, for handlers that take it whole
+	streamed bool   // the body is read as the handler goes (the adapter in Pooled mode)
+	noBody   bool   // the request ended with its HEADERS
+
+	// The streamed body, guarded by mu.
+	mu      sync.Mutex
+	in      []byte // received; in[inOff:] not yet read
+	inOff   int
+	eof     bool  // END_STREAM received
+	inErr   error // the stream or its connection ended first
+	trailer []http2.Field
+	cancel  context.CancelFunc // the adapter's request context
+	wake    chan struct{}      // signalled when in, eof or inErr change
+
+	gone atomic.Bool // reset, or its connection closed: the handler's output goes nowhere
+
+	// Posted by the worker, guarded by hc.mu.
+	posted  h2part
+	hasPost bool
+	credit  int  // streamed body bytes the handler took: window to give back
+	queued  bool // in hc.ready
+	ack     chan error
+
+	// The worker's.
+	headersPosted bool
+
+	// The loop's.
+	next       h2part // taken from posted
+	hasNext    bool
+	nextCredit int
+	send       h2part // the part being given to the engine
+	inSending  bool
+	dispatched bool
+	uncredited int   // body bytes received and not yet given back as window
+	since      int64 // last progress of send, for WriteTimeout
+	pend       int   // the engine's Pending when last looked at
+
+	// Room for a typical request in the stream's own allocation.
+	rawArr      [256]byte
+	hdrArr      [8]http1.Header
+	started     int64 // when HEADERS arrived, for ReadTimeout
+	loopBodyBuf bool  // body is a pool buffer the loop frees if no handler took it
+}
+
+// h2part is a piece of a response handed to the loop: headers (status >
+// 0), body bytes, and whether the response ends (with trailers, if any).
+type h2part struct {
+	status   int
+	fields   []http2.Field
+	body     []byte
+	own      []byte // a pool buffer body lies in, freed once sent; nil if the worker keeps the bytes
+	end      bool
+	endSent  bool
+	trailers []http2.Field
+	wait     bool // the worker waits on ack until body is framed
+	reset    bool // the handler failed after sending headers: reset the stream
+}
+
+func (p *h2part) free() {
+	if p.own != nil {
+		putBuf(p.own)
+	}
+	*p = h2part{}
+}
+
+// newH2Stream copies a request's head out of the engine (whose storage is
+// reused once the stream closes) into one buffer the Ctx views point to.
+func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
+	st := &h2stream{id: e.StreamID, hc: hc, srv: hc.c.l.srv, started: now, noBody: e.EndStream}
+	size := len(e.Method) + len(e.Path) + len(e.Authority)
+	for _, f := range e.Header {
+		size += len(f.Name) + len(f.Value)
+	}
+	raw := st.rawArr[:0]
+	if size > len(st.rawArr) {
+		raw = make([]byte, 0, size)
+	}
+	view := func(s string) []byte {
+		start := len(raw)
+		raw = append(raw, s...)
+		return raw[start:len(raw):len(raw)]
+	}
+	r := &st.req
+	r.Major, r.Minor, r.ContentLength = 2, 0, -1
+	r.Method = view(e.Method)
+	r.Target = view(e.Path)
+	r.Path, r.Query = r.Target, nil
+	if i := strings.IndexByte(e.Path, '?'); i >= 0 {
+		r.Path, r.Query = r.Target[:i], r.Target[i+1:]
+	}
+	if e.Authority != "" {
+		r.Host = view(e.Authority)
+	}
+	r.Headers = st.hdrArr[:0]
+	if len(e.Header) > len(st.hdrArr) {
+		r.Headers = make([]http1.Header, 0, len(e.Header))
+	}
+	for _, f := range e.Header {
+		h := http1.Header{Name: view(f.Name), Value: view(f.Value)}
+		switch f.Name {
+		case "host":
+			if r.Host == nil {
+				r.Host = h.Value
+			}
+		case "content-length":
+			r.ContentLength = http1.ParseLength(h.Value)
+		}
+		r.Headers = append(r.Headers, h)
+	}
+	st.raw = raw
+	return st
+}
+
+// fill puts the request into ctx for a handler.
+func (st *h2stream) fill(ctx *Ctx) {
+	ctx.reset()
+	headers := append(ctx.req.Headers[:0], st.req.Headers...)
+	ctx.req = st.req
+	ctx.req.Headers = headers
+	ctx.rawHead = st.raw
+	ctx.body = st.body
+	ctx.head = string(st.req.Method) == "HEAD"
+	ctx.peer = st.hc.c
+	ctx.h2 = st
+	ctx.srv = st.srv
+}
+
+// fail ends the stream for its handler: body reads and response writes
+// return err from now on, and the adapter's context is cancelled.
+func (st *h2stream) fail(err error) {
+	st.gone.Store(true)
+	st.mu.Lock()
+	if st.inErr == nil && !st.eof {
+		st.inErr = err
+	}
+	cancel := st.cancel
+	st.mu.Unlock()
+	st.signal()
+	if cancel != nil {
+		cancel()
+	}
+	if st.ack != nil {
+		select {
+		case st.ack <- err:
+		default:
+		}
+	}
+}
+
+func (st *h2stream) signal() {
+	if st.wake != nil {
+		select {
+		case st.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// releaseSend frees what the loop holds of the response.
+func (st *h2stream) releaseSend() {
+	st.send.free()
+	st.next.free()
+	st.hasNext = false
+	if st.loopBodyBuf && !st.dispatched && st.body != nil {
+		putBuf(st.body)
+		st.body = nil
+	}
+}
+
+// take moves what the worker posted to the loop's side; hc.mu is held.
+func (st *h2stream) take() {
+	if st.hasPost {
+		st.next, st.hasNext = st.posted, true
+		st.posted, st.hasPost = h2part{}, false
+	}
+	st.nextCredit += st.credit
+	st.credit = 0
+	st.queued = false
+}
+
+// dropTaken discards what was taken for a connection that closed.
+func (st *h2stream) dropTaken() {
+	if st.hasNext {
+		if st.next.wait {
+			select {
+			case st.ack <- errConnClosed:
+			default:
+			}
+		}
+		st.next.free()
+		st.hasNext = false
+	}
+}
+
+// post hands a part (when p is not nil) and body credit to the loop, from
+// a worker. It fails once the stream is gone.
+func (st *h2stream) post(p *h2part, credit int) error {
+	hc := st.hc
+	hc.mu.Lock()
+	if hc.dead || st.gone.Load() {
+		hc.mu.Unlock()
+		return errStreamGone
+	}
+	if p != nil {
+		st.posted, st.hasPost = *p, true
+	}
+	st.credit += credit
+	if !st.queued {
+		st.queued = true
+		hc.ready = append(hc.ready, st)
+	}
+	wake := !hc.queued
+	hc.queued = true
+	hc.mu.Unlock()
+	if wake {
+		hc.c.l.queueH2(hc)
+	}
+	return nil
+}
+
+// postWait posts p and waits until the loop has given its body to the
+// engine, which keeps a worker's memory per stream to one part.
+func (st *h2stream) postWait(p *h2part) error {
+	p.wait = true
+	if err := st.post(p, 0); err != nil {
+		return err
+	}
+	return <-st.ack
+}
