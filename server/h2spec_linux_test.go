@@ -44,11 +44,30 @@ const h2specKnownFailure = "Sends invalid connection preface"
 func TestH2SpecAgainstTheServer(t *testing.T) {
 	bin := h2specBin(t)
 	for _, setup := range h2Setups {
-		t.Run(setup.name, func(t *testing.T) {
-			s := start(t, setup.handler(), Config{Mode: setup.mode, H2C: true, ErrorLog: discardLog()})
-			_, port, _ := net.SplitHostPort(s.Addr().String())
-			out, err := exec.Command(bin, "-h", "127.0.0.1", "-p", port, "-o", "2", "-S",
-				"-j", filepath.Join(t.TempDir(), "report.xml")).CombinedOutput()
+		for _, overTLS := range []bool{false, true} {
+			name := setup.name + "/h2c"
+			if overTLS {
+				name = setup.name + "/h2 over TLS"
+			}
+			t.Run(name, func(t *testing.T) { runH2Spec(t, bin, setup.handler(), setup.mode, overTLS) })
+		}
+	}
+}
+
+// runH2Spec runs h2spec against a server with handler h in mode, in h2c
+// or (overTLS) in h2 negotiated by ALPN.
+func runH2Spec(t *testing.T, bin string, h Handler, mode Mode, overTLS bool) {
+	cfg := Config{Mode: mode, H2C: true, ErrorLog: discardLog()}
+	args := []string{"-h", "127.0.0.1", "-o", "2", "-S", "-j", filepath.Join(t.TempDir(), "report.xml")}
+	if overTLS {
+		cfg.TLS, cfg.HTTP2.OverTLS = serverTLS(), true
+		args = append(args, "-t", "-k")
+	}
+	s := start(t, h, cfg)
+	_, port, _ := net.SplitHostPort(s.Addr().String())
+	{
+		{
+			out, err := exec.Command(bin, append(args, "-p", port)...).CombinedOutput()
 			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 			summary := lines[len(lines)-1]
 			t.Log(summary)
@@ -64,6 +83,6 @@ func TestH2SpecAgainstTheServer(t *testing.T) {
 			if err != nil && !strings.Contains(summary, " 1 failed") {
 				t.Errorf("h2spec: %v", err)
 			}
-		})
+		}
 	}
 }
