@@ -277,11 +277,11 @@ func TestHugeHeadsAndBodiesAreRefusedUnread(t *testing.T) {
 		// connection closes once the bounded drain gives up; 0: want.
 		streamed int
 	}{
-		{"a header line without end", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", strings.Repeat("a", 4096), 431},
-		{"header fields without end", "GET / HTTP/1.1\r\nHost: x\r\n", "X-Many: aaaaaaaaaaaaaaaa\r\n", 431},
-		{"a request-target without end", "GET /", strings.Repeat("a", 4096), 414},
-		{"a method without end", "", strings.Repeat("G", 4096), 501},
-		{"a Content-Length beyond MaxBodyBytes", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n", strings.Repeat("b", 4096), 413},
+		{"a header line without end", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ", strings.Repeat("a", 4096), 431, 0},
+		{"header fields without end", "GET / HTTP/1.1\r\nHost: x\r\n", "X-Many: aaaaaaaaaaaaaaaa\r\n", 431, 0},
+		{"a request-target without end", "GET /", strings.Repeat("a", 4096), 414, 0},
+		{"a method without end", "", strings.Repeat("G", 4096), 501, 0},
+		{"a Content-Length beyond MaxBodyBytes", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000000\r\n\r\n", strings.Repeat("b", 4096), 413, 0},
 		{"a chunked body without end", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", chunk, 413, 200},
 		{"chunk framing without data", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", "0000000000000001;ext=" + strings.Repeat("e", 40) + "\r\nb\r\n", 413, 200},
 	}
