@@ -25,8 +25,8 @@ type Ctx struct {
 	// mover, for a handler on a loop in Auto mode, moves the handler off
 	// the loop before it waits on the network itself (Flush, Hijack).
 	mover autoDispatch
-	peer    peer          // the connection, for RemoteAddr
-	head    bool          // HEAD request: the body is computed but not sent
+	peer  peer // the connection, for RemoteAddr
+	head  bool // HEAD request: the body is computed but not sent
 
 	status    int
 	header    []byte // extra header lines, "Name: value\r\n" each
