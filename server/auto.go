@@ -57,6 +57,17 @@ func (t *routeTable) moved(r uint32) {
 	s.left = s.every
 }
 
+// blip undoes moved for route r, whose handler returned as soon as it was
+// moved: it had been held up, not waiting.
+func (t *routeTable) blip(r uint32) {
+	if s := &t.slot[r]; s.every <= firstProbe {
+		*s = routeSlot{}
+	} else {
+		s.every /= 2
+		s.left = min(s.left, s.every)
+	}
+}
+
 // quick records that a handler for route r returned within its budget.
 func (t *routeTable) quick(r uint32) {
 	if s := &t.slot[r]; s.every > 0 {

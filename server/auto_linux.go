@@ -41,8 +41,9 @@ type seat struct {
 	seq   uint64 // the loop's hseq while its handler runs (Auto)
 	// moved: the loop went on without this goroutine, which has had the
 	// word from handed.
-	moved  bool
-	handed chan struct{}
+	moved   bool
+	movedAt int64 // when, on the engine's clock
+	handed  chan struct{}
 }
 
 var seatPool = sync.Pool{New: func() any {
@@ -127,6 +128,7 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 	}
 	c := st.cur
 	c.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
+	st.movedAt = l.e.now()
 	s.movedNow.Add(1)
 	s.counters.movedOff.Add(1)
 	go l.resume(c, st.route) // it takes over this goroutine's place in e.running
@@ -186,6 +188,13 @@ func (l *loop) serveOn(st *seat) {
 // response, then what else its client sent) and exits.
 func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 	st.awaitHandOver()
+	if l.e.now()-st.movedAt < int64(l.srv.cfg.HandlerBudget) {
+		// It returned at once after the move: it was not waiting but held
+		// up (by the system, or the collector). Unlearn the route.
+		l.mu.Lock()
+		l.blips = append(l.blips, st.route)
+		l.mu.Unlock()
+	}
 	closing := st.ctx.closeConn
 	if !closing {
 		c.keep(rest)

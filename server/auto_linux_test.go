@@ -36,7 +36,9 @@ func TestAutoGoroutinesFollowWaitingHandlersOnly(t *testing.T) {
 	const loops, clients = 2, 64
 	t.Run("fast handlers under keep-alive load add none", func(t *testing.T) {
 		base := runtime.NumGoroutine()
-		s := start(t, hello, Config{Loops: loops, ErrorLog: discardLog()})
+		// A budget no fast handler outlives, even on a loaded machine
+		// under the race detector: this is about where they run.
+		s := start(t, hello, Config{Loops: loops, HandlerBudget: 50 * time.Millisecond, ErrorLog: discardLog()})
 		conns, readers := make([]net.Conn, clients), make([]*bufio.Reader, clients)
 		for i := range conns {
 			conns[i], readers[i] = rawConn(t, s)
@@ -112,6 +114,7 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 			for s.Stats().MovedOff == 0 {
 				time.Sleep(time.Millisecond)
 			}
+			time.Sleep(10 * DefaultHandlerBudget) // and go on waiting: not a blip
 		}
 		onWorker <- worker
 		c.WriteString("ok")
@@ -163,6 +166,11 @@ func TestRouteTableDecays(t *testing.T) {
 	if sent != firstProbe {
 		t.Fatalf("%d requests to workers after one wait, want %d", sent, firstProbe)
 	}
+	rt.blip(r) // it returned at once: held up, not waiting
+	if rt.waits(r) {
+		t.Fatal("a route whose handler was only held up still goes to workers")
+	}
+	rt.moved(r)
 	rt.moved(r) // the probe waited too
 	if rt.slot[r].every != 2*firstProbe {
 		t.Fatalf("interval %d after a second wait, want %d", rt.slot[r].every, 2*firstProbe)
@@ -235,14 +243,14 @@ func TestNativeBodies(t *testing.T) {
 // number of bytes per connection, and a keep-alive client is served
 // meanwhile.
 func TestAnUploadFloodLeavesOthersServed(t *testing.T) {
-	const attackers, requests = 50, 300
+	const attackers, requests = 50, 100
 	h := HandlerFunc(func(c *Ctx) {
 		if string(c.Path()) == "/upload" {
 			io.CopyN(io.Discard, c.BodyReader(), 1024)
 		}
 		c.WriteString("ok")
 	})
-	s := start(t, h, Config{Loops: 2, ErrorLog: discardLog()})
+	s := start(t, h, Config{Loops: 2, Mode: Auto, ErrorLog: discardLog()})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	chunk := fmt.Sprintf("%x\r\n%s\r\n", 16<<10, strings.Repeat("u", 16<<10))
@@ -278,10 +286,11 @@ func TestAnUploadFloodLeavesOthersServed(t *testing.T) {
 		}()
 	}
 	c, r := rawConn(t, s)
+	c.SetDeadline(time.Now().Add(60 * time.Second)) // a shared machine is slow, not stuck
 	for i := 0; i < requests; i++ {
 		io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
 		if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "ok" {
-			t.Fatalf("request %d beside the flood got %d %q", i, resp.StatusCode, body)
+			t.Fatalf("request %d beside the flood got %d %q (stats %+v)", i, resp.StatusCode, body, s.Stats())
 		}
 	}
 	close(stop)

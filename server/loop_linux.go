@@ -66,6 +66,7 @@ type loop struct {
 
 	mu       sync.Mutex // guards handoff, incoming and stopped
 	handoff  []*conn    // connections workers gave back to be closed
+	blips    []uint32   // routes whose handlers were moved off but did not wait (Auto)
 	incoming []int      // sockets the accepting loop handed over (AcceptOne)
 	spare    []int      // the other incoming slice, swapped to avoid allocating
 	stopped  bool
@@ -315,6 +316,10 @@ func (l *loop) takeHandoffs() {
 	l.mu.Lock()
 	list := l.handoff
 	l.handoff = l.handoff[len(l.handoff):]
+	for _, r := range l.blips {
+		l.routes.blip(r)
+	}
+	l.blips = l.blips[:0]
 	l.mu.Unlock()
 	for i, c := range list {
 		l.closeConn(c)
