@@ -103,7 +103,7 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 	if routeOf([]byte("/slow")) == routeOf([]byte("/fast")) {
 		t.Fatal("the test's routes share a slot")
 	}
-	var s *Server
+	var srv atomic.Pointer[Server]
 	var first atomic.Bool
 	first.Store(true)
 	onWorker := make(chan bool, 1)
@@ -111,7 +111,7 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 		worker := c.w != nil // a worker's site gives the Ctx a sink; a loop's does not
 		if string(c.Path()) == "/slow" && first.Swap(false) {
 			// Wait until the watchdog has moved this handler off its loop.
-			for s.Stats().MovedOff == 0 {
+			for srv.Load().Stats().MovedOff == 0 {
 				time.Sleep(time.Millisecond)
 			}
 			time.Sleep(10 * DefaultHandlerBudget) // and go on waiting: not a blip
@@ -119,7 +119,9 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 		onWorker <- worker
 		c.WriteString("ok")
 	})
-	s = start(t, h, Config{Loops: 1, ErrorLog: discardLog()})
+	s := &Server{Handler: h, Config: Config{Loops: 1, ErrorLog: discardLog()}}
+	srv.Store(s)
+	serveForTest(t, s)
 	c, r := rawConn(t, s)
 	get := func(path string) bool {
 		t.Helper()
