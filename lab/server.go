@@ -23,6 +23,9 @@ type Server struct {
 	// Missing, if set, says why this server cannot run (a binary that was
 	// not built); each of its cells records it as the error.
 	Missing string `json:"-"`
+	// OnRequest: a built-in that runs only when --servers names it (the
+	// gust engine's dispatch modes side by side), not in the default matrix.
+	OnRequest bool `json:"-"`
 }
 
 // ParseServerFlag parses NAME=VALUE as given to --server or --target.
@@ -64,5 +67,13 @@ func BuiltinServers(peerDir, gust string) []Server {
 		peer("nbio"),
 		{Name: "gust-native", Command: g},
 		{Name: "gust-adapter", Command: g + " --api nethttp"},
+		// The dispatch modes by name (gust-native and gust-adapter run the
+		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
+		// gust-inline refuses a delay: its delay cells say so.
+		{Name: "gust-auto", Command: g + " --mode auto", OnRequest: true},
+		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", OnRequest: true},
+		{Name: "gust-pooled", Command: g + " --mode pooled", OnRequest: true},
+		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", OnRequest: true},
+		{Name: "gust-inline", Command: g + " --mode inline", OnRequest: true},
 	}
 }
