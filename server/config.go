@@ -133,12 +133,14 @@ const (
 	DefaultMaxBodyBytes      = 8 << 20
 	DefaultMaxWorkers        = 1_000_000
 	// DefaultHandlerBudget is Auto mode's HandlerBudget: long enough that
-	// a hello-world handler (about 1 us) or a small computation never
-	// leaves its loop, short enough that a loop stalled by a handler that
-	// waits costs its other connections less than a scheduler round trip
-	// per request would; the watchdog's ticks (every 100 us, only while
-	// handlers run) cost about 1% of a core.
-	DefaultHandlerBudget = 200 * time.Microsecond
+	// a hello-world handler (about 1 us) or a computation of a few hundred
+	// microseconds never leaves its loop, and that the watchdog's ticks
+	// (every 250 us, only while handlers run) cost little: in-process
+	// (BenchmarkKeepAlive64, 64 connections, one loop) a 200 us budget
+	// cost about 9% more CPU per request than Inline, 500 us about 3-4%.
+	// A loop whose handler waits is stalled at most this long, and only
+	// until its route is learned.
+	DefaultHandlerBudget = 500 * time.Microsecond
 )
 
 func (c Config) withDefaults() Config {
