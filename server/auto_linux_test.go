@@ -305,3 +305,39 @@ func TestAnUploadFloodLeavesOthersServed(t *testing.T) {
 		t.Errorf("the server read %d bytes from %d connections, more than %d", st.BytesRead, st.Accepted, limit)
 	}
 }
+
+// TestAutoMovesAComputingHandlerOff: a handler that computes without
+// waiting (it spins until the test has been answered on another
+// connection of its loop) is moved off, even with one P, where only the
+// runtime's preemption lets the watchdog run.
+func TestAutoMovesAComputingHandlerOff(t *testing.T) {
+	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			var othersServed atomic.Bool
+			h := HandlerFunc(func(c *Ctx) {
+				if string(c.Path()) == "/compute" {
+					for end := time.Now().Add(10 * time.Second); !othersServed.Load() && time.Now().Before(end); {
+					}
+				}
+				c.WriteString("ok")
+			})
+			s := start(t, h, Config{Loops: 1, ErrorLog: discardLog()})
+			busy, br := rawConn(t, s)
+			io.WriteString(busy, "GET /compute HTTP/1.1\r\nHost: x\r\n\r\n")
+			if !waitFor(5*time.Second, func() bool { return s.Stats().InFlight == 1 }) {
+				t.Fatal("the computing request never reached its handler")
+			}
+			if resp, body := exchange(t, s, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "ok" {
+				t.Fatalf("got %d %q beside a computing handler", resp.StatusCode, body)
+			}
+			if s.Stats().InFlight != 1 {
+				t.Error("the computing handler ended before the other connection was served")
+			}
+			othersServed.Store(true)
+			if resp, body := readResponse(t, br); resp.StatusCode != 200 || body != "ok" {
+				t.Errorf("the computing request got %d %q", resp.StatusCode, body)
+			}
+		})
+	}
+}
