@@ -239,7 +239,9 @@ type watchdog struct {
 }
 
 func newWatchdog(e *engine) *watchdog {
-	return &watchdog{e: e, period: e.srv.cfg.HandlerBudget / 2,
+	// A tick shorter than the runtime's timers can keep is a busy loop.
+	period := max(e.srv.cfg.HandlerBudget/2, 10*time.Microsecond)
+	return &watchdog{e: e, period: period,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
