@@ -98,3 +98,47 @@ func BenchmarkKeepAlive64(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompute200us is BenchmarkKeepAlive64's rounds on 16
+// connections against a handler that computes for 200 us without
+// waiting, with a loop per P.
+func BenchmarkCompute200us(b *testing.B) {
+	const conns = 16
+	h := HandlerFunc(func(c *Ctx) {
+		for start := time.Now(); time.Since(start) < 200*time.Microsecond; {
+		}
+		c.WriteString("ok")
+	})
+	for _, mode := range []Mode{Inline, Pooled, Auto} {
+		b.Run(mode.String(), func(b *testing.B) {
+			s := start(b, h, Config{Mode: mode})
+			req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			cs, rs := make([]net.Conn, conns), make([]*bufio.Reader, conns)
+			var resp []byte
+			for i := range cs {
+				cs[i], rs[i] = rawConn(b, s)
+				cs[i].SetDeadline(time.Time{})
+				cs[i].Write(req)
+				buf := make([]byte, 4096)
+				n, err := rs[i].Read(buf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp = buf[:n]
+			}
+			b.ResetTimer()
+			for done := 0; done < b.N; done += conns {
+				for _, c := range cs {
+					c.Write(req)
+				}
+				for _, r := range rs {
+					if _, err := io.ReadFull(r, resp); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(s.Stats().MovedOff), "moved-off")
+		})
+	}
+}
