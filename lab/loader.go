@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -34,18 +35,23 @@ type Loader interface {
 }
 
 // NewLoader returns the loader called name: "gust" (in-process), "wrk",
-// "hey" or "ab" (external tools, which must be on PATH).
+// "hey", "ab" or "h2load" (external tools, which must be on PATH).
 func NewLoader(name string) (Loader, error) {
 	switch name {
 	case "", "gust":
 		return GustLoader{}, nil
+	case "h2load":
+		if _, err := exec.LookPath(name); err != nil {
+			return nil, errors.New("loader h2load is not installed (not on PATH); install Debian's nghttp2-client")
+		}
+		return H2load{}, nil
 	case "wrk", "hey", "ab":
 		if _, err := exec.LookPath(name); err != nil {
 			return nil, fmt.Errorf("loader %s is not installed (not on PATH); install it or use --loader gust", name)
 		}
 		return toolLoaders[name], nil
 	}
-	return nil, fmt.Errorf("unknown loader %q: use gust, wrk, hey or ab", name)
+	return nil, fmt.Errorf("unknown loader %q: use gust, wrk, hey, ab or h2load", name)
 }
 
 // GustLoader runs gust's load generator in-process.
@@ -60,6 +66,9 @@ func (GustLoader) Name() string { return "gust" }
 // Load runs sc with load.Run. Measurement starts after the warmup and once
 // every connection is up.
 func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if err := gustCannot(sc); err != nil {
+		return nil, err
+	}
 	res, err := load.Run(ctx, load.Config{
 		URL:              url,
 		Connections:      sc.Connections,
@@ -69,6 +78,9 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		DisableKeepAlive: !sc.KeepAliveOn(),
 		Timeout:          loadTimeout(sc),
 		Loops:            g.Loops,
+		// The lab's TLS targets are self-signed; resumption is on (a
+		// tls-no-resume server refuses it, so those cells stay full).
+		TLS: load.TLSConfig{Insecure: sc.TLS != nil},
 	})
 	if err != nil {
 		return nil, err
@@ -146,6 +158,9 @@ func (t toolLoader) Name() string { return t.name }
 func (t toolLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
 	if sc.PipelineDepth() > 1 {
 		return nil, fmt.Errorf("%s cannot pipeline requests (wrk only with a Lua script): use --loader gust for this scenario", t.name)
+	}
+	if err := toolCannot(t.name, sc); err != nil {
+		return nil, err
 	}
 	if err := warmTool(ctx, sc, t.name, t.args(url)); err != nil {
 		return nil, err

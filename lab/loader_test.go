@@ -106,7 +106,7 @@ func TestNewLoader(t *testing.T) {
 		t.Errorf("siege: %v", err)
 	}
 	t.Setenv("PATH", t.TempDir())
-	for _, name := range []string{"wrk", "hey", "ab"} {
+	for _, name := range []string{"wrk", "hey", "ab", "h2load"} {
 		if _, err := NewLoader(name); err == nil || !strings.Contains(err.Error(), "not installed") {
 			t.Errorf("%s without PATH: %v", name, err)
 		}

@@ -26,6 +26,10 @@ type Cell struct {
 	Pipeline    int     `json:"pipeline"`
 	DelayMS     float64 `json:"delay_ms"`
 	Loader      string  `json:"loader"`
+	// Mode is what the server served (Scenario.Mode); Streams the HTTP/2
+	// streams per connection, 0 for HTTP/1.1.
+	Mode    string `json:"mode,omitempty"`
+	Streams int    `json:"streams,omitempty"`
 
 	RPS float64 `json:"rps"`
 	// IdealRPS is connections/delay for a delayed handler (Little's law), else 0.
@@ -129,6 +133,10 @@ func (r *Runner) runCell(ctx context.Context, srv Server, sc Scenario) Cell {
 		DelayMS:  float64(time.Duration(sc.Delay)) / float64(time.Millisecond),
 		Loader:   r.loader().Name(),
 		IdealRPS: sc.IdealRPS(),
+		Streams:  sc.Streams(),
+	}
+	if m := sc.Mode(); m != ModeHTTP1 {
+		base.Mode = m
 	}
 	if sc.Attack != nil {
 		base.Attack = fmt.Sprintf("%d %s", sc.Attack.Connections, sc.Attack.Kind)
@@ -175,13 +183,17 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 	c.GoroutinesMax, c.GCCount, c.GCPauseTotalUs = -1, -1, -1
 	url := srv.URL
 	pid, debug := 0, ""
-	if srv.URL == "" {
+	if srv.URL != "" {
+		if err := targetFits(srv.Name, srv.URL, sc.Mode()); err != nil {
+			return err
+		}
+	} else {
 		p, err := r.start(ctx, srv, sc)
 		if err != nil {
 			return err
 		}
 		defer p.stop()
-		pid, url = p.cmd.Process.Pid, "http://"+p.addr+"/"
+		pid, url = p.cmd.Process.Pid, sc.Scheme()+"://"+p.addr+"/"
 		if srv.hasDebug() {
 			debug = p.debug
 		}
@@ -294,7 +306,11 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 	if err != nil {
 		return nil, err
 	}
-	line := "exec " + srv.commandLine(addr, debug, time.Duration(sc.Delay))
+	command, err := srv.commandLine(addr, debug, time.Duration(sc.Delay), sc.Mode())
+	if err != nil {
+		return nil, err
+	}
+	line := "exec " + command
 	cmd := exec.Command("sh", "-c", line)
 	if len(r.ServerCPUs) > 0 {
 		cmd = exec.Command("taskset", "-c", r.ServerCPUs.String(), "sh", "-c", line)
@@ -312,17 +328,19 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	if err := p.waitReady(ctx, timeout, time.Duration(sc.Delay)); err != nil {
+	if err := p.waitReady(ctx, timeout, sc); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("server %s: %w", srv.Name, err)
 	}
 	return p, nil
 }
 
-// waitReady polls the server until it answers an HTTP request, exits, or
-// the timeout passes. Each request may take the handler's delay longer.
-func (p *proc) waitReady(ctx context.Context, timeout, delay time.Duration) error {
-	client := &http.Client{Timeout: time.Second + delay, Transport: &http.Transport{DisableKeepAlives: true}}
+// waitReady polls the server until it answers an HTTP request in the
+// scenario's protocol, exits, or the timeout passes. Each request may take
+// the handler's delay longer.
+func (p *proc) waitReady(ctx context.Context, timeout time.Duration, sc Scenario) error {
+	delay := time.Duration(sc.Delay)
+	client := readyClient(sc.Mode(), time.Second+delay)
 	deadline := time.Now().Add(timeout + delay)
 	for {
 		select {
@@ -330,7 +348,7 @@ func (p *proc) waitReady(ctx context.Context, timeout, delay time.Duration) erro
 			return fmt.Errorf("exited before answering (%s): %s", p.cmd.ProcessState, firstLine(p.out.String()))
 		default:
 		}
-		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+p.addr+"/", nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", sc.Scheme()+"://"+p.addr+"/", nil)
 		if resp, err := client.Do(req); err == nil {
 			resp.Body.Close()
 			return nil

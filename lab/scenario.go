@@ -34,6 +34,10 @@ type Scenario struct {
 	// Attack, if set, is hostile traffic sent beside the load for the
 	// whole cell (slow or endless requests, idle connections).
 	Attack *Attack `json:"attack,omitempty"`
+	// TLS, if set, runs the scenario over TLS (see Mode).
+	TLS *TLS `json:"tls,omitempty"`
+	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
+	HTTP2 *HTTP2 `json:"http2,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -43,12 +47,13 @@ func (s Scenario) KeepAliveOn() bool { return s.KeepAlive == nil || *s.KeepAlive
 func (s Scenario) PipelineDepth() int { return max(s.Pipeline, 1) }
 
 // IdealRPS is Little's law for a handler that waits Delay: Connections
-// requests are answered every Delay. It is 0 without a delay.
+// times the requests in flight on each (pipeline depth or HTTP/2 streams)
+// are answered every Delay. It is 0 without a delay.
 func (s Scenario) IdealRPS() float64 {
 	if s.Delay <= 0 {
 		return 0
 	}
-	return float64(s.Connections*s.PipelineDepth()) / time.Duration(s.Delay).Seconds()
+	return float64(s.Connections*max(s.PipelineDepth(), s.Streams())) / time.Duration(s.Delay).Seconds()
 }
 
 // Group names the family a scenario belongs to, the scenarios that differ
@@ -57,6 +62,11 @@ func (s Scenario) Group() string {
 	g := "keep-alive"
 	if !s.KeepAliveOn() {
 		g = "new connection per request"
+	}
+	if p := s.protoGroup(); s.HTTP2 != nil {
+		g = p
+	} else if p != "" {
+		g += " " + p
 	}
 	if s.PipelineDepth() > 1 {
 		g += fmt.Sprintf(", pipelined %d deep", s.PipelineDepth())
@@ -88,9 +98,11 @@ func (s Scenario) validate() error {
 	case s.Delay < 0 || s.Warmup < 0:
 		return fmt.Errorf("scenario %q: delay and warmup must not be negative", s.Name)
 	case s.Attack != nil:
-		return s.Attack.validate(s.Name)
+		if err := s.Attack.validate(s.Name); err != nil {
+			return err
+		}
 	}
-	return nil
+	return s.validateProto()
 }
 
 // Duration is a time.Duration written in JSON as a string such as "2s".

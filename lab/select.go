@@ -36,8 +36,8 @@ func SelectServers(sel Selection, build func(dir string, log io.Writer) error, l
 		if err != nil {
 			return nil, fmt.Errorf("--target: %w", err)
 		}
-		if !strings.HasPrefix(url, "http://") {
-			return nil, fmt.Errorf("--target %s: URL %q must start with http://", name, url)
+		if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+			return nil, fmt.Errorf("--target %s: URL %q must start with http:// or https://", name, url)
 		}
 		all = append(all, Server{Name: name, URL: url})
 	}

@@ -12,8 +12,9 @@ type Server struct {
 	// Name identifies the server in reports.
 	Name string `json:"name"`
 	// Command is a shell command line with placeholders: {addr} (host:port
-	// to listen on), {debug} (host:port for /debug/vars and /debug/pprof/)
-	// and {delay} (the handler delay, e.g. "2s"). It runs under sh -c
+	// to listen on), {debug} (host:port for /debug/vars and /debug/pprof/),
+	// {delay} (the handler delay, e.g. "2s") and {mode} (what to serve:
+	// http1, tls, tls-no-resume, h2 or h2c; see Scenario.Mode). It runs under sh -c
 	// behind exec, so the started process is the server and its PID is
 	// sampled; a compound command should exec the server itself.
 	Command string `json:"command,omitempty"`
@@ -26,6 +27,13 @@ type Server struct {
 	// OnRequest: a built-in that runs only when --servers names it (the
 	// gust engine's dispatch modes side by side), not in the default matrix.
 	OnRequest bool `json:"-"`
+	// Modes holds, for each mode beyond plain HTTP/1.1 it serves (see
+	// Scenario.Mode), the flags appended to Command. Nil for a --server
+	// command, which says the mode with a {mode} placeholder instead.
+	Modes map[string]string `json:"-"`
+	// Probe, if set, says why the binary cannot take a mode's flags (a gust
+	// serve that lacks them) before a cell needs them.
+	Probe func(flags string) error `json:"-"`
 }
 
 // ParseServerFlag parses NAME=VALUE as given to --server or --target.
@@ -38,9 +46,14 @@ func ParseServerFlag(s string) (name, value string, err error) {
 	return name, value, nil
 }
 
-// commandLine fills in the placeholders of a server's command.
-func (s Server) commandLine(addr, debug string, delay time.Duration) string {
-	return strings.NewReplacer("{addr}", addr, "{debug}", debug, "{delay}", delay.String()).Replace(s.Command)
+// commandLine fills in the placeholders of a server's command, with the
+// flags or {mode} that mode needs (see Scenario.Mode).
+func (s Server) commandLine(addr, debug string, delay time.Duration, mode string) (string, error) {
+	command, err := s.modeCommand(mode)
+	if err != nil {
+		return "", err
+	}
+	return strings.NewReplacer("{addr}", addr, "{debug}", debug, "{delay}", delay.String(), "{mode}", mode).Replace(command), nil
 }
 
 // hasDebug reports whether the server exposes /debug/vars (its command takes {debug}).
@@ -57,23 +70,24 @@ func ShellQuote(s string) string {
 // BuiltinServers returns the servers of the default matrix given the
 // directory holding the peer binaries and the path of gust itself.
 func BuiltinServers(peerDir, gust string) []Server {
-	peer := func(name string) Server {
-		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}"}
+	peer := func(name string, modes map[string]string) Server {
+		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}", Modes: modes}
 	}
 	g := ShellQuote(gust) + " serve --addr {addr} --delay {delay} --debug-addr {debug}"
+	probe := probeGustServe(gust)
 	return []Server{
-		peer("fasthttp"),
-		peer("nethttp"),
-		peer("nbio"),
-		{Name: "gust-native", Command: g},
-		{Name: "gust-adapter", Command: g + " --api nethttp"},
+		peer("fasthttp", peerModeFlags),
+		peer("nethttp", nethttpModeFlags),
+		peer("nbio", peerModeFlags),
+		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe},
+		{Name: "gust-adapter", Command: g + " --api nethttp", Modes: gustModeFlags, Probe: probe},
 		// The dispatch modes by name (gust-native and gust-adapter run the
 		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
 		// gust-inline refuses a delay: its delay cells say so.
-		{Name: "gust-auto", Command: g + " --mode auto", OnRequest: true},
-		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", OnRequest: true},
-		{Name: "gust-pooled", Command: g + " --mode pooled", OnRequest: true},
-		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", OnRequest: true},
-		{Name: "gust-inline", Command: g + " --mode inline", OnRequest: true},
+		{Name: "gust-auto", Command: g + " --mode auto", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-pooled", Command: g + " --mode pooled", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-inline", Command: g + " --mode inline", Modes: gustModeFlags, Probe: probe, OnRequest: true},
 	}
 }

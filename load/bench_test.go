@@ -5,6 +5,8 @@ import (
 	"context"
 	"net"
 	"testing"
+
+	"github.com/gust-http/gust/result"
 )
 
 var benchResponse = []byte("HTTP/1.1 200 OK\r\nServer: bench\r\nDate: Sun, 22 Nov 2026 01:00:00 GMT\r\n" +
@@ -18,10 +20,9 @@ func feedLoop(tb testing.TB) (*loop, *conn) {
 		tb.Fatal(err)
 	}
 	e.collector = newCollector(1, nil, false)
-	l := &loop{e: e, stats: newStats(), secHist: NewHistogram(), recording: true}
-	c := newConn(16)
+	l := &loop{e: e, stats: newStats(), secHist: result.NewHistogram(), recording: true}
+	c := newConn(newH1Session(16, false))
 	c.state = stActive
-	c.headReq = e.target.head
 	return l, c
 }
 
@@ -32,21 +33,19 @@ func TestResponsePathDoesNotAllocate(t *testing.T) {
 	batch := bytes.Repeat(benchResponse, 16)
 	split := len(benchResponse) / 3
 	allocs := testing.AllocsPerRun(1000, func() {
-		c.pushSent(1)
-		l.inflight++
+		l.send(c, nil, 1, 0, 1)
 		l.feed(c, benchResponse[:split], 2)
 		l.feed(c, benchResponse[split:], 3)
 		for i := 0; i < 16; i++ {
-			c.pushSent(4)
-			l.inflight++
+			l.send(c, nil, 4, 0, 4)
 		}
 		l.feed(c, batch, 5)
 	})
 	if allocs != 0 {
 		t.Errorf("response path allocates %.1f times per run, want 0", allocs)
 	}
-	if l.stats.requests == 0 || c.inflight != 0 {
-		t.Fatalf("requests %d inflight %d: the responses were not matched", l.stats.requests, c.inflight)
+	if l.stats.requests == 0 || c.inflight() != 0 {
+		t.Fatalf("requests %d inflight %d: the responses were not matched", l.stats.requests, c.inflight())
 	}
 }
 
@@ -57,8 +56,7 @@ func BenchmarkResponsePath(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchResponse)))
 	for i := 0; i < b.N; i++ {
-		c.pushSent(int64(i))
-		l.inflight++
+		l.send(c, nil, int64(i), 0, int64(i))
 		l.feed(c, benchResponse, int64(i)+50_000)
 	}
 	if l.stats.requests != int64(b.N) {

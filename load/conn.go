@@ -1,111 +1,81 @@
 package load
 
-import "github.com/gust-http/gust/internal/http1"
+import "github.com/gust-http/gust/internal/transport"
 
 // connState is where a connection is in its life.
 type connState uint8
 
 const (
-	stClosed     connState = iota // no socket; waiting to (re)connect
-	stConnecting                  // non-blocking connect in progress
-	stActive                      // connected: sending and receiving
-	stBackoff                     // a connect failed; retrying after a pause
-)
-
-// respPhase is where the response parser is within the current response.
-type respPhase uint8
-
-const (
-	phHead       respPhase = iota // expecting a status line and headers
-	phLength                      // skipping a Content-Length body
-	phChunked                     // decoding a chunked body
-	phUntilClose                  // body ends when the server closes
+	stClosed      connState = iota // no socket; waiting to (re)connect
+	stConnecting                   // non-blocking connect in progress
+	stActive                       // ready: sending and receiving
+	stBackoff                      // a connect failed; retrying after a pause
+	stHandshaking                  // connected; TLS handshake in progress (tls_loop.go)
 )
 
 // conn is one client connection's state machine. It lives for the whole
 // run; its socket may be replaced many times.
 type conn struct {
 	fd            int
+	tr            transport.Conn // every read and write of the socket; nil without one
 	state         connState
-	everConnected bool // counted in engine.connectedOnce
-	uncounted     int  // in-flight requests sent before measurement began (the oldest ones)
+	everConnected bool  // counted in engine.connectedOnce
+	uncounted     int   // in-flight requests sent before measurement began (the oldest ones)
+	since         int64 // last progress on the oldest in-flight request (for Timeout)
 
-	// Requests in flight, oldest first: sent[(first+i) % len(sent)] is the
-	// time the i-th was sent (or intended to be, in the open model).
-	sent     []int64
-	first    int
-	inflight int
-	since    int64 // last progress on the oldest in-flight request (for Timeout)
+	// ses is the protocol's state of the connection: its requests in
+	// flight and the parser of its responses.
+	ses session
 
-	// Write side: out[woff:woff+wleft] is what is left to write. Without a
-	// Source, out is the loop's shared copy of the request; with one, it is
-	// wbuf, where the requests taken from batches are copied.
+	// Write side: wbuf holds the requests of one refill, encoded by the
+	// session; wbuf[woff:woff+wleft] is what is left to write.
 	woff, wleft int
-	out         []byte
-
-	// Read side.
-	phase      respPhase
-	headReq    bool // the oldest request in flight is a HEAD: no response body
-	head       http1.ResponseHead
-	status     int
-	closeAfter bool  // the server said it closes after this response
-	remaining  int64 // body bytes left in phLength
-	chunk      http1.ChunkedDecoder
-	pending    []byte // an incomplete response head carried to the next read
+	wbuf        []byte
 
 	connectStart int64
-	next         int64 // open model: intended time of the next request
+	next         int64 // constant rate: intended time of the next request
 	backoff      int64 // current reconnect pause, ns
 
 	at      int64 // the time this connection waits for in the timer heap
 	heapIdx int   // position in the timer heap; -1 when not in it
 
-	// With a Source only (the fields last, away from the hot ones above):
-	// meta parallels sent with each in-flight request's endpoint and HEAD
-	// flag (see metaHead); wbuf holds the requests taken from batches.
-	meta []uint32
-	wbuf []byte
-	idle bool // in the loop's queue of idle connections
+	plain plainTransport // the transport tr points to, reused for every socket
+	idle  bool           // in the loop's queue of idle connections (with a Source)
+
+	// With TLS: the transport layered on plain for the current socket (tr
+	// points to it), when its handshake began, and the callback that
+	// queues its end for the loop (made once).
+	tls            *transport.TLS
+	handshakeStart int64
+	onHandshake    func(*transport.TLS)
 }
 
-func newConn(pipeline int) *conn {
-	return &conn{fd: -1, sent: make([]int64, pipeline), heapIdx: -1}
+func newConn(ses session) *conn {
+	return &conn{fd: -1, ses: ses, heapIdx: -1, wbuf: make([]byte, 0, 1024)}
 }
 
-// pushSent records the send time of a new in-flight request.
-func (c *conn) pushSent(t int64) {
-	c.sent[(c.first+c.inflight)%len(c.sent)] = t
-	c.inflight++
+// attach puts c on the socket fd, read and written through a plain
+// transport; a TLS transport is layered on it once connected
+// (loop.startHandshake).
+func (c *conn) attach(fd int) {
+	c.fd = fd
+	c.plain.Reset(fd)
+	c.tr = &c.plain
 }
 
-// pushSentMeta records a new in-flight request from a Source.
-func (c *conn) pushSentMeta(t int64, meta uint32) {
-	i := (c.first + c.inflight) % len(c.sent)
-	c.sent[i] = t
-	c.meta[i] = meta
-	if c.inflight == 0 {
-		c.headReq = meta&metaHead != 0
-	}
-	c.inflight++
-}
+// pending reports whether c's TLS transport holds records the socket has
+// not taken yet (Write(nil) flushes them).
+func (c *conn) pending() bool { return c.tls != nil && c.tls.Pending() > 0 }
 
-// popSent removes the oldest in-flight request and returns its send time.
-func (c *conn) popSent() int64 {
-	t := c.sent[c.first]
-	c.first++
-	if c.first == len(c.sent) {
-		c.first = 0
-	}
-	c.inflight--
-	return t
-}
+// inflight reports how many of c's requests wait for their response.
+func (c *conn) inflight() int { return c.ses.inflight() }
 
 // resetIO clears everything tied to the current socket.
 func (c *conn) resetIO() {
 	c.fd = -1
-	c.first, c.inflight, c.uncounted = 0, 0, 0
+	c.tr = nil
+	c.tls = nil
+	c.uncounted = 0
 	c.woff, c.wleft = 0, 0
-	c.phase = phHead
-	c.closeAfter = false
-	c.pending = c.pending[:0]
+	c.ses.reset()
 }

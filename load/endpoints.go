@@ -1,29 +1,10 @@
 package load
 
-import "github.com/HdrHistogram/hdrhistogram-go"
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
 
-// Endpoint is what a run measured for one endpoint of its Source (with
-// gust replay, a method and path template such as "GET /users/:id").
-type Endpoint struct {
-	Name      string
-	Requests  int64 // complete responses
-	Errors    int64 // failed requests, of every ErrorKind
-	Status5xx int64 // responses with a status of 500 or more
-	// Latency holds one value per response, in microseconds, from
-	// NewEndpointHistogram.
-	Latency *hdrhistogram.Histogram
-}
-
-// EndpointSigFigs is the precision of endpoint histograms: 2 significant
-// digits (1%) rather than the run's 3 keeps a run with a thousand
-// endpoints on two loops to tens of megabytes.
-const EndpointSigFigs = 2
-
-// NewEndpointHistogram returns an empty endpoint latency histogram in
-// microseconds: HistMin to HistMax with EndpointSigFigs digits.
-func NewEndpointHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(HistMin, HistMax, EndpointSigFigs)
-}
+	"github.com/gust-http/gust/result"
+)
 
 // endpointStats is one loop's per-endpoint counters, indexed by endpoint
 // id. The slices grow when a new id shows up and histograms are made on an
@@ -64,7 +45,7 @@ func (s *endpointStats) record(meta uint32, usec int64, status int) {
 	}
 	h := s.latency[i]
 	if h == nil {
-		h = NewEndpointHistogram()
+		h = result.NewEndpointHistogram()
 		s.latency[i] = h
 	}
 	h.RecordValue(usec)
@@ -92,14 +73,14 @@ func (s *endpointStats) reset() {
 // mergeEndpoints adds every loop's endpoint counts into one list, named
 // by names and in id order, leaving out endpoints with neither responses
 // nor errors.
-func mergeEndpoints(loops []*loop, names []string) []Endpoint {
+func mergeEndpoints(loops []*loop, names []string) []result.Endpoint {
 	n := 0
 	for _, l := range loops {
 		n = max(n, len(l.eps.requests))
 	}
-	var out []Endpoint
+	var out []result.Endpoint
 	for id := 0; id < n; id++ {
-		ep := Endpoint{Latency: NewEndpointHistogram()}
+		ep := result.Endpoint{Latency: result.NewEndpointHistogram()}
 		if id < len(names) {
 			ep.Name = names[id]
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // faultTarget is a loopback server that misbehaves in one way: serve runs
@@ -166,22 +167,22 @@ func faultRuns() []faultRun {
 
 func TestFaultyTargets(t *testing.T) {
 	const (
-		refused  = load.ErrConnectRefused
-		ctimeout = load.ErrConnectTimeout
-		reset    = load.ErrReset
-		closed   = load.ErrClosed
-		rtimeout = load.ErrReadTimeout
-		protocol = load.ErrProtocol
+		refused  = result.ErrConnectRefused
+		ctimeout = result.ErrConnectTimeout
+		reset    = result.ErrReset
+		closed   = result.ErrClosed
+		rtimeout = result.ErrReadTimeout
+		protocol = result.ErrProtocol
 	)
 	tests := []struct {
 		name  string
 		start func(t *testing.T) *faultTarget
-		want  load.ErrorKind // counted at least once
+		want  result.ErrorKind // counted at least once
 		// also lists other kinds that may be counted. Timeouts always may,
 		// on a loaded machine: a target starved of CPU (the tests run in
 		// parallel) can answer late, and with ports churning, a SYN can
 		// meet a connection still in TIME_WAIT and wait for its retry.
-		also []load.ErrorKind
+		also []result.ErrorKind
 	}{
 		{"a target that dies mid-run: connections refused", func(t *testing.T) *faultTarget {
 			var served atomic.Int64
@@ -201,7 +202,7 @@ func TestFaultyTargets(t *testing.T) {
 				}
 			}()
 			return f
-		}, refused, []load.ErrorKind{closed, reset}}, // requests in flight when it died
+		}, refused, []result.ErrorKind{closed, reset}}, // requests in flight when it died
 		{"a target that resets every third request: resets", func(t *testing.T) *faultTarget {
 			var served atomic.Int64
 			return startFault(t, nil, eachRequest(func(c net.Conn, n int) bool {
@@ -323,7 +324,7 @@ func TestTargetsThatCannotBeReached(t *testing.T) {
 					}
 					return
 				}
-				if res.Errors[load.ErrReset] == 0 {
+				if res.Errors[result.ErrReset] == 0 {
 					t.Errorf("errors %v, want resets", res.Errors)
 				}
 			})
@@ -359,10 +360,10 @@ func TestTargetsThatCannotBeReached(t *testing.T) {
 // keep to cfg.Duration: the run must measure at least its duration and
 // return within its duration plus the timeout (measurement waits at most
 // that long for connections) plus a margin.
-func runBounded(t *testing.T, cfg load.Config) *load.Result {
+func runBounded(t *testing.T, cfg load.Config) *result.Result {
 	t.Helper()
 	type outcome struct {
-		res *load.Result
+		res *result.Result
 		err error
 		p   any
 	}
@@ -408,7 +409,7 @@ func stack(all bool) []byte {
 
 // checkReports renders res as text and JSON: both must work and show the
 // errors that were counted.
-func checkReports(t *testing.T, res *load.Result) {
+func checkReports(t *testing.T, res *result.Result) {
 	t.Helper()
 	var text bytes.Buffer
 	if err := report.Text(&text, res); err != nil {

@@ -4,7 +4,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/result"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/gust-http/gust/internal/poll"
 )
 
@@ -26,9 +29,9 @@ type loop struct {
 	conns  []*conn
 	byFD   []*conn
 	buf    []byte // read buffer; responses are parsed in place here
-	req    []byte // Pipeline copies of the serialized request
-	reqLen int
 	sa     sockaddr
+	sched  schedule // what to send and when
+	dv     delivery // the sink sessions deliver responses to
 
 	timers   timerHeap
 	stats    *stats
@@ -36,7 +39,6 @@ type loop struct {
 	live     int // connections connecting or connected
 
 	recording bool
-	interval  int64 // open model: ns between sends on one connection
 	lastScan  int64
 	scanEvery int64
 	stoppedAt int64
@@ -48,7 +50,7 @@ type loop struct {
 	secBytes int64
 	secHist  *hdrhistogram.Histogram
 
-	// With a Source (see dispatch.go); feed is nil without one.
+	// With a Source (see schedule_recorded.go); feeder is nil without one.
 	feeder   *feeder
 	timed    bool   // requests have intended send times
 	cur      *batch // the batch requests are taken from
@@ -57,20 +59,15 @@ type loop struct {
 	idleN    int
 	hungry   atomic.Bool // waiting for the feeder's next batch
 	eps      endpointStats
+
+	// With TLS (see tls_loop.go); tls is nil for a plain run.
+	hs  handshakeQueue
+	tls *tlsStats
 }
 
 // newLoops creates the event loops and spreads the connections over them.
 func (e *engine) newLoops() ([]*loop, error) {
 	cfg := &e.cfg
-	req := make([]byte, 0, len(e.target.request)*cfg.Pipeline)
-	for i := 0; i < cfg.Pipeline; i++ {
-		req = append(req, e.target.request...)
-	}
-	var interval, spacing float64
-	if cfg.Rate > 0 {
-		interval = float64(cfg.Connections) * 1e9 / cfg.Rate
-		spacing = 1e9 / cfg.Rate
-	}
 	scan := int64(maxWait)
 	if t := int64(cfg.Timeout) / 4; t < scan {
 		scan = max(t, int64(time.Millisecond))
@@ -93,29 +90,22 @@ func (e *engine) newLoops() ([]*loop, error) {
 			id: i, e: e, poller: p,
 			events:    make([]poll.Event, 0, 1024),
 			buf:       make([]byte, readBufSize),
-			req:       req,
-			reqLen:    len(e.target.request),
 			sa:        sa,
+			sched:     e.newSchedule(),
 			stats:     newStats(),
-			interval:  int64(interval),
 			scanEvery: scan,
-			secHist:   NewHistogram(),
+			secHist:   result.NewHistogram(),
 			feeder:    e.feed,
 			timed:     e.feed != nil && e.feed.timed(),
+		}
+		if e.tlsConfig != nil {
+			loops[i].tls = newTLSStats()
 		}
 	}
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
-		c := newConn(cfg.Pipeline)
-		c.headReq = e.target.head
-		if e.feed == nil {
-			c.out = l.req
-			// Stagger the connections' schedules so the total is evenly spaced.
-			c.next = int64(float64(j) * spacing)
-		} else {
-			c.meta = make([]uint32, cfg.Pipeline)
-			c.wbuf = make([]byte, 0, 1024)
-		}
+		c := newConn(e.newSession())
+		l.sched.place(c, j)
 		l.conns = append(l.conns, c)
 	}
 	if e.feed != nil {
@@ -134,8 +124,8 @@ func (l *loop) run() {
 	now := l.e.now()
 	l.startRecordingIfDue(now)
 	for _, c := range l.conns {
-		if l.e.cfg.Rate > 0 && l.e.cfg.DisableKeepAlive && c.next > now {
-			l.wait(c, c.next)
+		if at := l.sched.reconnectAt(c, now); l.e.cfg.DisableKeepAlive && at > now {
+			l.wait(c, at)
 			continue
 		}
 		l.connect(c, now)
@@ -147,9 +137,7 @@ func (l *loop) run() {
 			break
 		}
 		l.fireTimers(now)
-		if l.feeder != nil {
-			l.dispatch(now)
-		}
+		l.sched.dispatch(l, now)
 		l.advanceSeconds(now)
 		if now-l.lastScan >= l.scanEvery {
 			l.scanTimeouts(now)
@@ -168,6 +156,7 @@ func (l *loop) run() {
 				}
 			}
 		}
+		l.finishHandshakes(now)
 	}
 	l.stoppedAt = now
 	if l.recording {
@@ -203,16 +192,16 @@ func (l *loop) startRecordingIfDue(now int64) {
 		if e.cfg.Requests > 0 {
 			// A run of N requests counts exactly the N it sends; a timed run
 			// counts every response within its window, as wrk does.
-			c.uncounted = c.inflight
+			c.uncounted = c.inflight()
 		}
-		if e.cfg.Warmup == 0 && e.cfg.Rate > 0 {
-			c.next += start // nothing was sent yet: the schedule begins now
+		if e.cfg.Warmup == 0 {
+			l.sched.begin(c, start) // nothing was sent yet: the schedule begins now
 		}
 	}
 	defer func() {
 		// Connections that waited for the start (no warmup) begin now.
 		for _, c := range l.conns {
-			if c.state == stActive && c.inflight == 0 {
+			if c.state == stActive && c.inflight() == 0 {
 				l.refill(c, now)
 			}
 		}
@@ -232,7 +221,7 @@ func (l *loop) shouldStop(now int64) bool {
 		return true
 	case l.recording && !e.budgetLeft() && l.inflight == 0:
 		return true
-	case l.feeder != nil && l.inflight == 0 && l.drained():
+	case l.inflight == 0 && l.sched.exhausted(l):
 		return true
 	}
 	return false
@@ -251,10 +240,8 @@ func (l *loop) waitTimeout(now int64) time.Duration {
 	if end := l.e.measureEnd(); end > 0 {
 		until = min(until, end)
 	}
-	if l.feeder != nil {
-		if at := l.nextDue(now); at >= 0 {
-			until = min(until, at)
-		}
+	if at := l.sched.nextDue(l, now); at >= 0 {
+		until = min(until, at)
 	}
 	if until <= now {
 		return 0
@@ -314,15 +301,15 @@ func (l *loop) scanTimeouts(now int64) {
 	for _, c := range l.conns {
 		switch {
 		case c.state == stConnecting && now-c.connectStart > limit:
-			l.connectFailed(c, ErrConnectTimeout, now)
-		case c.state == stActive && c.inflight > 0 && now-c.since > limit:
-			l.fail(c, ErrReadTimeout, now)
+			l.connectFailed(c, result.ErrConnectTimeout, now)
+		case c.state == stActive && c.inflight() > 0 && now-c.since > limit:
+			l.fail(c, result.ErrReadTimeout, now)
 		}
 	}
 }
 
 // countError records n failures of one kind.
-func (l *loop) countError(kind ErrorKind, n int) {
+func (l *loop) countError(kind result.ErrorKind, n int) {
 	if !l.recording || n <= 0 {
 		return
 	}
@@ -332,6 +319,7 @@ func (l *loop) countError(kind ErrorKind, n int) {
 
 // close releases the loop's sockets and poller.
 func (l *loop) close() {
+	l.closeHandshakes()
 	for _, c := range l.conns {
 		if c.fd >= 0 {
 			closeSocket(c.fd)

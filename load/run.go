@@ -2,12 +2,16 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gust-http/gust/internal/transport"
+	"github.com/gust-http/gust/result"
 )
 
 // Run drives the load described by cfg until its request count or duration
@@ -16,7 +20,7 @@ import (
 //
 // Run fails before sending anything if the configuration is invalid or no
 // connection to the target can be made within cfg.Timeout.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	e, err := newEngine(cfg)
 	if err != nil {
 		return nil, err
@@ -68,6 +72,10 @@ type engine struct {
 
 	collector *collector
 	feed      *feeder // runs cfg.Source; nil without one
+
+	// tlsConfig is every connection's crypto/tls configuration for an
+	// https:// target, with the run's session cache; nil for http://.
+	tlsConfig *tls.Config
 }
 
 func newEngine(c Config) (*engine, error) {
@@ -84,22 +92,39 @@ func newEngine(c Config) (*engine, error) {
 		return nil, fmt.Errorf("resolve %s: %w", t.hostPort, err)
 	}
 	e := &engine{cfg: cfg, target: t, addr: addr}
+	if t.tls {
+		e.tlsConfig = cfg.TLS.clientConfig(t.sni, cfg.Connections)
+	}
 	if cfg.Source != nil {
 		e.feed = newFeeder(&cfg)
 	}
 	return e, nil
 }
 
-// probe makes one connection so that an unreachable target fails fast with
-// its reason instead of a run full of connect errors.
+// probe makes one connection, with its TLS handshake for an https://
+// target, so that an unreachable target or a refused certificate fails
+// fast with its reason (a *HandshakeError for the handshake) instead of a
+// run full of connect errors.
 func (e *engine) probe(ctx context.Context) error {
 	d := net.Dialer{Timeout: e.cfg.Timeout}
 	conn, err := d.DialContext(ctx, "tcp", e.addr.String())
 	if err != nil {
 		return fmt.Errorf("cannot connect to %s: %w", e.target.hostPort, unwrapOpError(err))
 	}
-	conn.Close()
-	return nil
+	defer conn.Close()
+	if e.tlsConfig == nil {
+		return nil
+	}
+	// Without the session cache: the run's first handshakes are its own.
+	cfg := e.tlsConfig.Clone()
+	cfg.ClientSessionCache = nil
+	tc := tls.Client(conn, cfg)
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return &HandshakeError{Addr: e.target.hostPort, Reason: transport.VerifyErrorLine(err), Err: err}
+	}
+	return tc.Close()
 }
 
 func unwrapOpError(err error) error {
@@ -139,7 +164,7 @@ func (e *engine) budgetLeft() bool {
 	return e.cfg.Requests == 0 || e.claimed.Load() < e.cfg.Requests
 }
 
-func (e *engine) run(ctx context.Context) (*Result, error) {
+func (e *engine) run(ctx context.Context) (*result.Result, error) {
 	loops, err := e.newLoops()
 	if err != nil {
 		return nil, err
@@ -148,7 +173,7 @@ func (e *engine) run(ctx context.Context) (*Result, error) {
 }
 
 // runLoops runs prepared loops to the end of the run and gathers the Result.
-func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
+func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
 	go e.collector.run()
 
@@ -214,7 +239,7 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 		res.Start = e.base // stopped before measuring began
 	}
 	for _, l := range loops {
-		l.stats.mergeInto(res)
+		l.stats.mergeInto(res, l.tls)
 		l.close()
 	}
 	if e.feed != nil {
@@ -225,12 +250,12 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *Result {
 	return res
 }
 
-func (e *engine) newResult() *Result {
+func (e *engine) newResult() *result.Result {
 	method := e.cfg.Method
 	if e.cfg.Source != nil {
 		method = "" // the source's requests have their own
 	}
-	return &Result{
+	return &result.Result{
 		URL:         e.cfg.URL,
 		Method:      method,
 		Connections: e.cfg.Connections,
@@ -241,10 +266,10 @@ func (e *engine) newResult() *Result {
 		KeepAlive:   !e.cfg.DisableKeepAlive,
 		Shard:       e.cfg.Shard,
 		StartAt:     e.cfg.StartAt,
-		Latency:     NewHistogram(),
-		Connect:     NewHistogram(),
-		Lateness:    NewHistogram(),
+		Latency:     result.NewHistogram(),
+		Connect:     result.NewHistogram(),
+		Lateness:    result.NewHistogram(),
 		Status:      make(map[int]int64),
-		Errors:      make(map[ErrorKind]int64),
+		Errors:      make(map[result.ErrorKind]int64),
 	}
 }

@@ -12,9 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gust-http/gust/result"
 )
 
-func run(t *testing.T, cfg Config) *Result {
+func run(t *testing.T, cfg Config) *result.Result {
 	t.Helper()
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -214,7 +216,7 @@ func TestServerClosingConnections(t *testing.T) {
 			})
 		})
 		res := run(t, Config{URL: srv.url(), Connections: 1, Requests: 100})
-		if res.Errors[ErrClosed] == 0 {
+		if res.Errors[result.ErrClosed] == 0 {
 			t.Errorf("errors %v, want closed", res.Errors)
 		}
 		if res.Requests+res.ErrorCount() < 100 {
@@ -227,23 +229,23 @@ func TestErrorsAreClassified(t *testing.T) {
 	tests := []struct {
 		name  string
 		serve func(c net.Conn)
-		want  ErrorKind
+		want  result.ErrorKind
 	}{
 		{"garbage is a protocol error", func(c net.Conn) {
 			serveRequests(c, func(w *bufio.Writer, n, batch int) bool {
 				w.WriteString("SSH-2.0-OpenSSH\r\n\r\n")
 				return true
 			})
-		}, ErrProtocol},
+		}, result.ErrProtocol},
 		{"a silent server is a read timeout", func(c net.Conn) {
 			serveRequests(c, func(w *bufio.Writer, n, batch int) bool { return true })
-		}, ErrReadTimeout},
+		}, result.ErrReadTimeout},
 		{"a reset is a reset", func(c net.Conn) {
 			serveRequests(c, func(w *bufio.Writer, n, batch int) bool {
 				c.(*net.TCPConn).SetLinger(0)
 				return false
 			})
-		}, ErrReset},
+		}, result.ErrReset},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,7 +285,7 @@ func TestTargetGoingDownMidRun(t *testing.T) {
 	if res.Requests == 0 {
 		t.Error("no responses before the target went down")
 	}
-	if res.Errors[ErrConnectRefused] == 0 {
+	if res.Errors[result.ErrConnectRefused] == 0 {
 		t.Errorf("errors %v, want connect_refused after the target went down", res.Errors)
 	}
 	if res.Duration > 800*time.Millisecond {
@@ -360,7 +362,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no stop condition", Config{URL: "http://127.0.0.1:1/"}, "-n"},
 		{"missing scheme", Config{URL: "127.0.0.1:8080", Requests: 1}, "missing scheme"},
-		{"https is not supported", Config{URL: "https://example.test/", Requests: 1}, "not supported"},
+		{"ftp is not supported", Config{URL: "ftp://example.test/", Requests: 1}, "not supported"},
+		{"bad TLS version", Config{URL: "https://example.test/", Requests: 1, TLS: TLSConfig{MinVersion: 0x0301}}, "use 1.2 or 1.3"},
+		{"TLS versions crossed", Config{URL: "https://example.test/", Requests: 1, TLS: TLSConfig{MinVersion: 0x0304, MaxVersion: 0x0303}}, "above"},
 		{"no host", Config{URL: "http:///path", Requests: 1}, "missing host"},
 		{"bad method", Config{URL: "http://127.0.0.1:1/", Method: "GE T", Requests: 1}, "bad method"},
 		{"bad header", Config{URL: "http://127.0.0.1:1/", Header: [][2]string{{"X Bad", "v"}}, Requests: 1}, "bad header"},

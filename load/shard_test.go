@@ -5,42 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestParseShard(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Shard
-		err  string
-	}{
-		{"0/4", Shard{0, 4}, ""},
-		{"3/4", Shard{3, 4}, ""},
-		{" 1 / 2 ", Shard{1, 2}, ""},
-		{"0/1", Shard{0, 1}, ""},
-		{"4/4", Shard{}, "from 0 to 3"},
-		{"-1/4", Shard{}, "from 0 to 3"},
-		{"1/0", Shard{}, "at least 1"},
-		{"2", Shard{}, "I/N"},
-		{"a/b", Shard{}, "I/N"},
-		{"", Shard{}, "I/N"},
-		{"1/2/3", Shard{}, "I/N"},
-	}
-	for _, tt := range tests {
-		got, err := ParseShard(tt.in)
-		switch {
-		case tt.err == "" && (err != nil || got != tt.want):
-			t.Errorf("ParseShard(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("ParseShard(%q) error = %v, want one mentioning %q", tt.in, err, tt.err)
-		}
-	}
-	if s := (Shard{2, 5}).String(); s != "2/5" {
-		t.Errorf("String = %q, want 2/5", s)
-	}
-	if s := (Shard{}).String(); s != "" {
-		t.Errorf("the whole run's String = %q, want empty", s)
-	}
-}
+	"github.com/gust-http/gust/result"
+)
 
 // TestShardsAddUpToTheWhole splits runs N ways and checks that the shares
 // add up exactly and differ by at most one (by a fair part, for a rate
@@ -66,7 +33,7 @@ func TestShardsAddUpToTheWhole(t *testing.T) {
 			var rate float64
 			minC, maxC := int64(1<<62), int64(0)
 			for i := 0; i < tt.count; i++ {
-				c := (&Config{Connections: tt.connections, Requests: tt.requests, Rate: tt.rate, Loops: 4, Shard: Shard{i, tt.count}}).withDefaults()
+				c := (&Config{Connections: tt.connections, Requests: tt.requests, Rate: tt.rate, Loops: 4, Shard: result.Shard{Index: i, Count: tt.count}}).withDefaults()
 				if err := c.applyShard(); err != nil {
 					t.Fatalf("shard %d: %v", i, err)
 				}
@@ -99,11 +66,11 @@ func TestShardErrors(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"fewer connections than shards", Config{URL: url, Connections: 3, Requests: 100, Shard: Shard{0, 4}}, "at least 4 (-c)"},
-		{"fewer requests than shards", Config{URL: url, Connections: 8, Requests: 3, Shard: Shard{0, 4}}, "at least 4 (-n)"},
-		{"a whole rate below one per shard", Config{URL: url, Connections: 8, Requests: 8, Rate: 3, Shard: Shard{0, 4}}, "at least 4/s"},
-		{"an index past the count", Config{URL: url, Requests: 8, Shard: Shard{4, 4}}, "from 0 to 3"},
-		{"a replay", Config{URL: url, Source: &listSource{}, Shard: Shard{0, 2}}, "cannot be sharded"},
+		{"fewer connections than shards", Config{URL: url, Connections: 3, Requests: 100, Shard: result.Shard{Index: 0, Count: 4}}, "at least 4 (-c)"},
+		{"fewer requests than shards", Config{URL: url, Connections: 8, Requests: 3, Shard: result.Shard{Index: 0, Count: 4}}, "at least 4 (-n)"},
+		{"a whole rate below one per shard", Config{URL: url, Connections: 8, Requests: 8, Rate: 3, Shard: result.Shard{Index: 0, Count: 4}}, "at least 4/s"},
+		{"an index past the count", Config{URL: url, Requests: 8, Shard: result.Shard{Index: 4, Count: 4}}, "from 0 to 3"},
+		{"a replay", Config{URL: url, Source: &listSource{}, Shard: result.Shard{Index: 0, Count: 2}}, "cannot be sharded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,9 +88,9 @@ func TestShardErrors(t *testing.T) {
 // TestShardRunsItsShare runs one shard of a run against a loopback server.
 func TestShardRunsItsShare(t *testing.T) {
 	srv := helloServer(t)
-	res := run(t, Config{URL: srv.URL, Connections: 5, Requests: 10, Rate: 1000, Shard: Shard{1, 4}})
+	res := run(t, Config{URL: srv.URL, Connections: 5, Requests: 10, Rate: 1000, Shard: result.Shard{Index: 1, Count: 4}})
 	// 5 connections over 4: 2, 1, 1, 1; 10 requests: 3, 3, 2, 2; 1000/s: 250 each.
-	if res.Connections != 1 || res.Requests != 3 || res.Rate != 250 || res.Shard != (Shard{1, 4}) {
+	if res.Connections != 1 || res.Requests != 3 || res.Rate != 250 || res.Shard != (result.Shard{Index: 1, Count: 4}) {
 		t.Errorf("shard 1/4 ran %d connections, %d requests at %g/s as %v; want 1, 3, 250 as 1/4",
 			res.Connections, res.Requests, res.Rate, res.Shard)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/gust-http/gust/result"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -58,24 +60,19 @@ func connectError(fd int) error {
 	return nil
 }
 
-func readSocket(fd int, p []byte) (int, error)  { return unix.Read(fd, p) }
-func writeSocket(fd int, p []byte) (int, error) { return unix.Write(fd, p) }
-func closeSocket(fd int)                        { unix.Close(fd) }
-
-func isWouldBlock(err error) bool  { return err == unix.EAGAIN }
-func isInterrupted(err error) bool { return err == unix.EINTR }
+func closeSocket(fd int) { unix.Close(fd) }
 
 // classifyConnect maps a failed connect to an ErrorKind.
-func classifyConnect(err error) ErrorKind {
+func classifyConnect(err error) result.ErrorKind {
 	switch {
 	case errors.Is(err, unix.ECONNREFUSED):
-		return ErrConnectRefused
+		return result.ErrConnectRefused
 	case errors.Is(err, unix.ETIMEDOUT):
-		return ErrConnectTimeout
+		return result.ErrConnectTimeout
 	case errors.Is(err, unix.ECONNRESET), errors.Is(err, unix.EPIPE):
 		// The handshake completed and the server reset the connection
 		// before the loop saw it connected: a reset, not a failed connect.
-		return ErrReset
+		return result.ErrReset
 	}
-	return ErrConnect
+	return result.ErrConnect
 }

@@ -5,6 +5,8 @@ package load
 import (
 	"errors"
 	"net"
+
+	"github.com/gust-http/gust/result"
 )
 
 var errNoSockets = errors.New("the load engine needs Linux (epoll)")
@@ -14,9 +16,5 @@ type sockaddr struct{}
 func newSockaddr(a *net.TCPAddr) (sockaddr, error) { return sockaddr{}, errNoSockets }
 func openSocket(sa sockaddr) (int, error)          { return -1, errNoSockets }
 func connectError(fd int) error                    { return errNoSockets }
-func readSocket(fd int, p []byte) (int, error)     { return 0, errNoSockets }
-func writeSocket(fd int, p []byte) (int, error)    { return 0, errNoSockets }
 func closeSocket(fd int)                           {}
-func isWouldBlock(err error) bool                  { return false }
-func isInterrupted(err error) bool                 { return false }
-func classifyConnect(err error) ErrorKind          { return ErrConnect }
+func classifyConnect(err error) result.ErrorKind   { return result.ErrConnect }

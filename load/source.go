@@ -32,7 +32,7 @@ type SourceRequest struct {
 	// request. With Config.Speed the engine sends it at At/Speed after the
 	// start; otherwise At is not used.
 	At time.Duration
-	// Endpoint groups requests for Result.Endpoints: an id from 0 to
+	// Endpoint groups requests for result.Result.Endpoints: an id from 0 to
 	// MaxEndpoints-1, or -1 for none.
 	Endpoint int
 	// Head is true for a HEAD request, whose response has no body whatever

@@ -30,7 +30,8 @@ func sourceLoop(tb testing.TB) (l *loop, c *conn, peer int) {
 	tb.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
 	l, c = loops[0], loops[0].conns[0]
 	l.recording = true
-	c.fd, c.state = fds[0], stActive
+	c.attach(fds[0])
+	c.state = stActive
 	return l, c, fds[1]
 }
 
@@ -58,8 +59,8 @@ func TestSourcePathDoesNotAllocate(t *testing.T) {
 			feedOne(l.feeder)
 		}
 		l.refill(c, 1)
-		if c.inflight != 1 || c.wleft != 0 {
-			t.Fatalf("inflight %d, %d bytes unwritten: the request was not sent", c.inflight, c.wleft)
+		if c.inflight() != 1 || c.wleft != 0 {
+			t.Fatalf("inflight %d, %d bytes unwritten: the request was not sent", c.inflight(), c.wleft)
 		}
 		unix.Read(peer, buf)
 		l.feed(c, benchResponse, 2)

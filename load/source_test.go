@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gust-http/gust/result"
 )
 
 // listSource hands out a fixed list of requests, looping passes times.
@@ -241,7 +243,7 @@ func TestSourceErrorsAreCountedPerEndpoint(t *testing.T) {
 		{Request: get("/hang"), Endpoint: 2},
 	}}
 	res := run(t, Config{URL: rec.URL, Source: src, Connections: 1})
-	byName := map[string]Endpoint{}
+	byName := map[string]result.Endpoint{}
 	for _, ep := range res.Endpoints {
 		byName[ep.Name] = ep
 	}
@@ -254,7 +256,7 @@ func TestSourceErrorsAreCountedPerEndpoint(t *testing.T) {
 	if ep := byName["hang"]; ep.Requests != 0 || ep.Errors != 30 {
 		t.Errorf("hang: %+v, want 30 errors", ep)
 	}
-	if res.Errors[ErrClosed] != 30 {
+	if res.Errors[result.ErrClosed] != 30 {
 		t.Errorf("errors %v, want 30 closed", res.Errors)
 	}
 }

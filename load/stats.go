@@ -2,6 +2,8 @@ package load
 
 import (
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gust-http/gust/result"
 )
 
 // maxStatus bounds the status codes counted in a fixed array; the parser
@@ -18,14 +20,14 @@ type stats struct {
 	reconnects   int64
 	late         int64
 	status       [maxStatus]int64
-	errors       [numErrorKinds]int64
+	errors       [result.NumErrorKinds]int64
 	latency      *hdrhistogram.Histogram
 	connect      *hdrhistogram.Histogram
 	lateness     *hdrhistogram.Histogram
 }
 
 func newStats() *stats {
-	return &stats{latency: NewHistogram(), connect: NewHistogram(), lateness: NewHistogram()}
+	return &stats{latency: result.NewHistogram(), connect: result.NewHistogram(), lateness: result.NewHistogram()}
 }
 
 // reset clears what measurement counts, keeping the connects made before
@@ -37,38 +39,45 @@ func (s *stats) reset() {
 	*s = stats{latency: latency, connect: connect, lateness: lateness, connects: connects}
 }
 
-// mergeInto adds s to the run's Result.
-func (s *stats) mergeInto(r *Result) {
-	r.Requests += s.requests
-	r.BytesRead += s.bytesRead
-	r.BytesWritten += s.bytesWritten
-	r.Connects += s.connects
-	r.Reconnects += s.reconnects
-	r.Late += s.late
-	r.Latency.Merge(s.latency)
-	r.Connect.Merge(s.connect)
-	r.Lateness.Merge(s.lateness)
+// mergeInto adds s, and the loop's TLS handshakes (nil for a plain run),
+// to the run's Result.
+func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
+	part := result.Result{
+		Requests:     s.requests,
+		BytesRead:    s.bytesRead,
+		BytesWritten: s.bytesWritten,
+		Connects:     s.connects,
+		Reconnects:   s.reconnects,
+		Late:         s.late,
+		Latency:      s.latency,
+		Connect:      s.connect,
+		Lateness:     s.lateness,
+		Status:       make(map[int]int64),
+		Errors:       make(map[result.ErrorKind]int64),
+		TLS:          tls.result(),
+	}
 	for code, n := range s.status {
 		if n > 0 {
-			r.Status[code] += n
+			part.Status[code] = n
 		}
 	}
 	for kind, n := range s.errors {
 		if n > 0 {
-			r.Errors[ErrorKind(kind)] += n
+			part.Errors[result.ErrorKind(kind)] = n
 		}
 	}
+	r.Add(&part)
 }
 
 // usec converts nanoseconds to whole microseconds for the histograms, never
 // below the histogram's lowest value.
 func usec(ns int64) int64 {
 	us := ns / 1000
-	if us < HistMin {
-		return HistMin
+	if us < result.HistMin {
+		return result.HistMin
 	}
-	if us > HistMax {
-		return HistMax
+	if us > result.HistMax {
+		return result.HistMax
 	}
 	return us
 }

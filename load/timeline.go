@@ -3,6 +3,8 @@ package load
 import (
 	"time"
 
+	"github.com/gust-http/gust/result"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -28,13 +30,13 @@ type collector struct {
 	keepHist bool
 
 	pending  map[int]*secondAgg
-	timeline []Second
+	timeline []result.Second
 	total    Progress
 	done     chan struct{}
 }
 
 type secondAgg struct {
-	Second
+	result.Second
 	reports int
 	hist    *hdrhistogram.Histogram
 }
@@ -61,7 +63,7 @@ func (c *collector) run() {
 	for iv := range c.in {
 		agg := c.pending[iv.second]
 		if agg == nil {
-			agg = &secondAgg{Second: Second{Second: iv.second}, hist: NewHistogram()}
+			agg = &secondAgg{Second: result.Second{Second: iv.second}, hist: result.NewHistogram()}
 			c.pending[iv.second] = agg
 		}
 		agg.Requests += iv.requests
@@ -115,6 +117,6 @@ func (c *collector) getHist(i int) *hdrhistogram.Histogram {
 	case h := <-c.free[i]:
 		return h
 	default:
-		return NewHistogram()
+		return result.NewHistogram()
 	}
 }

@@ -11,13 +11,13 @@ go 1.26.8
 require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
+	github.com/lesismal/llib v1.2.4
 	github.com/lesismal/nbio v1.6.12
 	github.com/valyala/fasthttp v1.74.0
 )
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	github.com/lesismal/llib v1.2.4 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

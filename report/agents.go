@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // agentColumns head the agents table of a merged result; the name comes
@@ -17,7 +17,7 @@ var agentColumnWidths = []int{7, 10, 10, 11, 9, 9, 20}
 
 // agentFlags names what is wrong with an agent's share: "late", "short",
 // "interrupted", or "" when nothing is.
-func agentFlags(a load.Agent) string {
+func agentFlags(a result.Agent) string {
 	var flags []string
 	if a.Late {
 		flags = append(flags, "late")
@@ -32,7 +32,7 @@ func agentFlags(a load.Agent) string {
 }
 
 // agentCells renders one agent's row, in agentColumns' order.
-func agentCells(a load.Agent) []string {
+func agentCells(a result.Agent) []string {
 	shard := a.Shard.String()
 	if shard == "" {
 		shard = "-"
@@ -51,15 +51,15 @@ func agentCells(a load.Agent) []string {
 
 // missingShards lists the shards none of agents ran, when all of them are
 // shares of the same number: e.g. ["2/4", "3/4"].
-func missingShards(agents []load.Agent) []string {
+func missingShards(agents []result.Agent) []string {
 	if len(agents) == 0 || !agents[0].Shard.Sharded() {
 		return nil
 	}
 	n := agents[0].Shard.Count
 	var missing []string
 	for i := 0; i < n; i++ {
-		if !slices.ContainsFunc(agents, func(a load.Agent) bool { return a.Shard.Index == i }) {
-			missing = append(missing, load.Shard{Index: i, Count: n}.String())
+		if !slices.ContainsFunc(agents, func(a result.Agent) bool { return a.Shard.Index == i }) {
+			missing = append(missing, result.Shard{Index: i, Count: n}.String())
 		}
 	}
 	return missing
@@ -67,7 +67,7 @@ func missingShards(agents []load.Agent) []string {
 
 // agentsNote sums up the agents in one line: how many, how many are
 // flagged, and which shards are missing.
-func agentsNote(agents []load.Agent) string {
+func agentsNote(agents []result.Agent) string {
 	note := plural(int64(len(agents)), "agent", "agents")
 	flagged := 0
 	for _, a := range agents {
@@ -85,7 +85,7 @@ func agentsNote(agents []load.Agent) string {
 }
 
 // writeAgents writes the table of a merged result's agents.
-func writeAgents(b *strings.Builder, agents []load.Agent) {
+func writeAgents(b *strings.Builder, agents []result.Agent) {
 	row := func(cells []string) string {
 		var s strings.Builder
 		for i, c := range cells {

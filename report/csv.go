@@ -5,7 +5,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // csvHeader names CSV's columns; the names match Second's JSON keys.
@@ -14,7 +14,7 @@ var csvHeader = []string{"second", "requests", "errors", "bytes_read", "p50_us",
 // CSV writes the per-second timeline: the header
 // "second,requests,errors,bytes_read,p50_us,p99_us", then one row per
 // second of r.Timeline. A run without a timeline writes only the header.
-func CSV(w io.Writer, r *load.Result) error {
+func CSV(w io.Writer, r *result.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 func TestLogBounds(t *testing.T) {
@@ -44,7 +44,7 @@ func TestDistributionCountsEveryValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := load.NewHistogram()
+			h := result.NewHistogram()
 			record(h, tt.values...)
 			buckets := distribution(h, distBuckets)
 			var sum int64

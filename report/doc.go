@@ -1,8 +1,10 @@
-// Package report turns a load.Result into output people and tools read:
+// Package report turns a result.Result into output people and tools read:
 // a human summary (Text), a JSON document (JSON, shaped by Summary), the
 // per-second timeline as CSV (CSV) and an HdrHistogram interval log
 // (HdrLog). It only formats what the generator measured; it knows nothing
 // about sockets, and every writer is deterministic for a given Result.
 //
-// Latencies are in microseconds throughout, as in load.Result.
+// Write writes any of Formats: gust load, gust replay and gust merge all
+// report through it. Latencies are in microseconds throughout, as in
+// result.Result.
 package report

@@ -7,23 +7,30 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // EndpointStats is one row of the per-endpoint table, Summary.Endpoints.
 type EndpointStats struct {
-	Endpoint  string `json:"endpoint"` // e.g. "GET /users/:id"
-	Count     int64  `json:"count"`    // responses
-	Errors    int64  `json:"errors"`
-	Status5xx int64  `json:"status_5xx"`
-	P50us     int64  `json:"p50_us"`
-	P99us     int64  `json:"p99_us"`
-	MaxUs     int64  `json:"max_us"`
+	// Endpoint is the endpoint's name, e.g. "GET /users/:id".
+	Endpoint string `json:"endpoint"`
+	// Count counts responses.
+	Count int64 `json:"count"`
+	// Errors counts failed requests.
+	Errors int64 `json:"errors"`
+	// Status5xx counts responses with a status of 500 or more.
+	Status5xx int64 `json:"status_5xx"`
+	// P50us is the median latency in microseconds.
+	P50us int64 `json:"p50_us"`
+	// P99us is the 99th percentile latency in microseconds.
+	P99us int64 `json:"p99_us"`
+	// MaxUs is the highest latency in microseconds.
+	MaxUs int64 `json:"max_us"`
 }
 
 // endpointStats summarizes r.Endpoints, busiest first (by responses, then
 // errors, then name), leaving out those with neither.
-func endpointStats(r *load.Result) []EndpointStats {
+func endpointStats(r *result.Result) []EndpointStats {
 	if len(r.Endpoints) == 0 {
 		return nil
 	}
@@ -109,41 +116,8 @@ func writeEndpoints(b *strings.Builder, rows []EndpointStats) {
 	}
 }
 
-// Input describes what a replay read from its log.
-type Input struct {
-	File     string `json:"file"`   // "-" for standard input
-	Format   string `json:"format"` // combined, common or json
-	Lines    int64  `json:"lines"`  // non-blank lines in the log
-	Requests int64  `json:"requests"`
-	Filtered int64  `json:"filtered"` // lines left out by the filters
-	Skipped  int64  `json:"skipped"`  // lines that could not be parsed
-	// SkippedLines are the first few lines that could not be parsed.
-	SkippedLines []SkippedLine `json:"skipped_lines"`
-	Passes       int           `json:"passes"` // times the log was read
-}
-
-// SkippedLine is a log line that could not be parsed.
-type SkippedLine struct {
-	Line   int64  `json:"line"`
-	Reason string `json:"reason"`
-	Text   string `json:"text"` // the start of the line
-}
-
-// ReplayText writes Text's summary of a replay, with what was read from
-// the log after the target and the skipped lines at the end.
-func ReplayText(w io.Writer, r *load.Result, in *Input) error {
-	return writeText(w, r, in)
-}
-
-// ReplayJSON writes JSON's document for a replay, with the log under "input".
-func ReplayJSON(w io.Writer, r *load.Result, in *Input) error {
-	s := NewSummary(r)
-	s.Input = in
-	return encodeJSON(w, s)
-}
-
 // writeInput writes the line that says what the log held.
-func writeInput(b *strings.Builder, in *Input) {
+func writeInput(b *strings.Builder, in *result.Input) {
 	var parts []string
 	parts = append(parts, plural(in.Lines, "line", "lines"))
 	if in.Skipped > 0 {
@@ -161,7 +135,7 @@ func writeInput(b *strings.Builder, in *Input) {
 }
 
 // writeSkipped lists the first lines that could not be parsed.
-func writeSkipped(b *strings.Builder, in *Input) {
+func writeSkipped(b *strings.Builder, in *result.Input) {
 	if in.Skipped == 0 {
 		return
 	}

@@ -4,19 +4,19 @@ import (
 	"os"
 	"time"
 
-	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 func ExampleText() {
-	latency := load.NewHistogram()
+	latency := result.NewHistogram()
 	for _, v := range []struct{ us, n int64 }{
 		{95, 2000}, {120, 4000}, {160, 2500}, {240, 1000}, {450, 400}, {900, 80}, {2500, 20},
 	} {
 		latency.RecordValues(v.us, v.n)
 	}
 
-	r := &load.Result{
+	r := &result.Result{
 		URL:          "http://127.0.0.1:8080/",
 		Method:       "GET",
 		Connections:  10,

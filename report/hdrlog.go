@@ -8,7 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // HdrLog writes an HdrHistogram interval log, the .hlog format of
@@ -26,7 +26,7 @@ import (
 // same reason the log's Interval_Max column, which the writer scales for
 // nanoseconds, reads in seconds. A Start before 1970 (such as the zero
 // time), which the format cannot hold, is written as the Unix epoch.
-func HdrLog(w io.Writer, r *load.Result) error {
+func HdrLog(w io.Writer, r *result.Result) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	startMs := max(r.Start.UnixMilli(), 0)
 	// The StartTime and BaseTime headers hold whole seconds only, so
@@ -75,7 +75,7 @@ func HdrLog(w io.Writer, r *load.Result) error {
 
 // hasIntervalHistograms reports whether every second of a non-empty
 // timeline carries its histogram.
-func hasIntervalHistograms(timeline []load.Second) bool {
+func hasIntervalHistograms(timeline []result.Second) bool {
 	for _, s := range timeline {
 		if len(s.Hist) == 0 {
 			return false
@@ -85,7 +85,7 @@ func hasIntervalHistograms(timeline []load.Second) bool {
 }
 
 // logComment describes the run on one comment line.
-func logComment(r *load.Result) string {
+func logComment(r *result.Result) string {
 	target := strings.Join(strings.Fields(r.Method+" "+r.URL), " ") // no line breaks
 	if target == "" {
 		return "[gust load; latency in microseconds]"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 func TestHdrLog(t *testing.T) {
@@ -77,7 +77,7 @@ func TestHdrLogErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		w    io.Writer
-		r    *load.Result
+		r    *result.Result
 	}{
 		{"a corrupt interval histogram is an error", &bytes.Buffer{}, corrupt},
 		{"a failing writer is an error", failingWriter{}, closedRun()},

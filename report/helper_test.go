@@ -12,7 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
@@ -64,7 +64,7 @@ var fixtureStart = time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 // fixture is a named, deterministic Result for table-driven tests.
 type fixture struct {
 	name   string
-	result func() *load.Result
+	result func() *result.Result
 }
 
 // fixtures are the Results every writer is tested with.
@@ -75,7 +75,8 @@ var fixtures = []fixture{
 	{"empty_interrupted", emptyInterruptedRun},
 	{"replay", replayRun},
 	{"merged", mergedRun},
-	{"zero", func() *load.Result { return &load.Result{} }},
+	{"tls", tlsRun},
+	{"zero", func() *result.Result { return &result.Result{} }},
 }
 
 // record fills h with count copies of each value; values and counts alternate.
@@ -90,14 +91,14 @@ func record(h *hdrhistogram.Histogram, valueCounts ...int64) {
 // timeline builds n seconds, each filled by fill, and returns them with
 // the run's merged latency histogram. With keepHist each second carries its
 // encoded histogram, as with load.Config.IntervalHistograms.
-func timeline(n int, keepHist bool, bytesPerResponse int64, errorsIn func(s int) int64, fill func(s int, h *hdrhistogram.Histogram)) (*hdrhistogram.Histogram, []load.Second) {
-	latency := load.NewHistogram()
-	seconds := make([]load.Second, n)
+func timeline(n int, keepHist bool, bytesPerResponse int64, errorsIn func(s int) int64, fill func(s int, h *hdrhistogram.Histogram)) (*hdrhistogram.Histogram, []result.Second) {
+	latency := result.NewHistogram()
+	seconds := make([]result.Second, n)
 	for s := range seconds {
-		h := load.NewHistogram()
+		h := result.NewHistogram()
 		fill(s, h)
 		latency.Merge(h)
-		sec := load.Second{
+		sec := result.Second{
 			Second:    s,
 			Requests:  h.TotalCount(),
 			Errors:    errorsIn(s),
@@ -121,7 +122,7 @@ func noErrors(int) int64 { return 0 }
 
 // closedRun is a typical closed-model run with keep-alive, a long tail and
 // per-second histograms; its connections were opened during warm-up.
-func closedRun() *load.Result {
+func closedRun() *result.Result {
 	latency, seconds := timeline(11, true, 124, noErrors, func(s int, h *hdrhistogram.Histogram) {
 		if s == 10 { // the last two milliseconds
 			record(h, 400, 118)
@@ -137,7 +138,7 @@ func closedRun() *load.Result {
 			150000, 2)
 	})
 	n := latency.TotalCount()
-	return &load.Result{
+	return &result.Result{
 		URL:          "http://127.0.0.1:8080/",
 		Method:       "GET",
 		Connections:  50,
@@ -151,10 +152,10 @@ func closedRun() *load.Result {
 		BytesWritten: n * 52,
 		Connects:     50,
 		Latency:      latency,
-		Connect:      load.NewHistogram(),
-		Lateness:     load.NewHistogram(),
+		Connect:      result.NewHistogram(),
+		Lateness:     result.NewHistogram(),
 		Status:       map[int]int64{200: n - 23, 503: 23},
-		Errors:       map[load.ErrorKind]int64{},
+		Errors:       map[result.ErrorKind]int64{},
 		Timeline:     seconds,
 	}
 }
@@ -162,14 +163,14 @@ func closedRun() *load.Result {
 // openLateRun is an open-model run at 10,000 req/s with pipelining, some
 // requests started late and some timed out. Connect is nil, as in a Result
 // built by hand.
-func openLateRun() *load.Result {
+func openLateRun() *result.Result {
 	latency, seconds := timeline(10, false, 310, func(int) int64 { return 5 }, func(s int, h *hdrhistogram.Histogram) {
 		record(h, 300+10*int64(s), 6000, 700, 2500, 1800, 1200, 25000, 295)
 	})
-	lateness := load.NewHistogram()
+	lateness := result.NewHistogram()
 	record(lateness, 20, 90000, 400, 8766, 1500, 800, 4000, 400, 15000, 34)
 	n := latency.TotalCount()
-	return &load.Result{
+	return &result.Result{
 		URL:          "http://localhost:9000/api/items?limit=10&sort=id",
 		Method:       "POST",
 		Connections:  100,
@@ -187,14 +188,14 @@ func openLateRun() *load.Result {
 		Lateness:     lateness,
 		Late:         1234,
 		Status:       map[int]int64{200: n},
-		Errors:       map[load.ErrorKind]int64{load.ErrReadTimeout: 50},
+		Errors:       map[result.ErrorKind]int64{result.ErrReadTimeout: 50},
 		Timeline:     seconds,
 	}
 }
 
 // keepAliveOffRun opens a connection per request, so connect times are
 // measured, and meets a few errors.
-func keepAliveOffRun() *load.Result {
+func keepAliveOffRun() *result.Result {
 	latency, seconds := timeline(6, false, 96, func(s int) int64 { return int64(s % 2) }, func(s int, h *hdrhistogram.Histogram) {
 		if s == 5 {
 			record(h, 250, 700, 600, 300)
@@ -202,10 +203,10 @@ func keepAliveOffRun() *load.Result {
 		}
 		record(h, 250, 1260, 600, 640, 1300, 240, 4800, 60)
 	})
-	connect := load.NewHistogram()
+	connect := result.NewHistogram()
 	record(connect, 60, 8000, 120, 2000, 1200, 990, 3000, 14)
 	n := latency.TotalCount()
-	return &load.Result{
+	return &result.Result{
 		URL:          "http://10.0.0.7/health",
 		Method:       "GET",
 		Connections:  16,
@@ -220,17 +221,17 @@ func keepAliveOffRun() *load.Result {
 		Reconnects:   connect.TotalCount() - 16,
 		Latency:      latency,
 		Connect:      connect,
-		Lateness:     load.NewHistogram(),
+		Lateness:     result.NewHistogram(),
 		Status:       map[int]int64{200: n - 2, 404: 2},
-		Errors:       map[load.ErrorKind]int64{load.ErrConnectRefused: 3, load.ErrReset: 1},
+		Errors:       map[result.ErrorKind]int64{result.ErrConnectRefused: 3, result.ErrReset: 1},
 		Timeline:     seconds,
 	}
 }
 
 // emptyInterruptedRun was stopped after 1.5s without a single response:
 // the target refused every connection.
-func emptyInterruptedRun() *load.Result {
-	return &load.Result{
+func emptyInterruptedRun() *result.Result {
+	return &result.Result{
 		URL:         "http://127.0.0.1:8081/",
 		Method:      "GET",
 		Connections: 50,
@@ -240,12 +241,12 @@ func emptyInterruptedRun() *load.Result {
 		Start:       fixtureStart,
 		Duration:    1500 * time.Millisecond,
 		Interrupted: true,
-		Latency:     load.NewHistogram(),
-		Connect:     load.NewHistogram(),
-		Lateness:    load.NewHistogram(),
+		Latency:     result.NewHistogram(),
+		Connect:     result.NewHistogram(),
+		Lateness:    result.NewHistogram(),
 		Status:      map[int]int64{},
-		Errors:      map[load.ErrorKind]int64{load.ErrConnectRefused: 1234, load.ErrConnectTimeout: 2},
-		Timeline: []load.Second{
+		Errors:      map[result.ErrorKind]int64{result.ErrConnectRefused: 1234, result.ErrConnectTimeout: 2},
+		Timeline: []result.Second{
 			{Second: 0, Errors: 800},
 			{Second: 1, Errors: 436},
 		},
@@ -260,16 +261,16 @@ func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 // shardRun is shard i of a 3-way open-model run at 3000 req/s with 60
 // connections (so 1000/s and 20 connections each), measured from start
 // for dur, with per-second histograms and a few connect times.
-func shardRun(i int, start time.Time, dur time.Duration, seconds int) *load.Result {
+func shardRun(i int, start time.Time, dur time.Duration, seconds int) *result.Result {
 	latency, timeline := timeline(seconds, true, 120, noErrors, func(s int, h *hdrhistogram.Histogram) {
 		record(h, 200+int64(50*i), 900, 800+int64(s), 90, 15000, 10)
 	})
-	lateness := load.NewHistogram()
+	lateness := result.NewHistogram()
 	record(lateness, 30, latency.TotalCount())
-	connect := load.NewHistogram()
+	connect := result.NewHistogram()
 	record(connect, 90+int64(i), 20)
 	n := latency.TotalCount()
-	return &load.Result{
+	return &result.Result{
 		URL:          "http://gust-server.default.svc:8080/",
 		Method:       "GET",
 		Connections:  20,
@@ -277,7 +278,7 @@ func shardRun(i int, start time.Time, dur time.Duration, seconds int) *load.Resu
 		Pipeline:     1,
 		Rate:         1000,
 		KeepAlive:    true,
-		Shard:        load.Shard{Index: i, Count: 3},
+		Shard:        result.Shard{Index: i, Count: 3},
 		StartAt:      fixtureStart.Add(-time.Second),
 		Start:        start,
 		Duration:     dur,
@@ -289,19 +290,19 @@ func shardRun(i int, start time.Time, dur time.Duration, seconds int) *load.Resu
 		Connect:      connect,
 		Lateness:     lateness,
 		Status:       map[int]int64{200: n},
-		Errors:       map[load.ErrorKind]int64{load.ErrReset: int64(i)},
+		Errors:       map[result.ErrorKind]int64{result.ErrReset: int64(i)},
 		Timeline:     timeline,
 	}
 }
 
 // mergedRun merges three shards: the first two on time, the third 1.2 s
 // late and cut short.
-func mergedRun() *load.Result {
-	r, err := load.Merge([]load.Part{
+func mergedRun() *result.Result {
+	r, err := result.Merge([]result.Part{
 		{Name: "agent-2.json", Result: shardRun(2, fixtureStart.Add(1200*time.Millisecond), 1800*time.Millisecond, 2)},
 		{Name: "agent-0.json", Result: shardRun(0, fixtureStart, 3*time.Second, 3)},
 		{Name: "agent-1.json", Result: shardRun(1, fixtureStart.Add(4*time.Millisecond), 3*time.Second, 3)},
-	}, load.DefaultMaxSkew)
+	}, result.DefaultMaxSkew)
 	if err != nil {
 		panic(err)
 	}

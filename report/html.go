@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report/chart"
 	"github.com/gust-http/gust/report/table"
+	"github.com/gust-http/gust/result"
 )
 
 // htmlStyle is the page's whole style sheet: the page fetches nothing.
@@ -26,7 +26,7 @@ svg .grid{stroke:#ddd}`
 // latency distribution as bars and the timeline as two charts (responses
 // per second; p50 and p99 per second). A replay gets its endpoint table
 // and a merged result its agents table, as in Text.
-func HTML(w io.Writer, r *load.Result) error {
+func HTML(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	target := strings.TrimSpace(r.Method + " " + r.URL)
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gust: %s</title>\n<style>%s</style></head>\n<body>\n",
@@ -101,7 +101,7 @@ func writeDistributionHTML(b *strings.Builder, buckets []bucket, total int64) {
 	b.WriteString("</table>\n")
 }
 
-func writeTimelineHTML(b *strings.Builder, timeline []load.Second) {
+func writeTimelineHTML(b *strings.Builder, timeline []result.Second) {
 	n := 0
 	for _, s := range timeline {
 		n = max(n, s.Second+1)
@@ -135,7 +135,7 @@ func writeEndpointsHTML(b *strings.Builder, rows []EndpointStats) {
 	b.WriteString("</table>\n")
 }
 
-func writeAgentsHTML(b *strings.Builder, agents []load.Agent) {
+func writeAgentsHTML(b *strings.Builder, agents []result.Agent) {
 	fmt.Fprintf(b, "<p>%s</p>\n<table>", html.EscapeString(agentsNote(agents)))
 	htmlRow(b, true, true, agentColumns...)
 	for _, a := range agents {

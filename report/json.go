@@ -3,11 +3,11 @@ package report
 import (
 	"io"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // JSON writes the result as one indented JSON object, shaped by Summary
 // and followed by a newline.
-func JSON(w io.Writer, r *load.Result) error {
+func JSON(w io.Writer, r *result.Result) error {
 	return encodeJSON(w, NewSummary(r))
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 func TestJSON(t *testing.T) {
@@ -74,7 +74,7 @@ func TestJSONKeys(t *testing.T) {
 			}
 
 			errs := doc["errors"].(map[string]any)
-			for _, kind := range load.ErrorKinds() {
+			for _, kind := range result.ErrorKinds() {
 				if jsonType(errs[kind.String()]) != num {
 					t.Errorf("errors lacks %s", kind)
 				}

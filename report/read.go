@@ -13,12 +13,12 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // ReadResults reads the JSON documents JSON writes, one after another as
 // several agents' outputs concatenated (kubectl logs of several pods, say),
-// and returns each as a load.Part for load.Merge. Parts are named after
+// and returns each as a result.Part for result.Merge. Parts are named after
 // name, the input's name: name itself for a single document, "name#2" for
 // the second of several.
 //
@@ -26,9 +26,9 @@ import (
 // load result (JSON of another shape, a replay's result, or one written
 // before results carried every histogram) is an error of one line that
 // says where.
-func ReadResults(data []byte, name string) ([]load.Part, error) {
+func ReadResults(data []byte, name string) ([]result.Part, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var parts []load.Part
+	var parts []result.Part
 	for {
 		at := skipSpace(data, dec.InputOffset())
 		var s Summary
@@ -47,7 +47,7 @@ func ReadResults(data []byte, name string) ([]load.Part, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
-		parts = append(parts, load.Part{Result: r})
+		parts = append(parts, result.Part{Result: r})
 	}
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%s: no results in it (empty input)", name)
@@ -100,12 +100,12 @@ func snippet(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// Result rebuilds the load.Result that s describes, with every histogram
-// decoded, for load.Merge. It fails for a document that is not a gust load
+// Result rebuilds the result.Result that s describes, with every histogram
+// decoded, for result.Merge. It fails for a document that is not a gust load
 // result: no URL or latency histogram, a replay's result (its per-endpoint
 // histograms are not kept), an unknown status or error kind, or counts
 // that disagree with the histograms.
-func (s Summary) Result() (*load.Result, error) {
+func (s Summary) Result() (*result.Result, error) {
 	switch {
 	case s.URL == "" || s.LatencyHdr == "":
 		return nil, errors.New("not a gust load result (it has no url or latency_hdr)")
@@ -114,7 +114,7 @@ func (s Summary) Result() (*load.Result, error) {
 	case s.Connect != nil && s.ConnectHdr == "", s.Late != nil && s.LatenessHdr == "":
 		return nil, errors.New("a result without its connect or lateness histogram (written by an older gust): run the agents with this one")
 	}
-	r := &load.Result{
+	r := &result.Result{
 		URL:          s.URL,
 		Method:       s.Method,
 		Connections:  s.Connections,
@@ -130,7 +130,7 @@ func (s Summary) Result() (*load.Result, error) {
 		Connects:     s.Connects,
 		Reconnects:   s.Reconnects,
 		Status:       make(map[int]int64, len(s.Status)),
-		Errors:       make(map[load.ErrorKind]int64),
+		Errors:       make(map[result.ErrorKind]int64),
 	}
 	var err error
 	if r.Start, err = time.Parse(time.RFC3339, s.Start); err != nil {
@@ -142,7 +142,7 @@ func (s Summary) Result() (*load.Result, error) {
 		}
 	}
 	if s.Shard != "" {
-		if r.Shard, err = load.ParseShard(s.Shard); err != nil {
+		if r.Shard, err = result.ParseShard(s.Shard); err != nil {
 			return nil, err
 		}
 	}
@@ -155,6 +155,9 @@ func (s Summary) Result() (*load.Result, error) {
 	if r.Lateness, err = decodeHistogram("lateness_hdr", s.LatenessHdr, r.Latency); err != nil {
 		return nil, err
 	}
+	if r.TLS, err = tlsResult(s.TLS, r.Latency); err != nil {
+		return nil, err
+	}
 	if s.Late != nil {
 		r.Late = s.Late.Count
 	}
@@ -165,7 +168,7 @@ func (s Summary) Result() (*load.Result, error) {
 		return nil, err
 	}
 	for _, sec := range s.Timeline {
-		r.Timeline = append(r.Timeline, load.Second{
+		r.Timeline = append(r.Timeline, result.Second{
 			Second:    sec.Second,
 			Requests:  sec.Requests,
 			Errors:    sec.Errors,
@@ -179,7 +182,7 @@ func (s Summary) Result() (*load.Result, error) {
 }
 
 // readCounts fills r's status codes and errors from s.
-func readCounts(r *load.Result, s Summary) error {
+func readCounts(r *result.Result, s Summary) error {
 	for code, n := range s.Status {
 		c, err := strconv.Atoi(code)
 		if err != nil || c < 100 || c > 999 {
@@ -187,8 +190,8 @@ func readCounts(r *load.Result, s Summary) error {
 		}
 		r.Status[c] = n
 	}
-	kinds := make(map[string]load.ErrorKind)
-	for _, k := range load.ErrorKinds() {
+	kinds := make(map[string]result.ErrorKind)
+	for _, k := range result.ErrorKinds() {
 		kinds[k.String()] = k
 	}
 	for name, n := range s.Errors {

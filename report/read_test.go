@@ -9,11 +9,11 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // jsonOf returns what JSON writes for r.
-func jsonOf(t testing.TB, r *load.Result) []byte {
+func jsonOf(t testing.TB, r *result.Result) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := JSON(&buf, r); err != nil {
@@ -28,7 +28,7 @@ func TestReadResultsRoundTrip(t *testing.T) {
 	sameHist := func(name string, got, want *hdrhistogram.Histogram) {
 		t.Helper()
 		if want == nil {
-			want = load.NewHistogram()
+			want = result.NewHistogram()
 		}
 		if !got.Equals(want) && got.TotalCount()+want.TotalCount() > 0 {
 			t.Errorf("%s histogram: read %d values (p99 %d), want %d (p99 %d)", name,
@@ -42,7 +42,7 @@ func TestReadResultsRoundTrip(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			want := f.result()
 			if f.name == "open_late" {
-				want.Shard = load.Shard{Index: 2, Count: 4}
+				want.Shard = result.Shard{Index: 2, Count: 4}
 				want.StartAt = fixtureStart.Add(-2 * time.Second)
 			}
 			parts, err := ReadResults(jsonOf(t, want), "run.json")
@@ -96,16 +96,16 @@ func TestReadResultsRoundTrip(t *testing.T) {
 // another, as kubectl logs of their pods gives it, and merges them: the
 // result must be the in-memory merge of the same agents.
 func TestReadResultsOfConcatenatedAgents(t *testing.T) {
-	agents := []*load.Result{
+	agents := []*result.Result{
 		shardRun(1, fixtureStart.Add(3*time.Millisecond), 3*time.Second, 3),
 		shardRun(0, fixtureStart, 3*time.Second, 3),
 		shardRun(2, fixtureStart.Add(time.Millisecond), 3*time.Second, 3),
 	}
 	var stream []byte
-	var inMemory []load.Part
+	var inMemory []result.Part
 	for i, a := range agents {
 		stream = append(stream, jsonOf(t, a)...)
-		inMemory = append(inMemory, load.Part{Name: fmt.Sprintf("stdin#%d", i+1), Result: a})
+		inMemory = append(inMemory, result.Part{Name: fmt.Sprintf("stdin#%d", i+1), Result: a})
 	}
 	parts, err := ReadResults(stream, "stdin")
 	if err != nil {
@@ -114,18 +114,18 @@ func TestReadResultsOfConcatenatedAgents(t *testing.T) {
 	if len(parts) != 3 || parts[0].Name != "stdin#1" || parts[2].Name != "stdin#3" {
 		t.Fatalf("read %d parts, want stdin#1 to stdin#3", len(parts))
 	}
-	got, err := load.Merge(parts, load.DefaultMaxSkew)
+	got, err := result.Merge(parts, result.DefaultMaxSkew)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := load.Merge(inMemory, load.DefaultMaxSkew)
+	want, err := result.Merge(inMemory, result.DefaultMaxSkew)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !got.Latency.Equals(want.Latency) || !got.Connect.Equals(want.Connect) || !got.Lateness.Equals(want.Lateness) {
 		t.Error("histograms merged from JSON differ from the in-memory merge")
 	}
-	if got.Requests != want.Requests || got.Status[200] != want.Status[200] || got.Errors[load.ErrReset] != 3 {
+	if got.Requests != want.Requests || got.Status[200] != want.Status[200] || got.Errors[result.ErrReset] != 3 {
 		t.Errorf("merged %d requests, status %v, errors %v; want %d requests and 3 resets", got.Requests, got.Status, got.Errors, want.Requests)
 	}
 	var text, wantText bytes.Buffer

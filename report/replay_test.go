@@ -10,22 +10,22 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // replayRun is a replay at 5x the log's pace with 33 endpoints: more than
 // the text lists.
-func replayRun() *load.Result {
+func replayRun() *result.Result {
 	latency, seconds := timeline(4, false, 200, func(s int) int64 { return int64(s) }, func(s int, h *hdrhistogram.Histogram) {
 		record(h, 150, 3000, 900, 800, 12000, 20)
 	})
-	lateness := load.NewHistogram()
+	lateness := result.NewHistogram()
 	record(lateness, 5, 11000, 2500, 60)
-	var endpoints []load.Endpoint
+	var endpoints []result.Endpoint
 	add := func(name string, errs, s5xx int64, valueCounts ...int64) {
-		h := load.NewEndpointHistogram()
+		h := result.NewEndpointHistogram()
 		record(h, valueCounts...)
-		endpoints = append(endpoints, load.Endpoint{Name: name, Requests: h.TotalCount(), Errors: errs, Status5xx: s5xx, Latency: h})
+		endpoints = append(endpoints, result.Endpoint{Name: name, Requests: h.TotalCount(), Errors: errs, Status5xx: s5xx, Latency: h})
 	}
 	add("POST /api/orders", 2, 40, 900, 700, 12000, 20)
 	add("GET /api/users/:id", 0, 0, 150, 7000)
@@ -35,7 +35,7 @@ func replayRun() *load.Result {
 		add(fmt.Sprintf("GET /static/file%02d.js", i), 0, 0, 150, int64(29-i))
 	}
 	n := latency.TotalCount()
-	return &load.Result{
+	return &result.Result{
 		URL:          "http://127.0.0.1:18091/",
 		Connections:  50,
 		Loops:        1,
@@ -49,33 +49,40 @@ func replayRun() *load.Result {
 		BytesWritten: n * 150,
 		Connects:     50,
 		Latency:      latency,
-		Connect:      load.NewHistogram(),
+		Connect:      result.NewHistogram(),
 		Lateness:     lateness,
 		Late:         60,
 		Status:       map[int]int64{200: n - 40, 503: 40},
-		Errors:       map[load.ErrorKind]int64{load.ErrClosed: 6},
+		Errors:       map[result.ErrorKind]int64{result.ErrClosed: 6},
 		Timeline:     seconds,
 		Endpoints:    endpoints,
 	}
 }
 
-func replayInput() *Input {
-	return &Input{
+func replayInput() *result.Input {
+	return &result.Input{
 		File: "access.log.gz", Format: "combined", Lines: 15_230, Requests: 15_000, Filtered: 200, Skipped: 30, Passes: 1,
-		SkippedLines: []SkippedLine{
+		SkippedLines: []result.SkippedLine{
 			{Line: 17, Reason: "no [time] field", Text: "garbage"},
 			{Line: 18, Reason: `request line is "-" (the client sent no request)`, Text: `1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "-" 400 0 "-" "-"`},
 		},
 	}
 }
 
+// replayResult is replayRun with what was read from its log.
+func replayResult() *result.Result {
+	r := replayRun()
+	r.Input = replayInput()
+	return r
+}
+
 func TestReplayReports(t *testing.T) {
 	var text, doc bytes.Buffer
-	if err := ReplayText(&text, replayRun(), replayInput()); err != nil {
+	if err := Write(&text, "text", replayResult()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "replay_text.golden", text.Bytes())
-	if err := ReplayJSON(&doc, replayRun(), replayInput()); err != nil {
+	if err := Write(&doc, "json", replayResult()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "replay_json.golden", doc.Bytes())

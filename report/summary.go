@@ -6,7 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // StartLayout is how Summary.Start is written: RFC 3339 in UTC with
@@ -17,43 +17,61 @@ const StartLayout = "2006-01-02T15:04:05.000Z07:00"
 // contract: other tools (gust bench, gust merge) decode it back, so keys are
 // only ever added, never renamed or removed.
 type Summary struct {
-	URL         string  `json:"url"`
-	Method      string  `json:"method"`
-	Connections int     `json:"connections"`
-	Loops       int     `json:"loops"`
-	Pipeline    int     `json:"pipeline"`
-	Rate        float64 `json:"rate"` // requests/s asked for; 0 in the closed model
+	// URL is the target; for a replay, the server only.
+	URL string `json:"url"`
+	// Method is the requests' method; empty for a replay.
+	Method string `json:"method"`
+	// Connections is how many connections the run kept open.
+	Connections int `json:"connections"`
+	// Loops is how many event loops drove them.
+	Loops int `json:"loops"`
+	// Pipeline is how many requests each connection kept in flight.
+	Pipeline int `json:"pipeline"`
+	// Rate is the requests per second asked for; 0 in the closed model.
+	Rate float64 `json:"rate"`
 	// Speed is set when a replay kept its log's times, scaled by Speed.
-	Speed     float64 `json:"speed,omitempty"`
-	KeepAlive bool    `json:"keepalive"`
+	Speed float64 `json:"speed,omitempty"`
+	// KeepAlive is false when every request had a connection of its own.
+	KeepAlive bool `json:"keepalive"`
 	// Shard, for one agent's share of a run (gust load --shard), is "I/N".
 	Shard string `json:"shard,omitempty"`
 	// StartAt is when the run was asked to begin (gust load --start-at),
 	// in StartLayout.
 	StartAt string `json:"start_at,omitempty"`
-
-	Start       string  `json:"start"`      // in StartLayout
-	DurationS   float64 `json:"duration_s"` // to the millisecond
-	Interrupted bool    `json:"interrupted"`
-
-	Requests     int64   `json:"requests"`
-	RPS          float64 `json:"rps"` // to 0.1
-	BytesRead    int64   `json:"bytes_read"`
-	BytesWritten int64   `json:"bytes_written"`
-	Connects     int64   `json:"connects"`
-	Reconnects   int64   `json:"reconnects"`
-
+	// Start is when measurement began, in StartLayout.
+	Start string `json:"start"`
+	// DurationS is the measured time in seconds, to the millisecond.
+	DurationS float64 `json:"duration_s"`
+	// Interrupted is true when the run was stopped early.
+	Interrupted bool `json:"interrupted"`
+	// Requests counts complete responses.
+	Requests int64 `json:"requests"`
+	// RPS is responses per second over DurationS, to 0.1.
+	RPS float64 `json:"rps"`
+	// BytesRead counts bytes received, heads and bodies.
+	BytesRead int64 `json:"bytes_read"`
+	// BytesWritten counts bytes sent.
+	BytesWritten int64 `json:"bytes_written"`
+	// Connects counts connections opened, including reconnects.
+	Connects int64 `json:"connects"`
+	// Reconnects counts connections reopened after the server or an error
+	// closed one.
+	Reconnects int64 `json:"reconnects"`
+	// Latency describes the latency histogram, in microseconds.
 	Latency Stats `json:"latency_us"`
 	// Connect is nil when no connect times were measured.
 	Connect *Stats `json:"connect_us,omitempty"`
 	// Late is nil in the closed model (without Rate or Speed).
 	Late *Lateness `json:"late,omitempty"`
-
-	Status     map[string]int64 `json:"status"` // status code -> responses
-	Errors     map[string]int64 `json:"errors"` // every load.ErrorKind by name, zeros included
-	ErrorTotal int64            `json:"error_total"`
-	Timeline   []Second         `json:"timeline"`
-
+	// Status counts responses per status code.
+	Status map[string]int64 `json:"status"`
+	// Errors counts failures for every result.ErrorKind by name, zeros
+	// included.
+	Errors map[string]int64 `json:"errors"`
+	// ErrorTotal counts failures of every kind.
+	ErrorTotal int64 `json:"error_total"`
+	// Timeline has one entry per second of measurement.
+	Timeline []Second `json:"timeline"`
 	// LatencyHdr is the whole latency histogram in HdrHistogram's V2
 	// compressed encoding, base64 text, so that runs can be merged exactly;
 	// LatencyHistogram decodes it.
@@ -61,76 +79,117 @@ type Summary struct {
 	// ConnectHdr and LatenessHdr hold the connect-time and lateness
 	// histograms, encoded as LatencyHdr is; each is left out when Connect
 	// or Late is.
-	ConnectHdr  string `json:"connect_hdr,omitempty"`
+	ConnectHdr string `json:"connect_hdr,omitempty"`
+	// LatenessHdr holds the lateness histogram, encoded as LatencyHdr is.
 	LatenessHdr string `json:"lateness_hdr,omitempty"`
-
 	// Endpoints, for a replay, holds one row per endpoint, busiest first.
 	Endpoints []EndpointStats `json:"endpoints,omitempty"`
 	// Input, for a replay, says what was read from the log.
-	Input *Input `json:"input,omitempty"`
+	Input *result.Input `json:"input,omitempty"`
 	// Agents, for a merged result (gust merge), describes each agent's
 	// share, in shard order.
 	Agents []AgentStats `json:"agents,omitempty"`
+	// TLS, for a run over TLS (https://), describes its handshakes; left
+	// out for a plain run.
+	TLS *TLSStats `json:"tls,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
 // to 0.1 us; every field is 0 for an empty histogram.
 type Stats struct {
-	Min    int64   `json:"min"`
-	Mean   float64 `json:"mean"`
+	// Min is the lowest value.
+	Min int64 `json:"min"`
+	// Mean is the mean value, to 0.1.
+	Mean float64 `json:"mean"`
+	// Stddev is the standard deviation, to 0.1.
 	Stddev float64 `json:"stddev"`
-	P50    int64   `json:"p50"`
-	P75    int64   `json:"p75"`
-	P90    int64   `json:"p90"`
-	P99    int64   `json:"p99"`
-	P999   int64   `json:"p999"`
-	P9999  int64   `json:"p9999"`
-	Max    int64   `json:"max"`
+	// P50 is the median.
+	P50 int64 `json:"p50"`
+	// P75 is the 75th percentile.
+	P75 int64 `json:"p75"`
+	// P90 is the 90th percentile.
+	P90 int64 `json:"p90"`
+	// P99 is the 99th percentile.
+	P99 int64 `json:"p99"`
+	// P999 is the 99.9th percentile.
+	P999 int64 `json:"p999"`
+	// P9999 is the 99.99th percentile.
+	P9999 int64 `json:"p9999"`
+	// Max is the highest value.
+	Max int64 `json:"max"`
 }
 
 // Lateness describes, in the open model, how far behind schedule requests
 // started.
 type Lateness struct {
-	Count       int64 `json:"count"`        // requests started more than ThresholdUs late
-	ThresholdUs int64 `json:"threshold_us"` // load.LateThreshold
-	P50us       int64 `json:"p50_us"`
-	P99us       int64 `json:"p99_us"`
-	MaxUs       int64 `json:"max_us"`
+	// Count counts requests started more than ThresholdUs late.
+	Count int64 `json:"count"`
+	// ThresholdUs is result.LateThreshold in microseconds.
+	ThresholdUs int64 `json:"threshold_us"`
+	// P50us is the median lateness.
+	P50us int64 `json:"p50_us"`
+	// P99us is the 99th percentile of lateness.
+	P99us int64 `json:"p99_us"`
+	// MaxUs is the largest lateness.
+	MaxUs int64 `json:"max_us"`
 }
 
-// Second is one entry of Summary.Timeline: load.Second, with its
+// Second is one entry of Summary.Timeline: result.Second, with its
 // histogram encoded as Summary.LatencyHdr is when the run kept it
 // (gust load -o json does), so that timelines can be merged exactly.
 type Second struct {
-	Second    int    `json:"second"`
-	Requests  int64  `json:"requests"`
-	Errors    int64  `json:"errors"`
-	BytesRead int64  `json:"bytes_read"`
-	P50us     int64  `json:"p50_us"`
-	P99us     int64  `json:"p99_us"`
-	Hdr       string `json:"hdr,omitempty"`
+	// Second counts seconds since Start; the last entry may cover less than a
+	// second.
+	Second int `json:"second"`
+	// Requests counts the responses completed in this second.
+	Requests int64 `json:"requests"`
+	// Errors counts the failures of this second.
+	Errors int64 `json:"errors"`
+	// BytesRead counts the bytes received in this second.
+	BytesRead int64 `json:"bytes_read"`
+	// P50us is the median latency of this second's responses.
+	P50us int64 `json:"p50_us"`
+	// P99us is the 99th percentile latency of this second's responses.
+	P99us int64 `json:"p99_us"`
+	// Hdr is this second's latency histogram, encoded as Summary.LatencyHdr
+	// is; empty unless the run kept it.
+	Hdr string `json:"hdr,omitempty"`
 }
 
-// AgentStats is one row of Summary.Agents: load.Agent.
+// AgentStats is one row of Summary.Agents: result.Agent.
 type AgentStats struct {
-	Name        string  `json:"name"`            // the file (and document) it was read from
-	Shard       string  `json:"shard,omitempty"` // "I/N"
-	Start       string  `json:"start"`           // in StartLayout
-	OffsetS     float64 `json:"offset_s"`        // after the earliest agent's start, to the millisecond
-	DurationS   float64 `json:"duration_s"`      // to the millisecond
-	Requests    int64   `json:"requests"`
-	Errors      int64   `json:"errors"`
-	P99us       int64   `json:"p99_us"`
-	Interrupted bool    `json:"interrupted"`
-	Late        bool    `json:"late"`  // started later than the allowed skew
-	Short       bool    `json:"short"` // measured for less than the longest by more than the allowed skew
+	// Name is the file (and document) the result was read from.
+	Name string `json:"name"`
+	// Shard is the agent's share, "I/N".
+	Shard string `json:"shard,omitempty"`
+	// Start is when the agent began measuring, in StartLayout.
+	Start string `json:"start"`
+	// OffsetS is Start after the earliest agent's start, in seconds to the
+	// millisecond.
+	OffsetS float64 `json:"offset_s"`
+	// DurationS is how long the agent measured, in seconds to the
+	// millisecond.
+	DurationS float64 `json:"duration_s"`
+	// Requests counts the agent's complete responses.
+	Requests int64 `json:"requests"`
+	// Errors counts the agent's failures.
+	Errors int64 `json:"errors"`
+	// P99us is the agent's latency p99 in microseconds.
+	P99us int64 `json:"p99_us"`
+	// Interrupted is true when the agent's run was stopped early.
+	Interrupted bool `json:"interrupted"`
+	// Late is true when the agent started later than the allowed skew.
+	Late bool `json:"late"`
+	// Short is true when the agent measured (in the open model: sent its
+	// schedule) for less than the longest by more than the allowed skew.
+	Short bool `json:"short"`
 }
 
 // percentiles are the quantiles Stats reports, in field order.
 var percentiles = []float64{50, 75, 90, 99, 99.9, 99.99}
 
 // NewSummary describes r. Nil histograms and maps in r read as empty.
-func NewSummary(r *load.Result) Summary {
+func NewSummary(r *result.Result) Summary {
 	latency := orEmpty(r.Latency)
 	s := Summary{
 		URL:          r.URL,
@@ -153,10 +212,12 @@ func NewSummary(r *load.Result) Summary {
 		Reconnects:   r.Reconnects,
 		Latency:      newStats(latency),
 		Status:       make(map[string]int64, len(r.Status)),
-		Errors:       make(map[string]int64, len(load.ErrorKinds())),
+		Errors:       make(map[string]int64, len(result.ErrorKinds())),
 		ErrorTotal:   r.ErrorCount(),
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
+		Input:        r.Input,
+		TLS:          newTLSStats(r.TLS),
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)
@@ -170,7 +231,7 @@ func NewSummary(r *load.Result) Summary {
 		lateness := orEmpty(r.Lateness)
 		s.Late = &Lateness{
 			Count:       r.Late,
-			ThresholdUs: load.LateThreshold.Microseconds(),
+			ThresholdUs: result.LateThreshold.Microseconds(),
 			P50us:       lateness.ValueAtQuantile(50),
 			P99us:       lateness.ValueAtQuantile(99),
 			MaxUs:       maxValue(lateness),
@@ -180,7 +241,7 @@ func NewSummary(r *load.Result) Summary {
 	for code, n := range r.Status {
 		s.Status[strconv.Itoa(code)] = n
 	}
-	for _, kind := range load.ErrorKinds() {
+	for _, kind := range result.ErrorKinds() {
 		s.Errors[kind.String()] = r.Errors[kind]
 	}
 	for _, sec := range r.Timeline {
@@ -215,7 +276,7 @@ func NewSummary(r *load.Result) Summary {
 
 // encode returns h in HdrHistogram's V2 compressed encoding, base64 text.
 // Encoding fails only for histograms it cannot represent, and every
-// histogram made by load.NewHistogram is representable.
+// histogram made by result.NewHistogram is representable.
 func encode(h *hdrhistogram.Histogram) string {
 	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
@@ -265,7 +326,7 @@ func maxValue(h *hdrhistogram.Histogram) int64 {
 // orEmpty returns h, or an empty histogram when h is nil.
 func orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	if h == nil {
-		return load.NewHistogram()
+		return result.NewHistogram()
 	}
 	return h
 }

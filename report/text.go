@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // labelWidth is the width of the label column of the text summary.
@@ -19,23 +19,24 @@ var latencyColumns = []string{"min", "mean", "stddev", "p50", "p75", "p90", "p99
 const latencyColumnWidth = 9
 
 // Text writes the human summary: target and load model, duration,
-// throughput, a latency table and distribution, connect times, schedule
-// lateness (open model only), status codes, errors and connection counts.
+// throughput, a latency table and distribution, connect times, TLS
+// handshakes (over TLS only: what was negotiated, handshake times, full and
+// resumed, failures by class), schedule lateness (open model only), status
+// codes, errors and connection counts.
 // Durations are shown as "85us", "1.24ms" or "1.002s" and counts with
 // thousands separators. A run without responses says "no responses" in
 // place of the latency table.
 //
-// A run with endpoints (a replay) also gets a table of them, busiest first:
+// A replay's result (with Input) also says what was read from the log,
+// after the target, and lists the skipped lines at the end. A run with
+// endpoints (a replay) also gets a table of them, busiest first:
 // responses, errors, responses with a 5xx status, p50 and p99. A merged
-// result (load.Merge) gets a table of its agents: shard, start after the
+// result (result.Merge) gets a table of its agents: shard, start after the
 // first agent, duration, responses, errors, p99, and whether it started
 // late, ran short or was interrupted.
-func Text(w io.Writer, r *load.Result) error {
-	return writeText(w, r, nil)
-}
-
-func writeText(w io.Writer, r *load.Result, in *Input) error {
+func Text(w io.Writer, r *result.Result) error {
 	var b strings.Builder
+	in := r.Input
 	line(&b, "Target", strings.TrimSpace(r.Method+" "+r.URL))
 	if in != nil {
 		writeInput(&b, in)
@@ -80,7 +81,7 @@ type fact struct{ label, value string }
 
 // runFacts describe how the load was applied and what came of it overall:
 // Load, Duration, Requests and Transfer.
-func runFacts(r *load.Result) []fact {
+func runFacts(r *result.Result) []fact {
 	duration := formatDuration(r.Duration)
 	if r.Interrupted {
 		duration += " (interrupted)"
@@ -95,9 +96,9 @@ func runFacts(r *load.Result) []fact {
 }
 
 // outcomeFacts describe what came after the latencies: Connect (when
-// connect times were measured), Schedule (open model only), Status,
-// Errors and Connections.
-func outcomeFacts(r *load.Result) []fact {
+// connect times were measured), TLS and Handshakes (over TLS only, see
+// tlsFacts), Schedule (open model only), Status, Errors and Connections.
+func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
 		c := newStats(r.Connect)
@@ -105,6 +106,7 @@ func outcomeFacts(r *load.Result) []fact {
 			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
 			plural(r.Connect.TotalCount(), "connection", "connections"))})
 	}
+	facts = append(facts, tlsFacts(r.TLS)...)
 	if r.Scheduled() {
 		facts = append(facts, fact{"Schedule", schedule(r)})
 	}
@@ -122,7 +124,7 @@ func line(b *strings.Builder, label, value string) {
 
 // loadDescription says how the load was applied, e.g. "50 connections on 2
 // loops, keep-alive, closed model (as fast as possible)".
-func loadDescription(r *load.Result) string {
+func loadDescription(r *result.Result) string {
 	who := plural(int64(r.Connections), "connection", "connections")
 	if r.Loops > 0 {
 		who += " on " + plural(int64(r.Loops), "loop", "loops")
@@ -151,7 +153,7 @@ func loadDescription(r *load.Result) string {
 }
 
 // perSecond returns n per second of r's duration, or 0 for an empty one.
-func perSecond(n int64, r *load.Result) float64 {
+func perSecond(n int64, r *result.Result) float64 {
 	if r.Duration <= 0 {
 		return 0
 	}
@@ -190,9 +192,9 @@ func columns(cells []string) string {
 }
 
 // schedule describes, in the open model, how many requests started late.
-func schedule(r *load.Result) string {
+func schedule(r *result.Result) string {
 	lateness := orEmpty(r.Lateness)
-	threshold := formatMicros(float64(load.LateThreshold.Microseconds()))
+	threshold := formatMicros(float64(result.LateThreshold.Microseconds()))
 	switch {
 	case lateness.TotalCount() == 0:
 		return "no requests were sent"
@@ -226,9 +228,9 @@ func statusCounts(status map[int]int64) string {
 
 // errorCounts lists the kinds of error that occurred in report order, e.g.
 // "connect_refused: 3, read_timeout: 1", or "none".
-func errorCounts(errs map[load.ErrorKind]int64) string {
+func errorCounts(errs map[result.ErrorKind]int64) string {
 	var parts []string
-	for _, kind := range load.ErrorKinds() {
+	for _, kind := range result.ErrorKinds() {
 		if n := errs[kind]; n != 0 {
 			parts = append(parts, fmt.Sprintf("%s: %s", kind, formatCount(n)))
 		}

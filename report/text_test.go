@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 func TestText(t *testing.T) {
@@ -27,7 +27,7 @@ func TestText(t *testing.T) {
 func TestTextSections(t *testing.T) {
 	tests := []struct {
 		name    string
-		run     func() *load.Result
+		run     func() *result.Result
 		want    []string
 		notWant []string
 	}{
@@ -44,7 +44,7 @@ func TestTextSections(t *testing.T) {
 		},
 		{
 			name: "an open run without late requests says all were on time",
-			run: func() *load.Result {
+			run: func() *result.Result {
 				r := openLateRun()
 				r.Late = 0
 				return r
@@ -58,7 +58,7 @@ func TestTextSections(t *testing.T) {
 		},
 		{
 			name: "one shard of a run says which",
-			run: func() *load.Result {
+			run: func() *result.Result {
 				return shardRun(1, fixtureStart, 3*time.Second, 3)
 			},
 			want:    []string{"20 connections on 2 loops (shard 1/3), keep-alive, open model at 1,000 req/s"},
@@ -72,11 +72,11 @@ func TestTextSections(t *testing.T) {
 		},
 		{
 			name: "a merged run without a shard names the missing one",
-			run: func() *load.Result {
-				r, err := load.Merge([]load.Part{
+			run: func() *result.Result {
+				r, err := result.Merge([]result.Part{
 					{Name: "a", Result: shardRun(0, fixtureStart, 3*time.Second, 3)},
 					{Name: "c", Result: shardRun(2, fixtureStart, 3*time.Second, 3)},
-				}, load.DefaultMaxSkew)
+				}, result.DefaultMaxSkew)
 				if err != nil {
 					panic(err)
 				}

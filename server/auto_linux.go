@@ -196,6 +196,7 @@ func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 		l.mu.Unlock()
 	}
 	closing := st.ctx.closeConn
+	c.linger = closing && len(rest) > 0 // the client may still be sending
 	if !closing {
 		c.keep(rest)
 		c.moreToRead = true // the loop may have had more to read

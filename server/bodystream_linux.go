@@ -40,6 +40,7 @@ type bodyStream struct {
 	deadline time.Time
 	expect   bool // send 100 Continue before the first read from the socket
 	done     bool
+	settled  bool // settle has drained (or given up on) the rest, once
 	err      error
 }
 
@@ -227,28 +228,35 @@ func (b *bodyStream) unread() []byte {
 // connection closed) once it returns.
 func (b *bodyStream) Close() error { return nil }
 
-// finish reads what the handler left of the body (up to maxDrain) and
-// returns the bytes received after it, the start of the next request;
-// ok is false if the connection cannot be reused. The result is only
-// valid until release.
+// settle is called before the response head is written, once the handler
+// has returned: it reads what the handler left of the body (up to maxDrain,
+// as net/http does) and reports whether the body has ended, so the
+// connection can be kept. If not, the response says Connection: close and
+// the connection ends with a lingering close (RFC 9112 section 9.6). A client
+// that waits for 100 Continue is not asked for a body nobody wants.
+func (b *bodyStream) settle() bool {
+	if b.done {
+		return true
+	}
+	if b.settled || b.expect || b.err != nil || !b.chunked && b.left > maxDrain {
+		return false
+	}
+	b.settled = true
+	// Bounded by the bytes on the wire, not the body's: chunk framing may
+	// carry one data byte in sixty.
+	var sink [4096]byte
+	for from := b.wire; b.wire-from < maxDrain && b.err == nil && !b.done; {
+		b.Read(sink[:])
+	}
+	return b.err == nil && b.done
+}
+
+// finish settles what the handler left of the body (see settle) and
+// returns the bytes received after it, the start of the next request; ok
+// is false if the connection cannot be reused. The result is only valid
+// until release.
 func (b *bodyStream) finish() (rest []byte, ok bool) {
-	if b.expect && !b.done {
-		// The client waits for 100 Continue before it sends the body the
-		// handler did not want: do not ask for it, close instead.
-		return nil, false
-	}
-	if !b.chunked && b.left > maxDrain {
-		return nil, false // too much to wait for: close, as net/http does
-	}
-	if b.err == nil && !b.done {
-		// Bounded by the bytes on the wire, not the body's: chunk
-		// framing may carry one data byte in sixty.
-		var sink [4096]byte
-		for from := b.wire; b.wire-from < maxDrain && b.err == nil && !b.done; {
-			b.Read(sink[:])
-		}
-	}
-	if b.err != nil || !b.done {
+	if !b.settle() {
 		return nil, false
 	}
 	return b.raw, true

@@ -49,8 +49,14 @@ type conn struct {
 	// to be writable.
 	blocked bool
 
-	closing bool    // close once out is written
-	rd      reading // the request being read: chunked progress, 100 Continue
+	closing bool // close once out is written
+	// linger: when it closes, the client may still be sending (an unread
+	// body, bytes after the last request served): close with a lingering
+	// close (linger_linux.go). lingering: that close is under way, and
+	// lingerLeft bytes more may be read and discarded.
+	linger, lingering bool
+	lingerLeft        int
+	rd                reading // the request being read: chunked progress, 100 Continue
 	// moreToRead says the socket may hold bytes the loop did not read
 	// before handing the connection to a worker (a full read buffer or a
 	// hang-up): with edge-triggered polling no new event will announce

@@ -169,6 +169,11 @@ func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
 		}
 		return dst // a truncated chunked body tells the client something broke
 	}
+	if st, ok := ctx.stream.(interface{ settle() bool }); ok && !ctx.streaming && !st.settle() {
+		// The handler left a body that will not be read: say so before
+		// the head goes, so the client expects the close.
+		ctx.closeConn = true
+	}
 	return ctx.appendResponse(dst)
 }
 

@@ -322,7 +322,7 @@ func (l *loop) takeHandoffs() {
 	l.blips = l.blips[:0]
 	l.mu.Unlock()
 	for i, c := range list {
-		l.closeConn(c)
+		l.closeAfterResponse(c)
 		list[i] = nil
 	}
 }

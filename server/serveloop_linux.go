@@ -45,7 +45,7 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 			return
 		}
 		if c.closing {
-			l.closeConn(c)
+			l.closeAfterResponse(c)
 			return
 		}
 		l.setDeadline(c, now+int64(l.srv.cfg.IdleTimeout))
@@ -90,6 +90,10 @@ const maxReadsPerTurn = 4
 
 // readAndServe drains the socket and serves the requests it holds.
 func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
+	if c.lingering {
+		l.discard(c)
+		return
+	}
 	for reads := 0; ; reads++ {
 		if reads == maxReadsPerTurn {
 			// A client that sends as fast as the loop reads (a large or
@@ -189,13 +193,13 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			l.setDeadline(c, c.reqStart+int64(timeout))
 			data = nil
 		case stepBad:
-			c.closing = true
+			c.closing, c.linger = true, true // the rest of the input is not read
 			data = nil
 		case stepServed:
 			c.reqStart, c.headScan = 0, 0
 			data = rest
 			if st.ctx.closeConn {
-				c.closing = true
+				c.closing, c.linger = true, len(rest) > 0
 				data = nil
 			}
 		}
@@ -207,7 +211,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		return false
 	}
 	if c.closing && !c.blocked {
-		l.closeConn(c)
+		l.closeAfterResponse(c)
 		return false
 	}
 	if c.in == nil && !c.blocked {

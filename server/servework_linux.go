@@ -76,10 +76,11 @@ func (c *conn) serveWork() {
 			data = rest
 			if kind != stepServed {
 				closing = kind == stepBad
+				c.linger = closing // the rest of the input is not read
 				break
 			}
 			if ctx.closeConn {
-				closing = true
+				closing, c.linger = true, len(rest) > 0
 				break
 			}
 			if len(out) >= 64<<10 {
@@ -163,6 +164,7 @@ func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]
 	}
 	rest, ok := bs.finish()
 	if !ok || ctx.closeConn {
+		c.linger = !ok || len(rest) > 0 // the client may still be sending
 		return out, false
 	}
 	c.keep(rest) // rest is a view of c.in or of the stream's buffer

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // countingConn counts the bytes read from a connection.
@@ -98,7 +99,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 			loadCtx, stopLoad := context.WithCancel(context.Background())
 			defer stopLoad()
 			type outcome struct {
-				res *load.Result
+				res *result.Result
 				err error
 			}
 			loadDone := make(chan outcome, 1)
@@ -143,8 +144,8 @@ func TestShutdownUnderLoad(t *testing.T) {
 			if out.err != nil {
 				t.Fatalf("gust load: %v", out.err)
 			}
-			if out.res.Requests == 0 || out.res.Errors[load.ErrProtocol] != 0 {
-				t.Errorf("gust load: %d responses, %d protocol errors (%v)", out.res.Requests, out.res.Errors[load.ErrProtocol], out.res.Errors)
+			if out.res.Requests == 0 || out.res.Errors[result.ErrProtocol] != 0 {
+				t.Errorf("gust load: %d responses, %d protocol errors (%v)", out.res.Requests, out.res.Errors[result.ErrProtocol], out.res.Errors)
 			}
 			t.Logf("shutdown took %v; traced %d; load %d responses, errors %v", took, traced.complete.Load(), out.res.Requests, out.res.Errors)
 		})

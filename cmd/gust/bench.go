@@ -41,8 +41,10 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Run the benchmark matrix: every server under every scenario, pinned, sampled, reported",
 		Long: `Starts each server pinned to half of the CPUs, drives it from the other half with
-gust load (or wrk/hey), samples its CPU, memory, goroutines and GC, and writes
-results.json, results.csv, report.md and report.html into --out.`,
+gust load (or wrk/hey/ab, or h2load for HTTP/2), samples its CPU, memory, goroutines
+and GC, and writes results.json, results.csv, report.md and report.html into --out.
+TLS and HTTP/2 scenarios: --config lab/scenarios/tls.json --loader wrk, and
+--config lab/scenarios/h2.json --loader h2load (docs/BENCHMARKS.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runBench(c.Context(), cfg, c.OutOrStdout(), c.ErrOrStderr())
@@ -53,10 +55,10 @@ results.json, results.csv, report.md and report.html into --out.`,
 	f.StringVar(&cfg.Config, "config", "", "scenario file (JSON) instead of the embedded matrix")
 	f.StringVar(&cfg.Out, "out", "out/bench", "directory for results.json, results.csv, report.md, report.html")
 	f.IntVar(&cfg.Repeat, "repeat", 1, "run each cell N times on fresh servers and report the median by req/s")
-	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug} and {delay} are filled in (repeatable)")
+	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug}, {delay} and {mode} (http1, tls, tls-no-resume, h2, h2c) are filled in (repeatable)")
 	f.StringArrayVar(&cfg.Targets, "target", nil, "NAME=URL of a server already running, loaded but not sampled (repeatable)")
 	f.StringSliceVar(&cfg.Only, "servers", nil, "run only these servers, by name (default: all)")
-	f.StringVar(&cfg.Loader, "loader", "gust", "load generator: gust (in-process), wrk, hey or ab")
+	f.StringVar(&cfg.Loader, "loader", "gust", "load generator: gust (in-process), wrk, hey, ab or h2load (HTTP/2 scenarios)")
 	f.StringVar(&cfg.ServerCPUs, "server-cpus", "", "CPUs for the servers, e.g. 0 or 0-3 (default: the first half of the allowed CPUs)")
 	f.StringVar(&cfg.ClientCPUs, "client-cpus", "", "CPUs for the load generator (default: the second half)")
 	f.BoolVar(&cfg.Quiet, "quiet", false, "no progress line")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // The manifests under deploy/ are checked against the Kubernetes schemas
@@ -162,7 +163,7 @@ func TestLoadJobRunsValidAgents(t *testing.T) {
 			if err != nil {
 				t.Fatalf("shard %d: %v", i, err)
 			}
-			if cfg.Shard != (load.Shard{Index: i, Count: shards}) || f.output != "json" {
+			if cfg.Shard != (result.Shard{Index: i, Count: shards}) || f.output != "json" {
 				t.Errorf("shard %d runs as %v with -o %s, want %d/%d and json", i, cfg.Shard, f.output, i, shards)
 			}
 			ctx, cancel := context.WithCancel(context.Background())

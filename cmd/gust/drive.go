@@ -12,6 +12,7 @@ import (
 
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // driveOptions are the run-time flags gust load and gust replay share.
@@ -25,7 +26,7 @@ type driveOptions struct {
 // terminal, an optional CPU profile, Ctrl-C ending the run with its
 // report, and the HdrHistogram log written afterwards. Errors are prefixed
 // with name.
-func drive(cmd *cobra.Command, name string, cfg load.Config, o driveOptions) (*load.Result, error) {
+func drive(cmd *cobra.Command, name string, cfg load.Config, o driveOptions) (*result.Result, error) {
 	stderr := cmd.ErrOrStderr()
 	var progress *progressLine
 	if !o.quiet && isTerminal(stderr) {

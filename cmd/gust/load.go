@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // loadFlags holds gust load's command line, named after hey's and ab's
@@ -41,6 +41,7 @@ type loadFlags struct {
 	quiet            bool
 	shard            string
 	startAt          string
+	tls              tlsFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -49,7 +50,7 @@ func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
 func loadCommand(f *loadFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL",
-		Short: "Send HTTP/1.1 load to a URL and report throughput and latency",
+		Short: "Send HTTP/1.1 load to a URL (http:// or https://) and report throughput and latency",
 		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
 report throughput, latency percentiles (HdrHistogram), status codes and errors.
 
@@ -60,6 +61,13 @@ hide its stalls (coordinated omission is corrected).
 
 Without -n or -z the run lasts 10s.
 
+https:// URLs are verified against the system's roots (--cacert to name the
+CA, --insecure to skip verification), with SNI from the URL's host or -H Host:.
+A refused certificate stops the run before it starts, with the reason on one
+line and exit status 1. Reopened connections resume their TLS sessions unless
+--no-tls-resume; the report gives the TLS version, cipher suite, full and
+resumed handshakes and the handshake times.
+
 Several agents, on one machine or many, can share a run: --shard I/N runs the
 I-th (from 0) of N equal shares of it (connections, --rate and -n divided,
 remainders spread), --start-at makes agents started apart begin together, and
@@ -68,6 +76,8 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
+  gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
+  gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -103,6 +113,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
+	f.tls.add(fl)
 	return cmd
 }
 
@@ -132,11 +143,12 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
-	case !slices.Contains(outputs, f.output):
-		return cfg, fmt.Errorf("-o must be text, json, csv or html, got %q", f.output)
+	}
+	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return cfg, err
 	}
 	if f.shard != "" {
-		shard, err := load.ParseShard(f.shard)
+		shard, err := result.ParseShard(f.shard)
 		if err != nil {
 			return cfg, fmt.Errorf("--shard: %w", err)
 		}
@@ -165,6 +177,12 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	if f.contentType != "" {
 		cfg.Header = append(cfg.Header, [2]string{"Content-Type", f.contentType})
 	}
+	// SNI follows -H Host: (the engine reads it from cfg.Header).
+	tlsCfg, err := f.tls.config("")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.TLS = tlsCfg
 	switch {
 	case f.dataFile != "":
 		body, err := os.ReadFile(f.dataFile)
@@ -190,23 +208,7 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(cmd.OutOrStdout(), f.output, res)
-}
-
-// outputs are the report formats of gust load and gust merge.
-var outputs = []string{"text", "json", "csv", "html"}
-
-// writeReport writes res in one of outputs.
-func writeReport(out io.Writer, format string, res *load.Result) error {
-	switch format {
-	case "json":
-		return report.JSON(out, res)
-	case "csv":
-		return report.CSV(out, res)
-	case "html":
-		return report.HTML(out, res)
-	}
-	return report.Text(out, res)
+	return report.Write(cmd.OutOrStdout(), f.output, res)
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

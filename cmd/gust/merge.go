@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // mergeFlags holds gust merge's command line.
@@ -35,7 +34,8 @@ Each FILE holds one or more results, one after another; - reads standard
 input, so the logs of several Kubernetes pods can be piped in. The report
 ends with a row per agent; an agent that began measuring more than
 --max-skew after the first (late) or measured for that much less than the
-longest (short) is flagged, and so are missing shards.
+longest (short; with --rate, also one that sent that much less of its
+schedule, as when its link was cut) is flagged, and so are missing shards.
 
 Results of different runs (another URL, method, pipeline depth, keep-alive,
 load model, shard count, or histogram precision) are refused.`,
@@ -55,20 +55,21 @@ load model, shard count, or histogram precision) are refused.`,
 	fl.SortFlags = false
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json, csv (the per-second timeline) or html")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write the merged HdrHistogram interval log to this file")
-	fl.DurationVar(&f.maxSkew, "max-skew", load.DefaultMaxSkew, "flag agents that start this much after the first, or measure this much less than the longest")
+	fl.DurationVar(&f.maxSkew, "max-skew", result.DefaultMaxSkew, "flag agents that start this much after the first, or measure this much less than the longest")
 	return cmd
 }
 
 func runMerge(cmd *cobra.Command, f *mergeFlags, files []string) error {
+	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
 	switch {
-	case !slices.Contains(outputs, f.output):
-		return fmt.Errorf("merge: -o must be text, json, csv or html, got %q", f.output)
 	case f.maxSkew < 0:
 		return fmt.Errorf("merge: --max-skew must not be negative, got %s", f.maxSkew)
 	case countOf(files, "-") > 1:
 		return errors.New("merge: - is given twice; standard input can be read once")
 	}
-	var parts []load.Part
+	var parts []result.Part
 	for _, file := range files {
 		var data []byte
 		var err error
@@ -88,7 +89,7 @@ func runMerge(cmd *cobra.Command, f *mergeFlags, files []string) error {
 		}
 		parts = append(parts, ps...)
 	}
-	res, err := load.Merge(parts, f.maxSkew)
+	res, err := result.Merge(parts, f.maxSkew)
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
@@ -97,7 +98,7 @@ func runMerge(cmd *cobra.Command, f *mergeFlags, files []string) error {
 			return fmt.Errorf("merge: --hdr-log: %w", err)
 		}
 	}
-	return writeReport(cmd.OutOrStdout(), f.output, res)
+	return report.Write(cmd.OutOrStdout(), f.output, res)
 }
 
 // countOf returns how many of list are s.

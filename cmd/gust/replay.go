@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/replay"
 	"github.com/gust-http/gust/report"
+	"github.com/gust-http/gust/result"
 )
 
 // replayFlags holds gust replay's command line.
@@ -40,6 +42,7 @@ type replayFlags struct {
 	cpuProfile   string
 	loops        int
 	maxEndpoints int
+	tls          tlsFlags
 }
 
 func newReplayCmd() *cobra.Command {
@@ -68,6 +71,7 @@ The run ends when the log has been replayed (--loop times) and the last
 response is in, or at -n or -z.`,
 		Example: `  gust replay --target http://127.0.0.1:8080 access.log
   gust replay --target http://10.0.0.5:8080 --speed 5 -c 200 access.log.gz
+  gust replay --target https://10.0.0.5:8443 --host api.example.test --cacert ca.pem access.log
   gust replay --target http://127.0.0.1:8080 --max --include '^/api/' --methods GET -o json access.log
   zcat logs/*.gz | gust replay --target http://127.0.0.1:8080 --rate 20000 -`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -82,7 +86,7 @@ response is in, or at -n or -z.`,
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVar(&f.target, "target", "", "server to send to, http://host:port (required); the log's paths and queries are kept")
+	fl.StringVar(&f.target, "target", "", "server to send to, http://host:port or https://host:port (required); the log's paths and queries are kept")
 	fl.StringVar(&f.format, "format", "auto", "log format: auto, combined, common or json")
 	fl.Float64Var(&f.speed, "speed", 0, "keep the log's times, scaled: 1 as recorded, 5 five times faster (the default, at 1)")
 	fl.Float64Var(&f.rate, "rate", 0, "send at a flat rate of this many requests per second instead")
@@ -104,6 +108,7 @@ response is in, or at -n or -z.`,
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of gust itself to this file (go tool pprof)")
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.IntVar(&f.maxEndpoints, "max-endpoints", replay.DefaultMaxEndpoints, "distinct endpoints to report; the rest count as "+replay.OtherEndpoint)
+	f.tls.add(fl)
 	return cmd
 }
 
@@ -143,8 +148,9 @@ func (f *replayFlags) config(cmd *cobra.Command, logPath string) (load.Config, r
 		return cfg, opts, fmt.Errorf("--timeout must be positive, got %s", f.timeout)
 	case f.maxEndpoints <= 0:
 		return cfg, opts, fmt.Errorf("--max-endpoints must be at least 1, got %d", f.maxEndpoints)
-	case f.output != "text" && f.output != "json" && f.output != "csv":
-		return cfg, opts, fmt.Errorf("-o must be text, json or csv, got %q", f.output)
+	}
+	if err := report.CheckFormat(f.output, replayFormats); err != nil {
+		return cfg, opts, err
 	}
 	targetURL, hostPort, err := parseTarget(f.target)
 	if err != nil {
@@ -183,6 +189,13 @@ func (f *replayFlags) config(cmd *cobra.Command, logPath string) (load.Config, r
 	}
 	if f.host != "" {
 		opts.Host = f.host
+	}
+	serverName := ""
+	if f.host != "" {
+		serverName = hostOnly(f.host) // SNI follows --host
+	}
+	if cfg.TLS, err = f.tls.config(serverName); err != nil {
+		return cfg, opts, err
 	}
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -226,14 +239,14 @@ func parseTarget(target string) (string, string, error) {
 	switch {
 	case err != nil:
 		return "", "", fmt.Errorf("bad --target %q: %v", target, http1.UnwrapURLError(err))
-	case u.Scheme != "http":
-		return "", "", fmt.Errorf("bad --target %q: scheme %q is not supported, use http://", target, u.Scheme)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", "", fmt.Errorf("bad --target %q: scheme %q is not supported, use http:// or https://", target, u.Scheme)
 	case u.Hostname() == "":
 		return "", "", fmt.Errorf("bad --target %q: missing host", target)
 	case u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.User != nil:
-		return "", "", fmt.Errorf("bad --target %q: give only http://host:port; the log's paths and queries are kept", target)
+		return "", "", fmt.Errorf("bad --target %q: give only %s://host:port; the log's paths and queries are kept", target, u.Scheme)
 	}
-	return "http://" + u.Host + "/", u.Host, nil
+	return u.Scheme + "://" + u.Host + "/", u.Host, nil
 }
 
 func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
@@ -257,17 +270,8 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 	if err != nil {
 		return err
 	}
-	in := reportInput(src.Stats())
-	out := cmd.OutOrStdout()
-	switch f.output {
-	case "json":
-		err = report.ReplayJSON(out, res, in)
-	case "csv":
-		err = report.CSV(out, res)
-	default:
-		err = report.ReplayText(out, res, in)
-	}
-	if err != nil {
+	res.Input = reportInput(src.Stats())
+	if err := report.Write(cmd.OutOrStdout(), f.output, res); err != nil {
 		return err
 	}
 	if err := src.Err(); err != nil {
@@ -277,8 +281,22 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 	return nil
 }
 
-func reportInput(st replay.Stats) *report.Input {
-	in := &report.Input{
+// hostOnly strips the port from a Host value: "example.test:8443" is
+// "example.test", "[::1]:8443" is "::1".
+func hostOnly(hostPort string) string {
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		return h
+	}
+	return strings.Trim(hostPort, "[]")
+}
+
+// replayFormats are the report formats of gust replay: report.Formats
+// but HTML, which has no endpoint table yet.
+var replayFormats = []string{"text", "json", "csv"}
+
+// reportInput is what the replay read from its log, for its report.
+func reportInput(st replay.Stats) *result.Input {
+	in := &result.Input{
 		File:     st.Name,
 		Format:   st.Format.String(),
 		Lines:    st.Lines,
@@ -287,9 +305,9 @@ func reportInput(st replay.Stats) *report.Input {
 		Skipped:  st.Skipped,
 		Passes:   st.Passes,
 	}
-	in.SkippedLines = make([]report.SkippedLine, 0, len(st.FirstSkipped))
+	in.SkippedLines = make([]result.SkippedLine, 0, len(st.FirstSkipped))
 	for _, b := range st.FirstSkipped {
-		in.SkippedLines = append(in.SkippedLines, report.SkippedLine{Line: b.Line, Reason: b.Reason, Text: b.Text})
+		in.SkippedLines = append(in.SkippedLines, result.SkippedLine{Line: b.Line, Reason: b.Reason, Text: b.Text})
 	}
 	return in
 }

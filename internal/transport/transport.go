@@ -28,8 +28,10 @@ type Conn interface {
 	Write(p []byte) (int, error)
 
 	// Buffered reports how many bytes Read can return without reading the
-	// socket (a TLS transport decrypts whole records). An edge-triggered
-	// loop must drain them: no readiness event will announce them.
+	// socket (a TLS transport decrypts whole records, and counts those not
+	// yet decrypted by their length: an upper bound). It is 0 whenever Read
+	// would return ErrWouldBlock. An edge-triggered loop must drain them:
+	// no readiness event will announce them.
 	Buffered() int
 
 	// FD is the socket under the transport.

@@ -2,9 +2,10 @@
 // (text/plain) on every path and method, so gust can be measured against
 // fasthttp's worker-pool design.
 //
-// Flags: -addr (default 127.0.0.1:8081), -delay (wait before answering) and
-// -debug-addr (a net/http listener with expvar and pprof). SIGINT or SIGTERM
-// shut it down within 5 s.
+// Flags: -addr (default 127.0.0.1:8081), -delay (wait before answering),
+// -debug-addr (a net/http listener with expvar and pprof), and -tls-cert
+// FILE -tls-key FILE or -tls-self-signed to serve HTTP/1.1 over crypto/tls
+// (ALPN http/1.1). SIGINT or SIGTERM shut it down within 5 s.
 //
 // fasthttp does not tell a handler when its client leaves (RequestCtx.Done
 // closes only on server shutdown), so -delay is cut short by shutdown alone.
@@ -26,14 +27,14 @@ var body = []byte(hello.Text)
 func main() { peer.Main("fasthttp", "127.0.0.1:8081", run) }
 
 func run(f peer.Flags) error {
-	ln, dbg, err := peer.Listen("fasthttp", f)
+	ln, dbg, err := listen(f)
 	if err != nil {
 		return err
 	}
 	srv := &fasthttp.Server{Handler: answer(f.Delay), Name: "fasthttp"}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	return peer.Wait("fasthttp", ln.Addr().String(), errc, func(ctx context.Context) error {
+	return peer.Wait("fasthttp", f.URL(ln.Addr().String()), errc, func(ctx context.Context) error {
 		// fasthttp leaves idle keep-alive connections open on shutdown, so
 		// with clients still connected this waits out the grace period.
 		if err := srv.ShutdownWithContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {

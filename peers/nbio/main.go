@@ -5,14 +5,16 @@
 //
 // Flags: -addr (default 127.0.0.1:8083), -delay (wait before answering;
 // nbio's request context ends only when the engine stops, so only shutdown
-// cuts it short) and -debug-addr (expvar and pprof). SIGINT or SIGTERM shut
-// it down within 5 s.
+// cuts it short), -debug-addr (expvar and pprof), and -tls-cert FILE
+// -tls-key FILE or -tls-self-signed to serve HTTP/1.1 over TLS with nbio's
+// own TLS (see configure). SIGINT or SIGTERM shut it down within 5 s.
 //
 // nbio v1.6.12 is pinned in go.mod: the module proxy available to this
 // project refuses v1.6.13 and later.
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/lesismal/nbio/nbhttp"
@@ -28,13 +30,14 @@ func run(f peer.Flags) error {
 	if err != nil {
 		return err
 	}
-	engine := nbhttp.NewEngine(nbhttp.Config{
-		Network: "tcp",
-		Addrs:   []string{f.Addr},
-		Handler: hello.Handler(nil, f.Delay),
-	})
+	conf := nbhttp.Config{Network: "tcp", Handler: hello.Handler(nil, f.Delay)}
+	if err := configure(&conf, f); err != nil {
+		dbg.Shutdown(context.Background())
+		return err
+	}
+	engine := nbhttp.NewEngine(conf)
 	if err := engine.Start(); err != nil {
 		return fmt.Errorf("listen on -addr %q: %w", f.Addr, err)
 	}
-	return peer.Wait("nbio", f.Addr, nil, engine.Shutdown, dbg)
+	return peer.Wait("nbio", f.URL(f.Addr), nil, engine.Shutdown, dbg)
 }

@@ -25,6 +25,15 @@ type Flags struct {
 	Addr      string        // -addr: host:port to listen on
 	Delay     time.Duration // -delay: how long to wait before answering
 	DebugAddr string        // -debug-addr: host:port of the debug listener, if any
+	TLS       TLSFlags      // -tls-cert, -tls-key, -tls-self-signed, -tls-no-resume
+}
+
+// URL is the address the peer serves at addr: https:// when it serves TLS.
+func (f Flags) URL(addr string) string {
+	if f.TLS.On() {
+		return "https://" + addr
+	}
+	return "http://" + addr
 }
 
 // Main parses the peer's flags, with defaultAddr as -addr's default, and
@@ -35,9 +44,16 @@ func Main(name, defaultAddr string, run func(Flags) error) {
 	flag.StringVar(&f.Addr, "addr", defaultAddr, "host:port to listen on")
 	flag.DurationVar(&f.Delay, "delay", 0, "wait this long before answering each request, e.g. 2s")
 	flag.StringVar(&f.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
+	flag.StringVar(&f.TLS.CertFile, "tls-cert", "", "serve TLS with this PEM certificate (chain); needs -tls-key")
+	flag.StringVar(&f.TLS.KeyFile, "tls-key", "", "the PEM private key of -tls-cert")
+	flag.BoolVar(&f.TLS.SelfSigned, "tls-self-signed", false, "serve TLS with an ECDSA P-256 certificate made at start")
+	flag.BoolVar(&f.TLS.NoResume, "tls-no-resume", false, "refuse TLS session resumption: every new connection is a full handshake")
 	flag.Parse()
 	err := fmt.Errorf("-delay is %s; give a duration of 0 or more", f.Delay)
 	if f.Delay >= 0 {
+		err = f.TLS.check()
+	}
+	if err == nil {
 		err = run(f)
 	}
 	if err != nil {
@@ -74,12 +90,12 @@ func Listen(name string, f Flags) (net.Listener, *DebugServer, error) {
 	return ln, dbg, nil
 }
 
-// Wait says the peer is listening on addr, then waits for SIGINT, SIGTERM
+// Wait says the peer is listening at url, then waits for SIGINT, SIGTERM
 // or an error from errc (nil: signals only); then it stops the server with
 // shutdown and the debug listener, within ShutdownGrace. It returns the
 // serving error, if any, joined with those of the stops.
-func Wait(name, addr string, errc <-chan error, shutdown func(context.Context) error, dbg *DebugServer) error {
-	fmt.Fprintf(os.Stderr, "peers/%s: listening on http://%s\n", name, addr)
+func Wait(name, url string, errc <-chan error, shutdown func(context.Context) error, dbg *DebugServer) error {
+	fmt.Fprintf(os.Stderr, "peers/%s: listening on %s\n", name, url)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var serveErr error

@@ -67,7 +67,7 @@ func TestWaitStopsTheServerWhenServingFails(t *testing.T) {
 			errc := make(chan error, 1)
 			errc <- served
 			called := false
-			err := Wait("test", "127.0.0.1:1", errc, func(context.Context) error { called = true; return tc.shutdown }, nil)
+			err := Wait("test", "http://127.0.0.1:1", errc, func(context.Context) error { called = true; return tc.shutdown }, nil)
 			if !called {
 				t.Error("the server was not shut down")
 			}

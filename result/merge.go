@@ -1,10 +1,9 @@
-package load
+package result
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -13,42 +12,16 @@ import (
 // Part is one agent's Result for Merge, with the name it is known by in
 // reports and errors (a file name, say).
 type Part struct {
-	Name   string
+	// Name is what reports and errors call the part.
+	Name string
+	// Result is the agent's result.
 	Result *Result
 }
 
-// Agent describes one of the results Merge combined, so that skew between
-// agents shows in the merged report.
-type Agent struct {
-	Name        string
-	Shard       Shard
-	Start       time.Time
-	Offset      time.Duration // Start after the earliest agent's Start
-	Duration    time.Duration
-	Requests    int64
-	Errors      int64
-	P99us       int64 // latency p99 in microseconds; 0 without responses
-	Interrupted bool
-	// Late is set when the agent began measuring more than the allowed
-	// skew after the earliest agent.
-	Late bool
-	// Short is set when the agent measured for more than the allowed skew
-	// less than the agent that measured longest.
-	Short bool
-}
-
-// Flagged reports whether the agent started late, ran short or was
-// interrupted.
-func (a Agent) Flagged() bool { return a.Late || a.Short || a.Interrupted }
-
-// DefaultMaxSkew is how far apart agents may start, and how much shorter
-// one may run, before Merge flags it.
-const DefaultMaxSkew = 100 * time.Millisecond
-
 // Merge combines the results of agents that each ran a share of one run
-// (see Config.Shard) into one Result, exactly: latency, connect and
-// lateness histograms are added, and so are counters, status codes and
-// errors; connections, loops and rates are summed. The timeline is added
+// (see Config.Shard) into one Result, exactly: latency, connect, lateness
+// and TLS handshake histograms are added, and so are counters, status
+// codes, errors and TLS handshake counts; connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
 // of the agents' histograms for that second.
@@ -56,7 +29,8 @@ const DefaultMaxSkew = 100 * time.Millisecond
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
 // and Short set for an agent that started more than maxSkew after the
-// first or measured more than maxSkew less than the longest.
+// first or measured (in the open model: sent its schedule for) more than
+// maxSkew less than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive or load model, histograms of
@@ -96,7 +70,7 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 		if !r.StartAt.Equal(out.StartAt) {
 			out.StartAt = time.Time{}
 		}
-		addCounts(out, r)
+		addShare(out, r)
 	}
 	// Shares of a rate that is not whole add up with rounding errors.
 	out.Rate = math.Round(out.Rate*1e6) / 1e6
@@ -111,12 +85,20 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 	return out, nil
 }
 
-// addCounts adds r's counters, histograms, status codes and errors to out.
-func addCounts(out, r *Result) {
+// addShare adds r, one agent's share, to out: its counts (Add), and its
+// connections, loops and rate.
+func addShare(out, r *Result) {
 	out.Connections += r.Connections
 	out.Loops += r.Loops
 	out.Rate += r.Rate
 	out.Interrupted = out.Interrupted || r.Interrupted
+	out.Add(r)
+}
+
+// Add adds r's counters, latency, connect and lateness histograms, status
+// codes, errors and TLS handshakes to out: what sums alike over a run's
+// event loops and over the agents of Merge. out's histograms and maps must be made.
+func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
 	out.BytesRead += r.BytesRead
 	out.BytesWritten += r.BytesWritten
@@ -134,6 +116,7 @@ func addCounts(out, r *Result) {
 	for kind, n := range r.Errors {
 		out.Errors[kind] += n
 	}
+	out.addTLS(r)
 }
 
 // checkParts refuses parts that are not shares of one run.
@@ -237,10 +220,17 @@ func checkHistograms(parts []Part) error {
 	want := settingsOf(parts[0].Result.Latency)
 	for _, p := range parts {
 		r := p.Result
-		for _, nh := range []struct {
+		hists := []struct {
 			name string
 			h    *hdrhistogram.Histogram
-		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}} {
+		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}}
+		if r.TLS != nil {
+			hists = append(hists, struct {
+				name string
+				h    *hdrhistogram.Histogram
+			}{"handshake", r.TLS.Handshake})
+		}
+		for _, nh := range hists {
 			name, h := nh.name, nh.h
 			if h == nil {
 				continue
@@ -312,35 +302,4 @@ func mergeTimelines(parts []Part, start time.Time, like *hdrhistogram.Histogram)
 		out[i] = a.Second
 	}
 	return out, nil
-}
-
-// agents describes each part, flagging those that started more than
-// maxSkew after start or measured more than maxSkew less than the longest.
-func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
-	var longest time.Duration
-	for _, p := range parts {
-		longest = max(longest, p.Result.Duration)
-	}
-	out := make([]Agent, len(parts))
-	for i, p := range parts {
-		r := p.Result
-		a := Agent{
-			Name:        p.Name,
-			Shard:       r.Shard,
-			Start:       r.Start,
-			Offset:      r.Start.Sub(start),
-			Duration:    r.Duration,
-			Requests:    r.Requests,
-			Errors:      r.ErrorCount(),
-			Interrupted: r.Interrupted,
-		}
-		if r.Latency.TotalCount() > 0 {
-			a.P99us = r.Latency.ValueAtQuantile(99)
-		}
-		a.Late = a.Offset > maxSkew
-		a.Short = longest-a.Duration > maxSkew
-		out[i] = a
-	}
-	slices.SortStableFunc(out, func(x, y Agent) int { return x.Shard.Index - y.Shard.Index })
-	return out
 }

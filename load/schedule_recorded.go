@@ -1,5 +1,10 @@
 package load
 
+// recordedSchedule sends the requests of a Source (gust replay's log) at
+// the times the feeder stamped on them: their recorded times scaled by
+// Speed, a flat Rate, or none (as fast as the connections allow).
+type recordedSchedule struct{}
+
 // With a Source, a loop takes requests in order from the batch it holds
 // and gives each to a connection that can send: the one whose response
 // just came in, or the longest idle one when the next request comes due.
@@ -45,8 +50,8 @@ func (l *loop) takeBatch() bool {
 	}
 }
 
-// drained reports whether the Source has nothing more for this loop.
-func (l *loop) drained() bool {
+// exhausted reports whether the Source has nothing more for this loop.
+func (recordedSchedule) exhausted(l *loop) bool {
 	done := l.feeder.done.Load() // before peek: a batch sent before done is seen
 	return done && l.peek() == nil
 }
@@ -56,16 +61,10 @@ func (l *loop) due(r *batchReq, now int64) bool {
 	return !l.timed || r.at <= now
 }
 
-// refillSource is refill with a Source: c takes the requests that are due,
-// up to Pipeline in flight, and writes them in one go. A connection that
-// could take more waits in the idle queue.
-func (l *loop) refillSource(c *conn, now int64) {
-	if c.wleft > 0 || c.state != stActive {
-		return
-	}
-	k := 0
-	c.wbuf = c.wbuf[:0]
-	for c.inflight < len(c.sent) {
+// fill gives c the requests that are due, up to its room; a connection
+// that could take more waits in the idle queue.
+func (recordedSchedule) fill(l *loop, c *conn, now int64) {
+	for c.ses.room() > 0 {
 		r := l.peek()
 		if r == nil || !l.due(r, now) || !l.mayStart() {
 			break
@@ -73,36 +72,18 @@ func (l *loop) refillSource(c *conn, now int64) {
 		start := now
 		if l.timed {
 			start = r.at
-			if l.recording {
-				late := now - r.at
-				l.stats.lateness.RecordValue(usec(late))
-				if late > int64(LateThreshold) {
-					l.stats.late++
-				}
-			}
+			l.recordLateness(now - r.at)
 		}
-		if c.inflight == 0 {
-			c.since = now
-		}
-		c.wbuf = append(c.wbuf, l.cur.buf[r.off:r.end]...)
-		c.pushSentMeta(start, r.meta)
+		l.send(c, l.cur.buf[r.off:r.end], start, r.meta, now)
 		l.cur.next++
-		k++
 	}
-	if c.inflight < len(c.sent) {
+	if c.ses.room() > 0 {
 		l.park(c)
 	}
-	if k == 0 {
-		return
-	}
-	l.inflight += k
-	c.out = c.wbuf
-	c.woff, c.wleft = 0, len(c.wbuf)
-	l.flush(c, now)
 }
 
 // dispatch gives due requests to idle connections, oldest idle first.
-func (l *loop) dispatch(now int64) {
+func (recordedSchedule) dispatch(l *loop, now int64) {
 	for l.idleN > 0 && l.e.budgetLeft() {
 		r := l.peek()
 		if r == nil || !l.due(r, now) {
@@ -114,7 +95,7 @@ func (l *loop) dispatch(now int64) {
 
 // nextDue returns when the loop must next dispatch: the intended time of
 // its next request if a connection is idle to take it, else -1.
-func (l *loop) nextDue(now int64) int64 {
+func (recordedSchedule) nextDue(l *loop, now int64) int64 {
 	if l.idleN == 0 {
 		return -1
 	}
@@ -167,12 +148,16 @@ func (l *loop) failDue(now int64) int {
 	return n
 }
 
-// failInflight counts c's in-flight requests as errors of their endpoints.
-func (l *loop) failInflight(c *conn) {
-	if c.meta == nil || !l.recording {
-		return
+// connectFailed fails the requests that are due when no connection is
+// left to carry them, so that a replay ends even when the target stays
+// down.
+func (recordedSchedule) connectFailed(l *loop, now int64) int {
+	if l.live > 0 {
+		return 1
 	}
-	for i := 0; i < c.inflight; i++ {
-		l.eps.fail(c.meta[(c.first+i)%len(c.meta)])
-	}
+	return max(l.failDue(now), 1)
 }
+
+func (recordedSchedule) place(c *conn, j int)                 {}
+func (recordedSchedule) reconnectAt(c *conn, now int64) int64 { return now }
+func (recordedSchedule) begin(c *conn, start int64)           {}

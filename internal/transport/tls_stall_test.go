@@ -1,0 +1,55 @@
+//go:build linux
+
+package transport
+
+import (
+	"crypto/tls"
+	"errors"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestTLSStalledHandshakesHoldNoRecordBuffer opens connections that send
+// half a ClientHello and stall, and measures what each waiting handshake
+// costs (heap and goroutine stack): no 32 KiB record buffer, and every one
+// ends at its deadline.
+func TestTLSStalledHandshakesHoldNoRecordBuffer(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("not under -short or -race")
+	}
+	const n = 500
+	ln := newListener(t)
+	cfg := serverConfig(t, tls.VersionTLS13)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	deadline := time.Now().Add(3 * time.Second)
+	conns := make([]*TLS, n)
+	ends := make(chan error, n)
+	for i := range conns {
+		fd, peer := ln.pair(t)
+		defer peer.Close()
+		conns[i] = NewServerTLS(NewPlain(fd), cfg)
+		conns[i].Handshake(deadline, func(c *TLS) { _, err := c.HandshakeDone(); ends <- err })
+		peer.Write([]byte{0x16, 3, 1, 2, 0, 1, 0, 1, 0xfc, 3, 3}) // a 512-byte record, 6 bytes of it
+	}
+	time.Sleep(300 * time.Millisecond) // every handshake reads its 11 bytes and waits
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc-before.HeapAlloc) / n
+	stack := float64(after.StackInuse-before.StackInuse) / n
+	t.Logf("a stalled handshake holds %.0f heap bytes and %.0f bytes of goroutine stack (%d stalled)", heap, stack, n)
+	if heap > inBufSize {
+		t.Errorf("%.0f heap bytes per stalled handshake: a record buffer is held", heap)
+	}
+	for range conns {
+		if err := <-ends; !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("stalled handshake ended with %v, want the deadline", err)
+		}
+	}
+	for _, c := range conns {
+		c.Release()
+	}
+}

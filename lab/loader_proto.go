@@ -1,0 +1,32 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+)
+
+// gustCannot says why the in-process gust loader cannot run sc yet: gust
+// load has no HTTP/2 (issue 13). TLS cells it runs (GustLoader.Load passes
+// Insecure: the lab's targets are self-signed).
+func gustCannot(sc Scenario) error {
+	if sc.HTTP2 != nil {
+		return errors.New("the gust loader cannot run HTTP/2 cells until gust load has --http2 and -m (issue 13): use --loader h2load")
+	}
+	return nil
+}
+
+// toolCannot says why the external loader name cannot run sc. wrk
+// (OpenSSL) resumes TLS sessions on every reconnect, which is what a
+// resumed cell wants; full-handshake cells make the server refuse
+// resumption instead (ModeTLSNoResume), so wrk runs both. hey and ab
+// cannot be made to resume, so resumed cells are refused to them. None of
+// the three speaks HTTP/2: h2load does.
+func toolCannot(name string, sc Scenario) error {
+	switch {
+	case sc.HTTP2 != nil:
+		return fmt.Errorf("%s does not speak HTTP/2: use --loader h2load for this scenario", name)
+	case sc.TLS != nil && sc.TLS.Resume && name != "wrk":
+		return fmt.Errorf("%s does not resume TLS sessions: use --loader wrk for resumed-handshake cells", name)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package load
+
+import (
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/result"
+)
+
+// respPhase is where the HTTP/1.1 parser is within the current response.
+type respPhase uint8
+
+const (
+	phHead       respPhase = iota // expecting a status line and headers
+	phLength                      // skipping a Content-Length body
+	phChunked                     // decoding a chunked body
+	phUntilClose                  // body ends when the server closes
+)
+
+// h1session is HTTP/1.1's session: requests go out as serialized, up to
+// the pipeline depth, and responses come back in order, so the exchanges
+// in flight are a ring, oldest first.
+type h1session struct {
+	// ring[(first+i) % len(ring)] is the i-th exchange in flight.
+	ring  []exchange
+	first int
+	n     int
+
+	phase      respPhase
+	head       http1.ResponseHead
+	status     int
+	closeAfter bool  // the server said it closes after this response
+	forceClose bool  // the requests said Connection: close (no keep-alive)
+	remaining  int64 // body bytes left in phLength
+	chunk      http1.ChunkedDecoder
+	pending    []byte // an incomplete response head carried to the next read
+}
+
+// newH1Session returns a session keeping up to depth requests in flight.
+// With forceClose, every response ends the connection, as the requests
+// asked, even if the server does not say so.
+func newH1Session(depth int, forceClose bool) *h1session {
+	return &h1session{ring: make([]exchange, depth), forceClose: forceClose}
+}
+
+func (s *h1session) start(out []byte) []byte { return out }
+func (s *h1session) room() int               { return len(s.ring) - s.n }
+func (s *h1session) inflight() int           { return s.n }
+func (s *h1session) closing() bool           { return s.closeAfter }
+
+func (s *h1session) at(i int) exchange { return s.ring[(s.first+i)%len(s.ring)] }
+
+func (s *h1session) send(out, req []byte, x exchange) []byte {
+	s.ring[(s.first+s.n)%len(s.ring)] = x
+	s.n++
+	return append(out, req...)
+}
+
+// pop removes the oldest exchange in flight and returns it.
+func (s *h1session) pop() exchange {
+	x := s.ring[s.first]
+	s.first++
+	if s.first == len(s.ring) {
+		s.first = 0
+	}
+	s.n--
+	return x
+}
+
+// done completes the oldest exchange with the current status.
+func (s *h1session) done(k sink) {
+	s.phase = phHead
+	k.complete(s.pop(), s.status)
+}
+
+func (s *h1session) reset() {
+	s.first, s.n = 0, 0
+	s.phase = phHead
+	s.closeAfter = false
+	s.pending = s.pending[:0]
+}
+
+func (s *h1session) eof(k sink) {
+	if s.phase == phUntilClose && s.n > 0 {
+		s.done(k)
+	}
+}
+
+// feed parses received bytes in place, completing responses as they end.
+func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
+	if len(s.pending) > 0 {
+		s.pending = append(s.pending, data...)
+		data = s.pending
+	}
+	for len(data) > 0 {
+		switch s.phase {
+		case phHead:
+			if s.n == 0 || s.closeAfter {
+				return result.ErrProtocol, false // bytes nobody asked for
+			}
+			n, err := http1.ParseResponseHead(data, maxResponseHead, &s.head)
+			if err == http1.ErrIncomplete {
+				s.pending = append(s.pending[:0], data...)
+				return 0, true
+			}
+			if err != nil {
+				return result.ErrProtocol, false
+			}
+			data = data[n:]
+			if s.head.StatusCode < 200 {
+				if s.head.StatusCode == 101 {
+					return result.ErrProtocol, false // an upgrade we never asked for
+				}
+				continue // interim response: the final one follows
+			}
+			s.status = s.head.StatusCode
+			// Without keep-alive the request said close: close even if the
+			// server does not.
+			s.closeAfter = s.head.Close || s.forceClose
+			switch s.head.Body(s.ring[s.first].meta&metaHead != 0) {
+			case http1.BodyNone:
+				s.done(k)
+			case http1.BodyLength:
+				s.phase, s.remaining = phLength, s.head.ContentLength
+			case http1.BodyChunked:
+				s.phase = phChunked
+				s.chunk.Reset()
+			case http1.BodyUntilClose:
+				s.phase = phUntilClose
+				s.closeAfter = true
+			}
+		case phLength:
+			k64 := min(int64(len(data)), s.remaining)
+			data = data[k64:]
+			s.remaining -= k64
+			if s.remaining == 0 {
+				s.done(k)
+			}
+		case phChunked:
+			n, _, done, err := s.chunk.Decode(data)
+			if err != nil {
+				return result.ErrProtocol, false
+			}
+			data = data[n:]
+			if done {
+				s.done(k)
+			}
+		case phUntilClose:
+			data = data[len(data):]
+		}
+	}
+	s.pending = s.pending[:0]
+	return 0, true
+}

@@ -1,0 +1,78 @@
+package load
+
+import "github.com/gust-http/gust/result"
+
+// A protocol is what turns a connection's requests into bytes and the bytes
+// that come back into completed responses. The loop owns sockets, timers,
+// schedules and statistics; a protocol owns a connection's session: the
+// requests in flight, the parser, and whatever the wire format needs of its
+// own. HTTP/1.1 (http1.go) answers in order, one response per request. A
+// multiplexed protocol (HTTP/2) fits the same shape as one more package:
+//   - start writes its connection preface and SETTINGS before any request;
+//   - room is bounded by the peer's MAX_CONCURRENT_STREAMS, not by Pipeline
+//     alone, and send encodes the request (HEADERS, DATA) on a new stream;
+//   - feed completes exchanges in any order, each identified by what send
+//     recorded for it (its stream), and writes connection-level frames back
+//     (SETTINGS ACK, WINDOW_UPDATE, PING ACK) through sink.reply;
+//   - a stream reset fails one exchange (sink.abandon) and GOAWAY ends the
+//     session after the streams below it (closing), while a connection
+//     error fails the whole connection (feed's error kind).
+//
+// Nothing here allocates per request: sessions keep their exchanges in
+// arrays sized once, and the loop passes itself as the sink.
+
+// exchange is one request in flight: what the loop needs back when its
+// response completes or it fails.
+type exchange struct {
+	sent int64  // when it was sent, or was meant to be in the open model
+	meta uint32 // its endpoint and HEAD flag (see metaHead)
+}
+
+// session is one connection's protocol state. It lives as long as its
+// conn; reset forgets the socket it was on.
+type session interface {
+	// start appends to out what a new session writes before its first
+	// request (nothing for HTTP/1.1) and returns out.
+	start(out []byte) []byte
+	// room reports how many more requests may be sent now.
+	room() int
+	// inflight reports how many requests wait for their response.
+	inflight() int
+	// at returns the i-th exchange in flight, oldest first, for i below
+	// inflight(); the loop reads it only to fail them all.
+	at(i int) exchange
+	// send appends request req, serialized as HTTP/1.1, to out in the
+	// protocol's encoding, records x in flight, and returns out.
+	send(out, req []byte, x exchange) []byte
+	// feed parses data just read. For every response it completes it
+	// calls s.complete. It returns false, with the kind to count, when
+	// the connection must be failed.
+	feed(data []byte, s sink) (result.ErrorKind, bool)
+	// eof tells the session the peer closed the stream; a response that
+	// ends with the connection completes through s.
+	eof(s sink)
+	// closing reports that the session ends once nothing is in flight:
+	// HTTP/1.1's Connection: close, HTTP/2's GOAWAY.
+	closing() bool
+	// reset forgets everything tied to the socket.
+	reset()
+}
+
+// sink is where a session delivers what it parsed: the loop, for the
+// connection the session belongs to.
+type sink interface {
+	// complete records the response to x with its status code.
+	complete(x exchange, status int)
+	// abandon counts x as failed with kind while the connection goes on
+	// (an HTTP/2 stream reset).
+	abandon(x exchange, kind result.ErrorKind)
+	// reply queues bytes the protocol must write back on its own, such
+	// as HTTP/2's SETTINGS ACK, WINDOW_UPDATE and PING ACK.
+	reply(p []byte)
+}
+
+// newSession returns a connection's session in the run's protocol:
+// HTTP/1.1, the only one so far; another protocol is chosen here.
+func (e *engine) newSession() session {
+	return newH1Session(e.cfg.Pipeline, e.cfg.DisableKeepAlive)
+}
