@@ -11,9 +11,10 @@ import "unsafe"
 // goes to workers too, which costs it speed, not correctness.
 const routeSlots = 1024
 
-// Probe intervals: a route whose handler outlived its budget sends its
-// next firstProbe requests to workers, then lets one run on the loop (a
-// probe). A probe that waits again doubles the interval, up to maxProbe;
+// Probe intervals: a route whose handlers outlived their budget twice in
+// a row (once may be the system or the collector holding up a fast one)
+// sends its next firstProbe requests to workers, then lets one run on the
+// loop (a probe). A probe that waits again doubles the interval, up to maxProbe;
 // one that returns in time halves it, so a route that became fast is
 // back on the loop after about twice its interval.
 const (
@@ -24,7 +25,14 @@ const (
 type routeSlot struct {
 	every uint16 // requests between probes; 0: the route runs on the loop
 	left  uint16 // requests still to send to workers before the next probe
+	// strikes counts the route's handlers moved off in a row while it
+	// runs on the loop.
+	strikes uint8
 }
+
+// strikesToLearn is how many handlers of a route must outlive their
+// budget in a row before the route goes to workers.
+const strikesToLearn = 2
 
 type routeTable struct {
 	slot [routeSlots]routeSlot
@@ -53,6 +61,12 @@ func (t *routeTable) waits(r uint32) bool {
 // moved records that a handler for route r outlived its budget.
 func (t *routeTable) moved(r uint32) {
 	s := &t.slot[r]
+	if s.every == 0 {
+		if s.strikes++; s.strikes < strikesToLearn {
+			return
+		}
+		s.strikes = 0
+	}
 	s.every = min(max(2*s.every, firstProbe), maxProbe)
 	s.left = s.every
 }
@@ -70,9 +84,12 @@ func (t *routeTable) blip(r uint32) {
 
 // quick records that a handler for route r returned within its budget.
 func (t *routeTable) quick(r uint32) {
-	if s := &t.slot[r]; s.every > 0 {
+	s := &t.slot[r]
+	if s.every > 0 {
 		s.every /= 2
 		s.left = s.every
+	} else if s.strikes != 0 {
+		s.strikes = 0
 	}
 }
 

@@ -104,17 +104,19 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 		t.Fatal("the test's routes share a slot")
 	}
 	var srv atomic.Pointer[Server]
-	var first atomic.Bool
-	first.Store(true)
+	var waits atomic.Int64
+	waits.Store(strikesToLearn)
 	onWorker := make(chan bool, 1)
 	h := HandlerFunc(func(c *Ctx) {
 		worker := c.w != nil // a worker's site gives the Ctx a sink; a loop's does not
-		if string(c.Path()) == "/slow" && first.Swap(false) {
-			// Wait until the watchdog has moved this handler off its loop.
-			for srv.Load().Stats().MovedOff == 0 {
-				time.Sleep(time.Millisecond)
+		if string(c.Path()) == "/slow" {
+			if n := waits.Add(-1); n >= 0 {
+				// Wait until the watchdog has moved this handler off its loop.
+				for srv.Load().Stats().MovedOff < strikesToLearn-n {
+					time.Sleep(time.Millisecond)
+				}
+				time.Sleep(10 * DefaultHandlerBudget) // and go on waiting: not a blip
 			}
-			time.Sleep(10 * DefaultHandlerBudget) // and go on waiting: not a blip
 		}
 		onWorker <- worker
 		c.WriteString("ok")
@@ -131,8 +133,10 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 		}
 		return <-onWorker
 	}
-	if get("/slow") {
-		t.Fatal("the first request of a route ran on a worker, want its loop")
+	for i := 0; i < strikesToLearn; i++ {
+		if get("/slow") {
+			t.Fatalf("request %d of a route ran on a worker, want its loop", i+1)
+		}
 	}
 	// Learned: the next requests of the route go to workers up front.
 	for i := 0; i < firstProbe; i++ {
@@ -160,7 +164,16 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 func TestRouteTableDecays(t *testing.T) {
 	var rt routeTable
 	r := routeOf([]byte("/x"))
-	rt.moved(r)
+	rt.moved(r) // once: maybe held up
+	if rt.waits(r) {
+		t.Fatal("a route goes to workers after one handler outlived its budget")
+	}
+	rt.quick(r)
+	rt.moved(r) // not in a row
+	if rt.waits(r) {
+		t.Fatal("a route goes to workers after two waits with a quick one between")
+	}
+	rt.moved(r) // in a row: learned
 	sent := 0
 	for rt.waits(r) {
 		sent++
@@ -173,6 +186,9 @@ func TestRouteTableDecays(t *testing.T) {
 		t.Fatal("a route whose handler was only held up still goes to workers")
 	}
 	rt.moved(r)
+	rt.moved(r)
+	for rt.waits(r) {
+	}
 	rt.moved(r) // the probe waited too
 	if rt.slot[r].every != 2*firstProbe {
 		t.Fatalf("interval %d after a second wait, want %d", rt.slot[r].every, 2*firstProbe)
