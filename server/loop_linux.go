@@ -3,6 +3,7 @@
 package server
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +55,9 @@ type loop struct {
 	// closingIdle: closeIdleConns is running (a handler it served may be
 	// moved off the loop, and the loop's new goroutine starts it again).
 	closingIdle bool
+	// yieldEvery (Auto mode) is how often a loop that never runs out of
+	// events yields its P; lastYield is when it last did.
+	yieldEvery, lastYield int64
 
 	closeIdleReq atomic.Bool
 
@@ -83,6 +87,9 @@ func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	}
 	l.turnNow = e.now()
 	l.wheel = newTimerWheel(wheelTick, l.turnNow)
+	if cfg.Mode == Auto {
+		l.yieldEvery = int64(time.Millisecond)
+	}
 	l.seat = newSeat(l)
 	l.seatNow.Store(l.seat)
 	return l
@@ -117,6 +124,14 @@ func (l *loop) run() error {
 		}
 		l.turnNow = l.e.now()
 		l.evNext = 0
+		if l.yieldEvery > 0 && l.turnNow-l.lastYield >= l.yieldEvery {
+			// A loop that always finds events never parks, and its system
+			// calls are raw: let the goroutines it woke (handlers that
+			// waited, on workers) run within a millisecond, not at the
+			// runtime's 10 ms preemption.
+			l.lastYield = l.turnNow
+			runtime.Gosched()
+		}
 	}
 }
 
