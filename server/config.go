@@ -16,9 +16,9 @@ const (
 	// still running after Config.HandlerBudget gives the loop to a fresh
 	// goroutine, so the loop's other connections go on, and finishes its
 	// own response as a worker would. The loop learns which routes (a hash
-	// of the path) wait and sends their requests to workers up front, as
-	// Pooled does, trying one on the loop now and then in case the route
-	// became fast. Handlers may block. This is the default, for native
+	// of the path) wait (two handlers in a row moved off) and sends their
+	// requests to workers up front, as Pooled does, trying one on the loop
+	// now and then in case the route became fast. Handlers may block. This is the default, for native
 	// handlers and HTTPHandler alike.
 	Auto Mode = iota
 	// Pooled runs each request's handler on a worker goroutine from a pool
