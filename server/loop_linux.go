@@ -128,9 +128,12 @@ func (l *loop) run() error {
 			// A loop that always finds events never parks, and its system
 			// calls are raw: let the goroutines it woke (handlers that
 			// waited, on workers) run within a millisecond, not at the
-			// runtime's 10 ms preemption.
+			// runtime's 10 ms preemption. Without any, there is no one to
+			// yield to.
 			l.lastYield = l.turnNow
-			runtime.Gosched()
+			if l.srv.workers.busy.Load() > 0 || l.srv.movedNow.Load() > 0 {
+				runtime.Gosched()
+			}
 		}
 	}
 }
