@@ -56,7 +56,7 @@ func SelectServers(sel Selection, build func(dir string, log io.Writer) error, l
 	var out []Server
 	for i, s := range all {
 		replaced := slices.ContainsFunc(all[i+1:], func(o Server) bool { return o.Name == s.Name })
-		if replaced || (len(sel.Only) > 0 && !slices.Contains(sel.Only, s.Name)) {
+		if replaced || (len(sel.Only) > 0 && !slices.Contains(sel.Only, s.Name)) || (len(sel.Only) == 0 && s.OnRequest) {
 			continue
 		}
 		out = append(out, s)

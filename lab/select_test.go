@@ -27,6 +27,8 @@ func TestSelectServers(t *testing.T) {
 		replacedC string // the command of the last server, when set
 	}{
 		{name: "all built-ins, peers built", want: "fasthttp,nethttp,nbio,gust-native,gust-adapter", built: true},
+		{name: "the dispatch modes run when named", sel: Selection{Only: []string{"gust-inline", "gust-auto", "gust-pooled"}},
+			want: "gust-auto,gust-pooled,gust-inline"},
 		{name: "only gust's own: no build", sel: Selection{Only: []string{"gust-native"}}, want: "gust-native"},
 		{name: "a target beside them", sel: Selection{Targets: []string{"nginx=http://x:1/"}, Only: []string{"nginx", "gust-native"}}, want: "gust-native,nginx"},
 		{name: "a server replaces a built-in of its name", sel: Selection{Servers: []string{"nbio=./mine {addr}"}, Only: []string{"nbio"}},

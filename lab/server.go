@@ -24,6 +24,9 @@ type Server struct {
 	// Missing, if set, says why this server cannot run (a binary that was
 	// not built); each of its cells records it as the error.
 	Missing string `json:"-"`
+	// OnRequest: a built-in that runs only when --servers names it (the
+	// gust engine's dispatch modes side by side), not in the default matrix.
+	OnRequest bool `json:"-"`
 	// Modes holds, for each mode beyond plain HTTP/1.1 it serves (see
 	// Scenario.Mode), the flags appended to Command. Nil for a --server
 	// command, which says the mode with a {mode} placeholder instead.
@@ -78,5 +81,13 @@ func BuiltinServers(peerDir, gust string) []Server {
 		peer("nbio", peerModeFlags),
 		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe},
 		{Name: "gust-adapter", Command: g + " --api nethttp", Modes: gustModeFlags, Probe: probe},
+		// The dispatch modes by name (gust-native and gust-adapter run the
+		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
+		// gust-inline refuses a delay: its delay cells say so.
+		{Name: "gust-auto", Command: g + " --mode auto", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-pooled", Command: g + " --mode pooled", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-inline", Command: g + " --mode inline", Modes: gustModeFlags, Probe: probe, OnRequest: true},
 	}
 }

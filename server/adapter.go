@@ -17,7 +17,7 @@ import (
 
 // HTTPHandler serves a net/http Handler on a gust Server, so that
 // http.ServeMux, chi, gorilla/mux and other routers run unchanged. It
-// needs Pooled mode. A request body that has not all arrived with the head
+// needs Auto (the default) or Pooled mode. A request body that has not all arrived with the head
 // is streamed: r.Body reads it from the socket as the handler goes (on
 // Linux; elsewhere bodies are read whole first, bounded by MaxBodyBytes);
 // r.Context() is cancelled when the client goes away, and
@@ -55,7 +55,7 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if hook, ok := c.w.(cancelHook); ok {
+	if hook, ok := c.peer.(cancelHook); ok {
 		hook.onClientGone(cancel)
 		defer hook.onClientGone(nil)
 	}
@@ -270,6 +270,7 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if w.c.hijacked {
 		return nil, nil, http.ErrHijacked
 	}
+	w.c.offLoop() // the handler keeps the connection: not on a loop
 	h, ok := w.c.peer.(hijacker)
 	if !ok {
 		return nil, nil, errors.New("server: this connection cannot be hijacked")

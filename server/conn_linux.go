@@ -70,6 +70,12 @@ type conn struct {
 	reqStart           int64 // when the first byte of the request being read arrived; 0 between requests
 	headScan           int   // bytes of c.in known to hold no complete head
 	task               func()
+	// parsed is a request the loop parsed and handed over with the
+	// connection, spanning c.in[:parsedLen] (its head only if parsedBody:
+	// the body is still arriving), for the worker to serve first.
+	parsed     *Ctx
+	parsedLen  int
+	parsedBody bool
 
 	// For a worker waiting for the socket to accept more of a response.
 	waiting atomic.Bool

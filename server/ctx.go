@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -16,9 +17,16 @@ type Ctx struct {
 	req     http1.RequestHead
 	rawHead []byte // the bytes the head was parsed from; req's slices point into it
 	body    []byte
-	stream  io.ReadCloser // the body, when it is read from the socket as the handler goes (adapter only)
-	peer    peer          // the connection, for RemoteAddr
-	head    bool          // HEAD request: the body is computed but not sent
+	stream  io.ReadCloser // the body, when it is read from the socket as the handler goes
+	// bodyBuf holds a streamed body Body read whole; bodyRead says it has.
+	bodyBuf    []byte
+	bodyRead   bool
+	bodyReader bytes.Reader
+	// mover, for a handler on a loop in Auto mode, moves the handler off
+	// the loop before it waits on the network itself (Flush, Hijack).
+	mover autoDispatch
+	peer  peer // the connection, for RemoteAddr
+	head  bool // HEAD request: the body is computed but not sent
 
 	status    int
 	header    []byte // extra header lines, "Name: value\r\n" each
@@ -55,7 +63,7 @@ type responseSink interface {
 
 // ErrNotStreamable is returned by Flush in Inline mode, where a handler
 // must not wait for the network.
-var ErrNotStreamable = errors.New("server: Flush needs Pooled mode")
+var ErrNotStreamable = errors.New("server: Flush needs Auto or Pooled mode")
 
 // Method returns the request method, e.g. GET.
 func (c *Ctx) Method() []byte { return c.req.Method }
@@ -85,7 +93,44 @@ func (c *Ctx) VisitHeaders(f func(name, value []byte)) {
 }
 
 // Body returns the whole request body (bounded by Config.MaxBodyBytes).
-func (c *Ctx) Body() []byte { return c.body }
+// In Auto and Pooled modes (on Linux), a body that had not all arrived
+// with the head is read from the client when Body is first called; if
+// the client fails to send it all in time, Body returns what arrived and
+// the connection closes after the response. A handler that wants only
+// part of a body, or to read it as it comes, uses BodyReader instead.
+func (c *Ctx) Body() []byte {
+	if c.stream != nil && !c.bodyRead {
+		c.bodyRead = true
+		buf := bytes.NewBuffer(c.bodyBuf[:0])
+		buf.ReadFrom(c.stream) // an error ends the connection after the response
+		c.bodyBuf = buf.Bytes()
+		c.body = c.bodyBuf
+	}
+	return c.body
+}
+
+// BodyReader returns the request body as a reader. In Auto and Pooled
+// modes (on Linux), a body that had not all arrived with the head is read
+// from the client as the handler reads, so the handler decides how much
+// of it to take: what it leaves unread is read and discarded after it
+// returns, up to 256 KiB, or the connection is closed. Otherwise, and
+// once Body has been called, it reads the bytes Body returns. The reader
+// is valid until the handler returns.
+func (c *Ctx) BodyReader() io.Reader {
+	if c.stream != nil && !c.bodyRead {
+		return c.stream
+	}
+	c.bodyReader.Reset(c.body)
+	return &c.bodyReader
+}
+
+// offLoop moves a handler running on a loop in Auto mode to a goroutine
+// of its own, for what waits on the network (Flush, Hijack).
+func (c *Ctx) offLoop() {
+	if c.w == nil && c.mover != nil {
+		c.mover.moveOff(c)
+	}
+}
 
 // RemoteAddr returns the client's address (looked up when asked, so an
 // idle connection does not have to store it).
@@ -186,11 +231,14 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 
 // Flush sends the response head and the body written so far, and switches
 // the response to chunked encoding; later writes are sent by later Flush
-// calls or when the handler returns. It is available in Pooled mode.
+// calls or when the handler returns. It is available in Auto and Pooled
+// modes; in Auto mode a handler on its loop that flushes is moved off the
+// loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
 	if c.h2 != nil {
 		return c.h2.flushCtx(c)
 	}
+	c.offLoop()
 	if c.w == nil {
 		return ErrNotStreamable
 	}
@@ -275,6 +323,8 @@ func (c *Ctx) reset() {
 	c.req = http1.RequestHead{Headers: headers}
 	c.body = nil
 	c.stream = nil
+	c.bodyRead = false
+	c.mover = nil
 	c.hijacked, c.rest = false, nil
 	c.rawHead = nil
 	c.head = false

@@ -4,10 +4,14 @@
 // epoll instance, own every connection. A connection costs a few hundred
 // bytes while it is idle: read and write buffers are borrowed from pools only
 // while a request or a response is in progress, and no goroutine waits on
-// it. Goroutines follow in-flight requests instead: in the default Pooled
-// mode each request runs on a worker goroutine taken from a pool whose size
-// follows the number of requests being handled; in Inline mode handlers
-// run on the loop itself, for handlers that never block.
+// it. Goroutines follow requests that wait instead: in the default Auto
+// mode a handler starts on its loop and, if it is still running after a
+// short budget (it waits, or computes for long), is moved off to a
+// goroutine of its own while the loop goes on; the loop learns which
+// routes wait and sends them to workers up front. In Pooled mode every
+// request runs on a worker goroutine taken from a pool whose size follows
+// the number of requests being handled; in Inline mode handlers run on the
+// loop itself, for handlers that never block.
 //
 // Handlers use either the native API, a func(*Ctx) that sees the request as
 // byte views and allocates nothing, or any net/http Handler through

@@ -30,6 +30,11 @@ type engine struct {
 
 	acceptOne bool // AcceptOne with more than one loop: loop 0 accepts for all
 	nextLoop  int  // where loop 0 sends the next connection (only it touches this)
+
+	// running counts the goroutines running loops: one per loop, and
+	// for a moment two when a loop moves to a new goroutine (Auto mode).
+	running sync.WaitGroup
+	wd      *watchdog // Auto mode's
 }
 
 // pickLoop returns the loop that should own a connection accepted by l.
@@ -169,27 +174,22 @@ func sockaddrToTCP(sa unix.Sockaddr) *net.TCPAddr {
 func (e *engine) now() int64 { return int64(time.Since(e.base)) }
 
 func (e *engine) run() error {
-	var wg sync.WaitGroup
+	if e.srv.cfg.Mode == Auto {
+		e.wd = newWatchdog(e)
+		go e.wd.run()
+	}
+	for _, l := range e.loops {
+		e.running.Add(1)
+		go l.serveOn(l.seat)
+	}
+	e.running.Wait()
+	if e.wd != nil {
+		close(e.wd.done)
+	}
 	errs := make([]error, len(e.loops))
 	for i, l := range e.loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			returned := false
-			defer func() {
-				if !returned {
-					errs[i] = l.exited()
-					e.stop()
-				}
-			}()
-			errs[i] = l.run()
-			returned = true
-			if errs[i] != nil {
-				e.stop() // one loop failing takes the server down, not half of it
-			}
-		}()
+		errs[i] = l.err
 	}
-	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -202,9 +202,9 @@ var errLoopExited = errors.New("server: a handler called runtime.Goexit on an ev
 // left for it (a 500), best effort, and the loop's listener and
 // connections are closed so that no client waits for a dead loop. The
 // error it returns takes the server down.
-func (l *loop) exited() error {
-	if c, ok := l.ctx.peer.(*conn); ok && l.ctx.exited && c.state.Load() == stIdle {
-		c.t.Write(l.ctx.exitOut)
+func (l *loop) exited(st *seat) error {
+	if c, ok := st.ctx.peer.(*conn); ok && st.ctx.exited && c.state.Load() == stIdle {
+		c.t.Write(st.ctx.exitOut)
 	}
 	l.shutdownAll()
 	return errLoopExited

@@ -111,49 +111,55 @@ func TestHandlerFaults(t *testing.T) {
 		}), 500, "", "runtime.Goexit serving GET /fault"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var logged logBuffer
-			// One worker: a fault must not cost the pool its only worker.
-			s := start(t, tt.handler, Config{Mode: tt.mode, Loops: 1, MaxWorkers: 1, ErrorLog: log.New(&logged, "", 0)})
-			c, r := rawConn(t, s)
-			c.SetDeadline(time.Now().Add(5 * time.Second)) // a hang fails, not stalls
-			// A pipelined request before the faulty one must keep its answer.
-			io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\nGET /fault HTTP/1.1\r\nHost: x\r\n\r\n")
-			if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "fine" {
-				t.Fatalf("the request before the fault got %d %q, want 200 fine", resp.StatusCode, body)
-			}
-			resp, err := http.ReadResponse(r, nil)
-			if err != nil {
-				t.Fatalf("reading the response to the faulty request: %v", err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Fatalf("the response hangs after %q", body)
-			}
-			if resp.StatusCode != tt.status {
-				t.Errorf("status %d, want %d", resp.StatusCode, tt.status)
-			}
-			if tt.status == 500 {
-				if err != nil || resp.Header.Get("X-Lost") != "" || !resp.Close {
-					t.Errorf("500 response: body %q (%v), headers %v: want a whole 500 of its own that closes", body, err, resp.Header)
+		modes := []Mode{tt.mode}
+		if tt.mode == Pooled {
+			modes = append(modes, Auto) // where Auto must behave as Pooled does
+		}
+		for _, mode := range modes {
+			t.Run(mode.String()+"/"+tt.name, func(t *testing.T) {
+				var logged logBuffer
+				// One worker: a fault must not cost the pool its only worker.
+				s := start(t, tt.handler, Config{Mode: mode, Loops: 1, MaxWorkers: 1, ErrorLog: log.New(&logged, "", 0)})
+				c, r := rawConn(t, s)
+				c.SetDeadline(time.Now().Add(5 * time.Second)) // a hang fails, not stalls
+				// A pipelined request before the faulty one must keep its answer.
+				io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\nGET /fault HTTP/1.1\r\nHost: x\r\n\r\n")
+				if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "fine" {
+					t.Fatalf("the request before the fault got %d %q, want 200 fine", resp.StatusCode, body)
 				}
-			} else if string(body) != tt.partial || !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("body %q (%v), want %q cut short by the connection closing", body, err, tt.partial)
-			}
-			if !closedByPeer(c, r, 2*time.Second) {
-				t.Error("the connection stays open after the fault")
-			}
-			if !strings.Contains(logged.String(), tt.log) {
-				t.Errorf("ErrorLog has %q, want %q", logged.String(), tt.log)
-			}
-			// The server goes on.
-			if resp, body := exchange(t, s, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "fine" {
-				t.Errorf("after the fault got %d %q, want 200 fine", resp.StatusCode, body)
-			}
-			if st := s.Stats(); st.InFlight != 0 {
-				t.Errorf("%d requests still in flight after the fault", st.InFlight)
-			}
-		})
+				resp, err := http.ReadResponse(r, nil)
+				if err != nil {
+					t.Fatalf("reading the response to the faulty request: %v", err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("the response hangs after %q", body)
+				}
+				if resp.StatusCode != tt.status {
+					t.Errorf("status %d, want %d", resp.StatusCode, tt.status)
+				}
+				if tt.status == 500 {
+					if err != nil || resp.Header.Get("X-Lost") != "" || !resp.Close {
+						t.Errorf("500 response: body %q (%v), headers %v: want a whole 500 of its own that closes", body, err, resp.Header)
+					}
+				} else if string(body) != tt.partial || !errors.Is(err, io.ErrUnexpectedEOF) {
+					t.Errorf("body %q (%v), want %q cut short by the connection closing", body, err, tt.partial)
+				}
+				if !closedByPeer(c, r, 2*time.Second) {
+					t.Error("the connection stays open after the fault")
+				}
+				if !strings.Contains(logged.String(), tt.log) {
+					t.Errorf("ErrorLog has %q, want %q", logged.String(), tt.log)
+				}
+				// The server goes on.
+				if resp, body := exchange(t, s, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "fine" {
+					t.Errorf("after the fault got %d %q, want 200 fine", resp.StatusCode, body)
+				}
+				if st := s.Stats(); st.InFlight != 0 {
+					t.Errorf("%d requests still in flight after the fault", st.InFlight)
+				}
+			})
+		}
 	}
 }
 
@@ -201,25 +207,11 @@ func (b *blocker) ServeGust(c *Ctx) {
 }
 
 func TestAHandlerThatNeverReturns(t *testing.T) {
-	t.Run("in Pooled mode it holds only its own connection", func(t *testing.T) {
-		b := newBlocker()
-		s := start(t, b, Config{Loops: 1, ErrorLog: discardLog()})
-		t.Cleanup(func() { close(b.release) }) // before the server's Shutdown
-		blocked, _ := rawConn(t, s)
-		io.WriteString(blocked, "GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
-		b.waitEntered(t)
-		// Other connections on the same loop, new and kept alive, go on.
-		c, r := rawConn(t, s)
-		for i := 0; i < 10; i++ {
-			io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
-			if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "fine" {
-				t.Fatalf("got %d %q while a handler blocks", resp.StatusCode, body)
-			}
-		}
-		if resp, body := exchange(t, s, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "fine" {
-			t.Fatalf("a new connection got %d %q while a handler blocks", resp.StatusCode, body)
-		}
-	})
+	for _, mode := range []Mode{Pooled, Auto} {
+		t.Run("in "+mode.String()+" mode it holds only its own connection", func(t *testing.T) {
+			neverReturns(t, mode)
+		})
+	}
 	t.Run("in Inline mode it holds its whole loop until it returns", func(t *testing.T) {
 		// The documented contract of Inline: handlers run on the loop.
 		b := newBlocker()
@@ -242,4 +234,26 @@ func TestAHandlerThatNeverReturns(t *testing.T) {
 			}
 		}
 	})
+}
+
+// neverReturns checks that a handler that blocks until the end of the
+// test holds only its own connection: others on its loop are served.
+func neverReturns(t *testing.T, mode Mode) {
+	b := newBlocker()
+	s := start(t, b, Config{Loops: 1, Mode: mode, ErrorLog: discardLog()})
+	t.Cleanup(func() { close(b.release) }) // before the server's Shutdown
+	blocked, _ := rawConn(t, s)
+	io.WriteString(blocked, "GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
+	b.waitEntered(t)
+	// Other connections on the same loop, new and kept alive, go on.
+	c, r := rawConn(t, s)
+	for i := 0; i < 10; i++ {
+		io.WriteString(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "fine" {
+			t.Fatalf("got %d %q while a handler blocks", resp.StatusCode, body)
+		}
+	}
+	if resp, body := exchange(t, s, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || body != "fine" {
+		t.Fatalf("a new connection got %d %q while a handler blocks", resp.StatusCode, body)
+	}
 }

@@ -149,11 +149,11 @@ func (l *loop) readH2(c *conn, hangup bool, now int64) {
 		if c.blocked && len(c.out) >= outStopRead {
 			break // read again once the socket takes output (handleH2)
 		}
-		n, err := c.t.Read(l.buf)
+		n, err := c.t.Read(l.seat.buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
-			drained := n < len(l.buf) && !hangup && !c.layered
-			data := l.buf[:n]
+			drained := n < len(l.seat.buf) && !hangup && !c.layered
+			data := l.seat.buf[:n]
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)
 				data = c.in

@@ -100,7 +100,8 @@ func (l *loop) h2Answer(hc *h2conn, st *h2stream, status int, now int64) {
 	l.startPart(hc, st, h2part{status: status, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}, now)
 }
 
-// h2Dispatch runs the stream's handler: on the loop (Inline) or a worker.
+// h2Dispatch runs the stream's handler: on the loop (Inline) or a worker
+// (Pooled, and Auto: per-stream budgets on the loop are not built yet).
 func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 	st.dispatched = true
 	if l.srv.cfg.Mode == Inline {

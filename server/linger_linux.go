@@ -36,7 +36,7 @@ func (l *loop) closeAfterResponse(c *conn) {
 // lingering connection holds no memory of its own.
 func (l *loop) discard(c *conn) {
 	for reads := 0; reads < maxReadsPerTurn; reads++ {
-		n, err := c.t.Read(l.buf[:min(len(l.buf), c.lingerLeft)])
+		n, err := c.t.Read(l.seat.buf[:min(len(l.seat.buf), c.lingerLeft)])
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
 			if c.lingerLeft -= n; c.lingerLeft <= 0 {

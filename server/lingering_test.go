@@ -27,11 +27,12 @@ func TestUnreadUploadsGetTheWholeResponseAndAGracefulClose(t *testing.T) {
 		cfg    Config
 		status int
 		// unread: the body is left unread, so the connection must close;
-		// the native API reads a body within MaxBodyBytes before the
-		// handler runs, and then keeps the connection.
+		// Inline reads a body within MaxBodyBytes before the handler runs,
+		// and then keeps the connection; Auto and Pooled stream it.
 		unread bool
 	}{
-		{"native pooled", HandlerFunc(ignoreBody), Config{Mode: Pooled}, 200, false},
+		{"native auto", HandlerFunc(ignoreBody), Config{Mode: Auto}, 200, true},
+		{"native pooled", HandlerFunc(ignoreBody), Config{Mode: Pooled}, 200, true},
 		{"native inline", HandlerFunc(ignoreBody), Config{Mode: Inline}, 200, false},
 		{"native over MaxBodyBytes", HandlerFunc(ignoreBody), Config{MaxBodyBytes: 64 << 10}, 413, true},
 		{"adapter", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{}, 200, true},

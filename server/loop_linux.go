@@ -3,6 +3,7 @@
 package server
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,12 +30,34 @@ type loop struct {
 	byFD   []*conn
 	wheel  *timerWheel
 
-	buf []byte // read buffer shared by the loop's connections
-	out []byte // responses being written, for Inline mode and errors
-	ctx *Ctx   // the Ctx of Inline mode
-	// site is where the loop's steps run: serving (Inline) or handing
-	// requests to workers (Pooled).
-	site site
+	// seat is the goroutine running the loop's read buffer, output and
+	// Ctx. In Auto mode a handler that outlives its budget keeps its seat
+	// and the loop goes on in a new goroutine with a new one; seatNow is
+	// the same pointer, for the watchdog.
+	seat    *seat
+	seatNow atomic.Pointer[seat]
+	// hseq counts handlers entered and left on the loop (Auto mode): odd
+	// while one runs. The watchdog moves a handler it sees running at two
+	// ticks in a row off the loop.
+	hseq   atomic.Uint64
+	routes routeTable // Auto mode: which routes wait
+	err    error      // what run returned, on the goroutine that ran it last
+
+	// The turn in progress, kept in the loop rather than on a goroutine's
+	// stack so that a goroutine taking the loop over from a handler's
+	// goroutine finishes it: the events not yet handled, the connections
+	// whose turn ended before they were drained.
+	turnNow    int64
+	evNext     int
+	laterRun   []*conn
+	laterIdx   int
+	laterTaken bool
+	// closingIdle: closeIdleConns is running (a handler it served may be
+	// moved off the loop, and the loop's new goroutine starts it again).
+	closingIdle bool
+	// yieldEvery (Auto mode) is how often a loop that never runs out of
+	// events yields its P; lastYield is when it last did.
+	yieldEvery, lastYield int64
 
 	closeIdleReq atomic.Bool
 
@@ -47,6 +70,7 @@ type loop struct {
 
 	mu       sync.Mutex // guards handoff, incoming and stopped
 	handoff  []*conn    // connections workers gave back to be closed
+	blips    []uint32   // routes whose handlers were moved off but did not wait (Auto)
 	incoming []int      // sockets the accepting loop handed over (AcceptOne)
 	spare    []int      // the other incoming slice, swapped to avoid allocating
 	stopped  bool
@@ -62,18 +86,24 @@ func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	l := &loop{
 		e: e, srv: e.srv, id: id, poller: p, lnfd: lnfd,
 		events:   make([]poll.Event, 0, 1024),
-		buf:      make([]byte, loopReadBuf),
-		ctx:      &Ctx{srv: e.srv},
 		minTimer: int64(minTimer),
 	}
-	l.site = site{ctx: l.ctx, dispatch: cfg.Mode == Pooled}
+	l.turnNow = e.now()
+	l.wheel = newTimerWheel(wheelTick, l.turnNow)
+	if cfg.Mode == Auto {
+		l.yieldEvery = int64(time.Millisecond)
+	}
+	l.seat = newSeat(l)
+	l.seatNow.Store(l.seat)
 	return l
 }
 
+// run turns the loop until it stops: it finishes the turn in progress
+// (all of it, for a goroutine that took the loop over mid-turn), then
+// waits for events and takes the next.
 func (l *loop) run() error {
-	now := l.e.now()
-	l.wheel = newTimerWheel(wheelTick, now)
 	for {
+		l.finishTurn()
 		if l.e.stopping.Load() {
 			l.shutdownAll()
 			return nil
@@ -95,32 +125,53 @@ func (l *loop) run() error {
 			l.shutdownAll()
 			return err
 		}
-		now = l.e.now()
-		for _, ev := range l.events {
-			fd := int(ev.FD)
-			if fd == l.lnfd {
-				l.accept(now)
-				continue
+		l.turnNow = l.e.now()
+		l.evNext = 0
+		if l.yieldEvery > 0 && l.turnNow-l.lastYield >= l.yieldEvery {
+			// A loop that always finds events never parks, and its system
+			// calls are raw: let the goroutines it woke (handlers that
+			// waited, on workers) run within a millisecond, not at the
+			// runtime's 10 ms preemption. Without any, there is no one to
+			// yield to.
+			l.lastYield = l.turnNow
+			if l.srv.workers.busy.Load() > 0 || l.srv.movedNow.Load() > 0 {
+				runtime.Gosched()
 			}
-			if fd < len(l.byFD) {
-				if c := l.byFD[fd]; c != nil {
-					l.handle(c, ev.Flags, now)
-				}
-			}
 		}
-		l.readTheRest(now)
-		l.takeHandoffs()
-		l.takeHandshakes(now)
-		l.takeH2Work(now)
-		if l.e.acceptOne { // only then do other loops hand sockets over
-			l.takeIncoming(now)
-		}
-		if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
-			l.acceptRetry = false
-			l.accept(now)
-		}
-		l.wheel.advance(now)
 	}
+}
+
+// finishTurn handles the events of the turn not yet handled, gives the
+// connections queued for another read their turn, and does the loop's
+// chores.
+func (l *loop) finishTurn() {
+	now := l.turnNow
+	for l.evNext < len(l.events) {
+		ev := l.events[l.evNext]
+		l.evNext++
+		fd := int(ev.FD)
+		if fd == l.lnfd {
+			l.accept(now)
+			continue
+		}
+		if fd < len(l.byFD) {
+			if c := l.byFD[fd]; c != nil {
+				l.handle(c, ev.Flags, now)
+			}
+		}
+	}
+	l.readTheRest(now)
+	l.takeHandoffs()
+	l.takeHandshakes(now)
+	l.takeH2Work(now)
+	if l.e.acceptOne { // only then do other loops hand sockets over
+		l.takeIncoming(now)
+	}
+	if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
+		l.acceptRetry = false
+		l.accept(now)
+	}
+	l.wheel.advance(now)
 }
 
 func (l *loop) accept(now int64) {
@@ -174,13 +225,17 @@ func (l *loop) readLater(c *conn, hangup bool) {
 
 // readTheRest gives the queued connections their next turn.
 func (l *loop) readTheRest(now int64) {
-	if len(l.later) == 0 {
-		return
+	if !l.laterTaken {
+		if len(l.later) == 0 {
+			return
+		}
+		l.laterRun, l.laterIdx, l.laterTaken = l.later, 0, true
+		l.later = l.laterSpare[:0]
 	}
-	list := l.later
-	l.later = l.laterSpare[:0]
-	for i, c := range list {
-		list[i] = nil
+	for l.laterIdx < len(l.laterRun) {
+		c := l.laterRun[l.laterIdx]
+		l.laterRun[l.laterIdx] = nil
+		l.laterIdx++
 		c.later = false
 		hangup := c.laterHangup
 		c.laterHangup = false
@@ -188,7 +243,8 @@ func (l *loop) readTheRest(now int64) {
 			l.readAndServe(c, hangup, now)
 		}
 	}
-	l.laterSpare = list[:0]
+	l.laterSpare = l.laterRun[:0]
+	l.laterRun, l.laterTaken = nil, false
 }
 
 // register makes the accepted socket fd a connection of this loop.
@@ -286,6 +342,10 @@ func (l *loop) takeHandoffs() {
 	l.mu.Lock()
 	list := l.handoff
 	l.handoff = l.handoff[len(l.handoff):]
+	for _, r := range l.blips {
+		l.routes.blip(r)
+	}
+	l.blips = l.blips[:0]
 	l.mu.Unlock()
 	for i, c := range list {
 		l.closeAfterResponse(c)
@@ -331,6 +391,7 @@ func (l *loop) closeListener() {
 // client would lose a request it had every right to send.
 func (l *loop) closeIdleConns() {
 	now := l.e.now()
+	l.closingIdle = true
 	for _, c := range l.byFD {
 		if c != nil && c.h2 != nil && !c.lingering && c.state.Load() == stIdle {
 			l.drainH2(c) // GOAWAY, then closed once its streams are done
@@ -344,6 +405,7 @@ func (l *loop) closeIdleConns() {
 			l.closeConn(c)
 		}
 	}
+	l.closingIdle = false
 }
 
 // isIdle reports whether c is open, owned by the loop, and has no request

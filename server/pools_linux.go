@@ -45,7 +45,7 @@ func getCtx(s *Server) *Ctx {
 func putCtx(c *Ctx) {
 	c.reset()
 	c.peer = nil
-	if cap(c.out) > 1<<20 || cap(c.resp) > 1<<20 {
+	if cap(c.out) > 1<<20 || cap(c.resp) > 1<<20 || cap(c.bodyBuf) > 1<<20 {
 		return
 	}
 	ctxPool.Put(c)

@@ -10,7 +10,8 @@ import (
 )
 
 // The loop's side of a connection: reacting to readiness, reading, serving
-// (Inline) or handing over (Pooled), writing what the socket takes now.
+// (Inline, Auto) or handing over (Pooled, Auto), writing what the socket
+// takes now.
 
 // handle reacts to readiness of a connection's socket, on its loop.
 func (l *loop) handle(c *conn, flags uint32, now int64) {
@@ -113,15 +114,16 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 			l.readLater(c, hangup)
 			return
 		}
-		n, err := c.t.Read(l.buf)
+		buf := l.seat.buf
+		n, err := c.t.Read(buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
 			// A short read from the plain transport drained the socket:
 			// edge-triggered polling announces what comes next. A layered
 			// one (TLS) may hold bytes no event will announce, or have
 			// read the socket full: it is read until ErrWouldBlock.
-			drained := n < len(l.buf) && !hangup && !c.layered
-			data := l.buf[:n]
+			drained := n < len(buf) && !hangup && !c.layered
+			data := buf[:n]
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)
 				data = c.in
@@ -155,9 +157,11 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 	}
 }
 
-// serveInput serves the complete requests at the start of data (Inline
-// mode) or hands the connection to a worker (Pooled mode). It returns
-// false if the loop no longer owns an open connection.
+// serveInput serves the complete requests at the start of data on the
+// loop (Inline and Auto modes) or hands the connection to a worker with
+// the request it parsed (Pooled mode, and in Auto mode a request whose
+// route waits or whose body is still arriving). It returns false if the
+// loop no longer owns an open connection.
 func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	s := l.srv
 	if data[0] == 'P' && s.cfg.H2C {
@@ -165,26 +169,25 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			return ok
 		}
 	}
-	out := l.out[:0]
+	// The seat is this goroutine's: if a handler is moved off the loop,
+	// the loop goes on in another goroutine with another seat.
+	st := l.seat
+	out := st.out[:0]
 	kept := false // the start of a request waits in c.in for more bytes
-	l.site.peer = c
+	st.site.peer = c
+	st.cur = c
 	for len(data) > 0 {
-		kind, rest, o, _ := s.step(&l.site, &c.rd, data, out)
+		kind, rest, o, n := s.step(&st.site, &c.rd, data, out)
 		out = o
 		switch kind {
-		case stepDispatch:
-			if len(out) > 0 {
-				l.out = out
-				if !l.writeOut(c) {
-					return false
-				}
+		case stepDispatch, stepDispatchBody:
+			if !l.writeOut(c, st, out) {
+				return false
 			}
-			c.keep(c.rd.chunk.trim(data))
-			c.reqStart, c.headScan = 0, 0
-			c.state.Store(stBusy)
-			l.wheel.schedule(&c.we, now+l.minTimer)
-			s.workers.submit(c.task)
+			l.handOver(c, st, rest, n, kind == stepDispatchBody, now)
 			return false
+		case stepMoved:
+			l.finishMoved(st, c, rest, out) // does not return
 		case stepNeedHead, stepNeedBody:
 			data = rest
 			if len(c.in) == 0 || &data[0] != &c.in[0] {
@@ -212,7 +215,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		case stepServed:
 			c.reqStart, c.headScan = 0, 0
 			data = rest
-			if l.ctx.closeConn {
+			if st.ctx.closeConn {
 				c.closing, c.linger = true, len(rest) > 0
 				data = nil
 			}
@@ -221,8 +224,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	if !kept {
 		c.dropIn() // everything in it was served
 	}
-	l.out = out
-	if !l.writeOut(c) {
+	if !l.writeOut(c, st, out) {
 		return false
 	}
 	if c.closing && !c.blocked {
@@ -235,11 +237,29 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	return true
 }
 
-// writeOut writes l.out to c, keeping what the transport does not take in
-// c.out. It returns false if the connection was closed.
-func (l *loop) writeOut(c *conn) bool {
-	p := l.out
-	l.out = p[:0]
+// handOver gives c to a worker with the request parsed into the seat's
+// Ctx, which spans data[:n] (its head only if body: the body is still
+// arriving): data moves to c.in and the Ctx's views with it, so the
+// worker does not parse the request again, and the seat takes a fresh Ctx.
+func (l *loop) handOver(c *conn, st *seat, data []byte, n int, body bool, now int64) {
+	ctx := st.ctx
+	from := data
+	c.keep(data)
+	ctx.moveViews(from, c.in)
+	c.parsed, c.parsedLen, c.parsedBody = ctx, n, body
+	st.ctx = getCtx(l.srv)
+	st.site.ctx = st.ctx
+	c.reqStart, c.headScan = 0, 0
+	c.state.Store(stBusy)
+	l.wheel.schedule(&c.we, now+l.minTimer)
+	l.srv.workers.submit(c.task)
+}
+
+// writeOut writes p to c, keeping what the transport does not take in
+// c.out, and keeps p's buffer as the seat's output. It returns false if
+// the connection was closed.
+func (l *loop) writeOut(c *conn, st *seat, p []byte) bool {
+	st.out = p[:0]
 	if len(p) == 0 {
 		return true
 	}

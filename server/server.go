@@ -31,7 +31,7 @@ type Server struct {
 	listened bool
 	serving  bool
 	// streamBodies: request bodies that are still arriving are read as the
-	// handler goes (the adapter, in Pooled mode) rather than whole first.
+	// handler goes (Auto and Pooled modes) rather than whole first.
 	streamBodies bool
 	// closedEarly: Shutdown or Close ran between Listen and Serve.
 	closedEarly bool
@@ -39,6 +39,9 @@ type Server struct {
 
 	shutting atomic.Bool
 	counters counters
+	// movedNow counts handlers moved off their loops (Auto mode) that
+	// are still finishing on their own goroutines.
+	movedNow atomic.Int64
 
 	// layer, if set, wraps each connection's plain transport (Linux
 	// engine): how tests run the server over a transport that holds bytes
@@ -61,6 +64,7 @@ type counters struct {
 	bytesIn  atomic.Int64
 	bytesOut atomic.Int64
 	inflight atomic.Int64
+	movedOff atomic.Int64
 }
 
 // Stats is a snapshot of a Server's counters.
@@ -72,7 +76,8 @@ type Stats struct {
 	BytesRead    int64 `json:"bytes_read"`    // bytes received
 	BytesWritten int64 `json:"bytes_written"` // bytes sent
 	InFlight     int64 `json:"in_flight"`     // requests being handled now
-	Workers      int   `json:"workers"`       // worker goroutines (Pooled mode), busy or idle
+	MovedOff     int64 `json:"moved_off"`     // handlers moved off their loop past their budget (Auto mode), since start
+	Workers      int   `json:"workers"`       // worker goroutines (Pooled and Auto modes), busy or idle
 	Queued       int   `json:"queued"`        // requests waiting for a worker
 	Loops        int   `json:"loops"`         // event loops
 	Goroutines   int   `json:"goroutines"`    // runtime.NumGoroutine, for the whole process
@@ -88,6 +93,7 @@ func (s *Server) Stats() Stats {
 		BytesRead:    s.counters.bytesIn.Load(),
 		BytesWritten: s.counters.bytesOut.Load(),
 		InFlight:     s.counters.inflight.Load(),
+		MovedOff:     s.counters.movedOff.Load(),
 		Loops:        s.cfg.Loops,
 		Goroutines:   runtime.NumGoroutine(),
 	}
@@ -125,10 +131,9 @@ func (s *Server) Listen(addr string) error {
 	}
 	s.cfg = s.Config.withDefaults()
 	if _, ok := s.Handler.(*httpAdapter); ok && s.cfg.Mode == Inline {
-		return errors.New("server: an http.Handler needs Pooled mode, it may block")
+		return errors.New("server: an http.Handler needs Auto or Pooled mode, it may block")
 	}
-	_, adapter := s.Handler.(*httpAdapter)
-	s.streamBodies = adapter && s.cfg.Mode == Pooled
+	s.streamBodies = s.cfg.Mode != Inline
 	if s.filesTLS != nil {
 		s.cfg.TLS = s.filesTLS
 	}

@@ -9,17 +9,21 @@ import (
 	"github.com/gust-http/gust/internal/transport"
 )
 
-// The worker's side of a connection (Pooled mode): serving the requests
-// its loop handed over, streamed bodies, and reads and writes that may
-// wait for the socket.
+// The worker's side of a connection (Pooled and Auto modes): serving the
+// requests its loop handed over, streamed bodies, and reads and writes
+// that may wait for the socket.
 
-// serveWork is a worker's job: serve the requests in c.in, in order, write
-// the responses, read on while the socket has more, then give the
-// connection back to its loop.
+// serveWork is a worker's job: serve the requests in c.in, in order,
+// starting with the one the loop parsed if any, write the responses, read
+// on while the socket has more, then give the connection back to its loop.
 func (c *conn) serveWork() {
 	l := c.l
 	s := l.srv
-	ctx := getCtx(s)
+	ctx, first, firstLen, firstBody := c.parsed, c.parsed != nil, c.parsedLen, c.parsedBody
+	c.parsed = nil
+	if ctx == nil {
+		ctx = getCtx(s)
+	}
 	ctx.peer = c
 	out := ctx.resp[:0]
 	defer func() {
@@ -37,8 +41,19 @@ func (c *conn) serveWork() {
 		data := c.in
 		closing := false
 		for len(data) > 0 {
-			kind, rest, o, headLen := s.step(&at, &c.rd, data, out)
-			out = o
+			var kind stepKind
+			var rest []byte
+			var headLen int
+			switch {
+			case first && firstBody:
+				kind, rest, headLen = stepStream, data, firstLen
+			case first:
+				out = s.serveParsed(&at, &c.rd, data, firstLen, out)
+				kind, rest = stepServed, data[firstLen:]
+			default:
+				kind, rest, out, headLen = s.step(&at, &c.rd, data, out)
+			}
+			first = false
 			if kind == stepStream {
 				// Earlier responses go first: the handler may Flush, and
 				// reading the body may send 100 Continue.

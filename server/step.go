@@ -20,17 +20,19 @@ func (r *reading) done() {
 type stepKind uint8
 
 const (
-	stepServed   stepKind = iota // a request was served; its response is in out
-	stepNeedHead                 // no complete head yet: keep the input, read more
-	stepNeedBody                 // a head whose body is still arriving: keep the input, read more
-	stepStream                   // a head whose body is still arriving, to serve now with the body streamed
-	stepDispatch                 // a request for a worker: nothing was done
-	stepBad                      // a request that cannot be served: the error response is in out; close
+	stepServed       stepKind = iota // a request was served; its response is in out
+	stepNeedHead                     // no complete head yet: keep the input, read more
+	stepNeedBody                     // a head whose body is still arriving: keep the input, read more
+	stepStream                       // a head whose body is still arriving, to serve now with the body streamed
+	stepDispatch                     // a complete request for a worker, parsed into the site's Ctx, not served
+	stepDispatchBody                 // stepDispatch for a head whose body is still arriving (to stream)
+	stepMoved                        // stepServed, but the handler outlived its budget: the caller's loop went on without it
+	stepBad                          // a request that cannot be served: the error response is in out; close
 )
 
 // site is where steps run: what a request served there can do and see.
 // A loop and a worker each have one; a handler started on a loop and
-// moved to a worker would change sites, not code.
+// moved to a worker changes sites, not code.
 type site struct {
 	ctx  *Ctx
 	peer peer         // the connection, for RemoteAddr and Hijack
@@ -38,9 +40,25 @@ type site struct {
 	// dispatch leaves requests to a worker (Pooled mode, on a loop).
 	dispatch bool
 	// stream serves a request whose body is still arriving at once, its
-	// body read from the socket as the handler goes (a worker, for the
-	// adapter).
+	// body read from the socket as the handler goes (a worker).
 	stream bool
+	// auto, on a loop in Auto mode, says which requests go to a worker up
+	// front and watches the others' handlers against the budget.
+	auto autoDispatch
+}
+
+// autoDispatch is a loop's side of Auto mode, as step sees it.
+type autoDispatch interface {
+	// waits reports whether requests for path are known to wait, and
+	// remembers path's route for enter.
+	waits(path []byte) bool
+	// enter and leave bracket a handler on the loop; leave reports false
+	// if the handler outlived its budget and the loop went on without it.
+	enter()
+	leave() bool
+	// moveOff moves the handler running on the loop off it at once, its
+	// Ctx given the connection as its sink (Flush, Hijack).
+	moveOff(c *Ctx)
 }
 
 // step is the one driver of nextRequest's outcomes, for every caller: it
@@ -48,28 +66,34 @@ type site struct {
 // for, short of any I/O. It returns what it did, the input left (after a
 // served request: what followed it; while waiting: what to keep), out with
 // whatever must be written appended (responses, 100 Continue, an error),
-// and for stepStream the length of the head.
-func (s *Server) step(at *site, r *reading, data, out []byte) (kind stepKind, rest, outNext []byte, headLen int) {
+// and for stepStream and stepDispatchBody the length of the head, for
+// stepDispatch the length of the request.
+func (s *Server) step(at *site, r *reading, data, out []byte) (kind stepKind, rest, outNext []byte, n int) {
 	ctx := at.ctx
 	outcome, total, status := s.nextRequest(data, ctx, &r.chunk)
-	if outcome == gotRequest || s.streamsBody(outcome) {
-		if at.dispatch {
-			return stepDispatch, data, out, 0
+	if outcome == gotRequest {
+		if at.dispatch || at.auto != nil && at.auto.waits(ctx.req.Path) {
+			return stepDispatch, data, out, total
 		}
-		if outcome != gotRequest && at.stream {
+	} else if s.streamsBody(outcome) {
+		if at.stream {
 			return stepStream, data, out, total
+		}
+		if at.dispatch || at.auto != nil {
+			return stepDispatchBody, r.chunk.trim(data), out, total
 		}
 	}
 	switch outcome {
 	case gotRequest:
-		ctx.peer = at.peer
-		if at.sink != nil {
-			ctx.w = at.sink
-			ctx.rest = data[total:]
+		kind = stepServed
+		if at.auto != nil {
+			at.auto.enter()
 		}
-		out = s.serve(ctx, out)
-		r.done()
-		return stepServed, data[total:], out, 0
+		out = s.serveParsed(at, r, data, total, out)
+		if at.auto != nil && !at.auto.leave() {
+			kind = stepMoved
+		}
+		return kind, data[total:], out, 0
 	case badRequest:
 		return stepBad, nil, http1.AppendError(out, status), 0
 	case needContinue:
@@ -83,4 +107,20 @@ func (s *Server) step(at *site, r *reading, data, out []byte) (kind stepKind, re
 		kind = stepNeedHead
 	}
 	return kind, r.chunk.trim(data), out, 0
+}
+
+// serveParsed serves the complete request parsed into at's Ctx, which
+// spans data[:total], and appends its response to out.
+func (s *Server) serveParsed(at *site, r *reading, data []byte, total int, out []byte) []byte {
+	ctx := at.ctx
+	ctx.peer = at.peer
+	ctx.rest = data[total:] // for Hijack
+	if at.sink != nil {
+		ctx.w = at.sink
+	} else if at.auto != nil {
+		ctx.mover = at.auto
+	}
+	out = s.serve(ctx, out)
+	r.done()
+	return out
 }

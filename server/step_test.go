@@ -23,7 +23,7 @@ func TestStepDrivesEveryOutcome(t *testing.T) {
 		{name: "a complete request is served where the site serves", input: get + "GET /next",
 			kind: stepServed, rest: "GET /next", out: "HTTP/1.1 200 OK\r\n"},
 		{name: "a complete request goes to a worker from a dispatching loop", at: site{dispatch: true}, input: get,
-			kind: stepDispatch, rest: get},
+			kind: stepDispatch, rest: get, headLen: len(get)},
 		{name: "a partial head waits", input: "GET / HT", kind: stepNeedHead, rest: "GET / HT"},
 		{name: "a partial body waits", input: post, kind: stepNeedBody, rest: post},
 		{name: "a partial body asking for 100 Continue gets it", input: expect,
@@ -33,7 +33,15 @@ func TestStepDrivesEveryOutcome(t *testing.T) {
 		{name: "a partial body waits where the site cannot stream", streams: true, input: post,
 			kind: stepNeedBody, rest: post},
 		{name: "a partial body goes to a worker from a dispatching loop when bodies stream", at: site{dispatch: true}, streams: true,
-			input: post, kind: stepDispatch, rest: post},
+			input: post, kind: stepDispatchBody, rest: post, headLen: len(post) - 5},
+		{name: "a request whose route waits goes to a worker from an Auto loop", at: site{auto: &fakeAuto{wait: true}}, input: get,
+			kind: stepDispatch, rest: get, headLen: len(get)},
+		{name: "a request whose route is fast is served on an Auto loop", at: site{auto: &fakeAuto{}}, input: get + "GET /next",
+			kind: stepServed, rest: "GET /next", out: "HTTP/1.1 200 OK\r\n"},
+		{name: "a handler that outlived its budget on an Auto loop is reported moved", at: site{auto: &fakeAuto{moved: true}}, input: get,
+			kind: stepMoved, out: "HTTP/1.1 200 OK\r\n"},
+		{name: "a partial body goes to a worker from an Auto loop when bodies stream", at: site{auto: &fakeAuto{}}, streams: true,
+			input: post, kind: stepDispatchBody, rest: post, headLen: len(post) - 5},
 		{name: "a malformed request gets an error to close with", input: "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
 			kind: stepBad, out: "HTTP/1.1 400 Bad Request\r\n"},
 	}
@@ -84,3 +92,11 @@ func TestStepDoesNotAllocate(t *testing.T) {
 		t.Errorf("a step allocates %.1f times per request, want 0", allocs)
 	}
 }
+
+// fakeAuto is an Auto loop's side of step, decided in advance.
+type fakeAuto struct{ wait, moved bool }
+
+func (f *fakeAuto) waits([]byte) bool { return f.wait }
+func (f *fakeAuto) enter()            {}
+func (f *fakeAuto) leave() bool       { return !f.moved }
+func (f *fakeAuto) moveOff(*Ctx)      {}

@@ -35,6 +35,11 @@ type tlsLoop struct {
 	// shaken holds the TLS connections whose handshake ended, queued by
 	// the callback under l.mu; shakenSpare is the other slice, swapped.
 	shaken, shakenSpare []*transport.TLS
+	// shakenRun is the batch being served, from shakenIdx on (the loop's
+	// goroutine only); shakenTaken says one is under way.
+	shakenRun   []*transport.TLS
+	shakenIdx   int
+	shakenTaken bool
 	// handshakes maps the TLS of each connection still handshaking to it:
 	// the loop finds a connection by its *TLS, never by its fd, which may
 	// have been closed and reused, or (Hijack) moved to a duplicate.
@@ -75,19 +80,29 @@ func (l *loop) handshakeEnded(t *transport.TLS) {
 
 // takeHandshakes serves the connections whose handshake ended.
 func (l *loop) takeHandshakes(now int64) {
-	l.mu.Lock()
-	list := l.shaken
-	l.shaken = l.shakenSpare[:0]
-	l.shakenSpare = list
-	l.mu.Unlock()
-	for i, t := range list {
-		list[i] = nil
+	// Resumable, as readTheRest is: in Auto mode a handler served here may
+	// be moved off the loop, and the loop's new goroutine goes on from the
+	// next entry.
+	if !l.shakenTaken {
+		l.mu.Lock()
+		l.shakenRun, l.shakenIdx, l.shakenTaken = l.shaken, 0, true
+		l.shaken = l.shakenSpare[:0]
+		l.mu.Unlock()
+	}
+	for l.shakenIdx < len(l.shakenRun) {
+		t := l.shakenRun[l.shakenIdx]
+		l.shakenRun[l.shakenIdx] = nil
+		l.shakenIdx++
 		// The connection may be gone (closed by its deadline) or already
 		// on its way (the loop saw the handshake end first).
 		if c := l.handshakes[t]; c != nil {
 			l.afterHandshake(c, now)
 		}
 	}
+	l.mu.Lock()
+	l.shakenSpare = l.shakenRun[:0]
+	l.mu.Unlock()
+	l.shakenRun, l.shakenTaken = nil, false
 }
 
 // afterHandshake goes on with c once its handshake has ended, and does
@@ -114,8 +129,8 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 	case errors.Is(err, transport.ErrNotTLS):
 		c.tls.Release()
 		c.tls, c.t, c.layered = nil, &c.plain, false
-		l.out = append(l.out[:0], plainToTLS...)
-		if !l.writeOut(c) {
+		st := l.seat
+		if !l.writeOut(c, st, append(st.out[:0], plainToTLS...)) {
 			return
 		}
 		// The rest of the request is not read: close with a lingering

@@ -43,7 +43,7 @@ type serveConfig struct {
 	Handler handlerConfig
 	// Engine is "gust" (gust/server's event loops) or "nethttp".
 	Engine string
-	// Mode is gust/server's dispatch mode: "pooled" or "inline".
+	// Mode is gust/server's dispatch mode: "auto", "pooled" or "inline".
 	Mode string
 	// API is how the gust engine calls the handler: "native" (server.Ctx)
 	// or "nethttp" (the same http.Handler net/http runs, via the adapter).
@@ -87,6 +87,29 @@ type handlerConfig struct {
 	Body []byte
 	// Delay is how long the handler waits before answering; zero answers at once.
 	Delay time.Duration
+	// SlowPath, if set, limits Delay to requests for this path: the others
+	// are answered at once (a mixed load of fast and waiting requests).
+	SlowPath string
+	// Compute is how long the handler computes (spins, without waiting)
+	// before answering.
+	Compute time.Duration
+}
+
+// delayFor returns how long a request for path waits.
+func (h handlerConfig) delayFor(path []byte) time.Duration {
+	if h.SlowPath != "" && string(path) != h.SlowPath {
+		return 0
+	}
+	return h.Delay
+}
+
+// compute spins for d: a handler that works without waiting.
+func compute(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	for start := time.Now(); time.Since(start) < d; {
+	}
 }
 
 func newServeCmd() *cobra.Command {
@@ -159,7 +182,9 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&bodySize, "body-size", 0, "answer with a body of this many bytes instead of Hello, Go!")
 	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
 	f.StringVar(&cfg.Engine, "engine", "gust", "server engine: gust (event loops) or nethttp")
-	f.StringVar(&cfg.Mode, "mode", "pooled", "gust engine: pooled (handlers on worker goroutines) or inline (on the loops; never with --delay)")
+	f.StringVar(&cfg.Handler.SlowPath, "slow-path", "", "only requests for this path wait --delay (e.g. /slow); the others are answered at once")
+	f.DurationVar(&cfg.Handler.Compute, "compute", 0, "compute (spin, without waiting) this long before answering each request, e.g. 200us")
+	f.StringVar(&cfg.Mode, "mode", "auto", "gust engine: auto (handlers start on the loops and move to a goroutine when they wait), pooled (on worker goroutines) or inline (on the loops; never with --delay)")
 	f.IntVar(&cfg.Loops, "loops", 0, "gust engine: event loops (0: one per GOMAXPROCS)")
 	f.StringVar(&cfg.Acceptor, "acceptor", "reuseport", "gust engine: reuseport (a listener per loop) or one (one acceptor hands connections to the loops)")
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
@@ -179,8 +204,12 @@ func (c *serveConfig) check() error {
 	switch {
 	case c.Engine != "gust" && c.Engine != "nethttp":
 		return fmt.Errorf("serve: --engine must be gust or nethttp, got %q", c.Engine)
-	case c.Mode != "pooled" && c.Mode != "inline":
-		return fmt.Errorf("serve: --mode must be pooled or inline, got %q", c.Mode)
+	case c.Mode != "auto" && c.Mode != "pooled" && c.Mode != "inline":
+		return fmt.Errorf("serve: --mode must be auto, pooled or inline, got %q", c.Mode)
+	case c.Handler.SlowPath != "" && c.Handler.Delay <= 0:
+		return errors.New("serve: --slow-path needs a --delay for its requests, e.g. --slow-path /slow --delay 50ms")
+	case c.Handler.Compute < 0:
+		return fmt.Errorf("serve: --compute is %s; give a duration of 0 or more, e.g. 200us", c.Handler.Compute)
 	case c.API != "native" && c.API != "nethttp":
 		return fmt.Errorf("serve: --api must be native or nethttp, got %q", c.API)
 	case c.MaxConns < 0 || c.ReadHeaderTimeout < 0 || c.Loops < 0:
@@ -190,7 +219,7 @@ func (c *serveConfig) check() error {
 	case c.MaxConns > 0 && c.Engine != "gust":
 		return errors.New("serve: --max-conns needs --engine gust (net/http has no such limit)")
 	case c.Engine == "gust" && c.Mode == "inline" && (c.Handler.Delay > 0 || c.API == "nethttp"):
-		return errors.New("serve: --mode inline runs handlers on the event loop; it cannot --delay or serve --api nethttp, use --mode pooled")
+		return errors.New("serve: --mode inline runs handlers on the event loop; it cannot --delay or serve --api nethttp, use --mode auto or pooled")
 	}
 	return nil
 }
@@ -209,9 +238,18 @@ func filledBody(n int) ([]byte, error) {
 // engine that drives it: hello.Handler, but CONNECT gets a 405 (refuseConnect).
 func newHelloHandler(cfg handlerConfig) http.Handler {
 	h := hello.Handler(cfg.Body, cfg.Delay)
+	fast := h
+	if cfg.SlowPath != "" {
+		fast = hello.Handler(cfg.Body, 0)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodConnect {
 			refuseConnect(w)
+			return
+		}
+		compute(cfg.Compute)
+		if cfg.SlowPath != "" && r.URL.Path != cfg.SlowPath {
+			fast.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -24,7 +24,6 @@ func newNativeHello(cfg handlerConfig) server.Handler {
 	if body == nil {
 		body = helloBody
 	}
-	delay := cfg.Delay
 	return server.HandlerFunc(func(c *server.Ctx) {
 		if string(c.Method()) == http.MethodConnect {
 			c.SetStatus(http.StatusMethodNotAllowed)
@@ -33,8 +32,9 @@ func newNativeHello(cfg handlerConfig) server.Handler {
 			c.WriteString(notAProxy)
 			return
 		}
-		if delay > 0 {
-			time.Sleep(delay)
+		compute(cfg.Compute)
+		if d := cfg.delayFor(c.Path()); d > 0 {
+			time.Sleep(d)
 		}
 		c.SetContentType("text/plain; charset=utf-8")
 		c.Write(body)
@@ -77,8 +77,11 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	if cfg.Acceptor == "one" {
 		srv.Config.Acceptor = server.AcceptOne
 	}
-	if cfg.Mode == "inline" {
+	switch cfg.Mode {
+	case "inline":
 		srv.Config.Mode = server.Inline
+	case "pooled":
+		srv.Config.Mode = server.Pooled
 	}
 	if cfg.API == "nethttp" {
 		srv.Handler = server.HTTPHandler(newHelloHandler(cfg.Handler))

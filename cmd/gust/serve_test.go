@@ -60,6 +60,28 @@ func TestHelloHandler(t *testing.T) {
 			wantBody:  "Hello, Go!",
 			wantDelay: 50 * time.Millisecond,
 		},
+		{
+			name:      "with a slow path, its requests wait",
+			cfg:       handlerConfig{Delay: 50 * time.Millisecond, SlowPath: "/slow"},
+			method:    http.MethodGet,
+			path:      "/slow",
+			wantBody:  "Hello, Go!",
+			wantDelay: 50 * time.Millisecond,
+		},
+		{
+			name:     "with a slow path, the others do not",
+			cfg:      handlerConfig{Delay: time.Hour, SlowPath: "/slow"},
+			method:   http.MethodGet,
+			path:     "/fast",
+			wantBody: "Hello, Go!",
+		},
+		{
+			name:     "a computing handler answers",
+			cfg:      handlerConfig{Compute: 200 * time.Microsecond},
+			method:   http.MethodGet,
+			path:     "/",
+			wantBody: "Hello, Go!",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,7 +273,7 @@ func urlFromLine(t *testing.T, line, prefix, suffix string) string {
 }
 
 func TestRunServeOnGust(t *testing.T) {
-	for _, tc := range []struct{ mode, api, acceptor string }{{"pooled", "native", "reuseport"}, {"inline", "native", "one"}, {"pooled", "nethttp", "one"}} {
+	for _, tc := range []struct{ mode, api, acceptor string }{{"auto", "native", "reuseport"}, {"auto", "nethttp", "one"}, {"pooled", "native", "reuseport"}, {"inline", "native", "one"}, {"pooled", "nethttp", "one"}} {
 		t.Run(tc.mode+" "+tc.api+" "+tc.acceptor, func(t *testing.T) {
 			cfg := serveConfig{Addr: "127.0.0.1:0", DebugAddr: "127.0.0.1:0", Engine: "gust", Mode: tc.mode, API: tc.api, Loops: 2, Acceptor: tc.acceptor}
 			lines, cancel, done := startServe(t, cfg)
@@ -295,6 +317,8 @@ func TestServeRejectsBadEngineChoices(t *testing.T) {
 		{"serve", "--mode", "turbo"},
 		{"serve", "--api", "grpc"},
 		{"serve", "--mode", "inline", "--delay", "1s"},
+		{"serve", "--slow-path", "/slow"},
+		{"serve", "--compute", "-1ms"},
 	} {
 		_, _, err := gust(t, args...)
 		if err == nil || strings.Contains(err.Error(), "\n") {
