@@ -22,7 +22,7 @@ func (l *loop) h2Request(hc *h2conn, e *http2.ServerEvent, now int64) {
 	switch {
 	case st.noBody:
 		l.h2Dispatch(hc, st, now)
-	case s.streamBodies:
+	case s.h2StreamsBodies():
 		st.streamed = true
 		st.wake = make(chan struct{}, 1)
 		l.h2Dispatch(hc, st, now)
@@ -109,7 +109,7 @@ func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 		return
 	}
 	st.ack = make(chan error, 1)
-	if hc.remote == "" && l.srv.streamBodies {
+	if hc.remote == "" && l.srv.h2StreamsBodies() {
 		hc.remote = hc.c.remoteString()
 	}
 	l.srv.workers.submit(st.serveWork)
@@ -354,4 +354,13 @@ func (l *loop) drainH2(c *conn) {
 		c.out = hc.sc.Shutdown(c.out)
 	}
 	l.afterH2(c, now)
+}
+
+// h2StreamsBodies reports whether HTTP/2 request bodies reach handlers as
+// they arrive: for the net/http adapter off the loop, whose r.Body is a
+// reader; native handlers get the whole body in Ctx.Body (bounded by
+// MaxBodyBytes), as HTTP/2 streams give no socket to read from.
+func (s *Server) h2StreamsBodies() bool {
+	_, adapter := s.Handler.(*httpAdapter)
+	return adapter && s.cfg.Mode != Inline
 }
