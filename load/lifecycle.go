@@ -82,12 +82,15 @@ func (l *loop) ready(c *conn, now int64) {
 	l.fillAndWrite(c, c.ses.start(c.wbuf[:0]), now)
 }
 
-// refill sends as many requests as the schedule allows, in one write.
+// refill sends as many requests as the schedule allows, in one write. Bytes
+// the session queued on its own (HTTP/2's SETTINGS ACK and WINDOW_UPDATE,
+// sink.reply) go out in the same write; a write the socket took only part
+// of waits for writability instead.
 func (l *loop) refill(c *conn, now int64) {
-	if c.wleft > 0 || c.state != stActive {
+	if c.state != stActive || c.wleft > 0 && c.woff > 0 {
 		return
 	}
-	l.fillAndWrite(c, c.wbuf[:0], now)
+	l.fillAndWrite(c, c.wbuf[:c.wleft], now)
 }
 
 // fillAndWrite appends the requests the schedule gives c to buf and
@@ -158,7 +161,7 @@ func (l *loop) reopen(c *conn, now int64) {
 	if l.recording && !l.e.cfg.DisableKeepAlive {
 		l.stats.reconnects++
 	}
-	if l.recording && !l.e.budgetLeft() || l.sched.exhausted(l) {
+	if len(c.retries) == 0 && (l.recording && !l.e.budgetLeft() || l.sched.exhausted(l)) {
 		return // nothing left to send
 	}
 	if at := l.sched.reconnectAt(c, now); at > now {

@@ -295,7 +295,11 @@ func (l *loop) scanTimeouts(now int64) {
 		case c.state == stConnecting && now-c.connectStart > limit:
 			l.connectFailed(c, result.ErrConnectTimeout, now)
 		case c.state == stActive && c.inflight() > 0 && now-c.since > limit:
-			l.fail(c, result.ErrReadTimeout, now)
+			kind := result.ErrReadTimeout
+			if c.ses.stalled() {
+				kind = result.ErrFlowStall // the request never got its window
+			}
+			l.fail(c, kind, now)
 		}
 	}
 }

@@ -232,7 +232,7 @@ func (e *engine) newResult() *result.Result {
 	if e.cfg.Source != nil {
 		method = "" // the source's requests have their own
 	}
-	return &result.Result{
+	res := &result.Result{
 		URL:         e.cfg.URL,
 		Method:      method,
 		Connections: e.cfg.Connections,
@@ -249,4 +249,9 @@ func (e *engine) newResult() *result.Result {
 		Status:      make(map[int]int64),
 		Errors:      make(map[result.ErrorKind]int64),
 	}
+	if e.cfg.HTTP2 {
+		res.Protocol = "h2c"
+		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
+	}
+	return res
 }
