@@ -6,12 +6,13 @@ import (
 	"strings"
 )
 
-// gustCannot says why the in-process gust loader cannot run sc yet: gust
-// load has no HTTP/2 (issue 13). TLS URLs are passed through to load.Run
-// (see gustTLSError).
+// gustCannot says why the in-process gust loader cannot run sc yet: h2
+// cells need HTTP/2 chosen by TLS's ALPN, which gust load gets with TLS
+// (issue 11); h2c cells run (load.Config.HTTP2 with the scenario's
+// streams). TLS URLs are passed through to load.Run (see gustTLSError).
 func gustCannot(sc Scenario) error {
-	if sc.HTTP2 != nil {
-		return errors.New("the gust loader cannot run HTTP/2 cells until gust load has --http2 and -m (issue 13): use --loader h2load")
+	if sc.Mode() == ModeH2 {
+		return errors.New("the gust loader cannot run h2 (TLS) cells until gust load speaks https with ALPN (issue 11): use --loader h2load, or an h2c cell")
 	}
 	return nil
 }
