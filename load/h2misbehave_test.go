@@ -248,6 +248,42 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 			},
 		},
 		{
+			name: "GOAWAY with an error code, then the connection closed: unanswered streams counted as goaway",
+			onFrame: func(c *framerConn, f xhttp2.Frame) bool {
+				if id, end := requestEnd(f); end {
+					if c.headers == 2 {
+						c.mu.Lock()
+						c.fr.WriteGoAway(id, xhttp2.ErrCodeEnhanceYourCalm, []byte("calm down"))
+						c.mu.Unlock()
+						return false
+					}
+					c.respond(id, "200", "ok")
+				}
+				return true
+			},
+			cfg: Config{Connections: 1, Streams: 1, Requests: 10},
+			check: func(t *testing.T, r *result.Result) {
+				if r.Requests != 5 || r.Errors[result.ErrGoAway] != 5 || r.HTTP2.GoAways["ENHANCE_YOUR_CALM"] != 5 {
+					t.Errorf("requests %d, %s; want 5 answered, 5 lost to ENHANCE_YOUR_CALM GOAWAYs", r.Requests, h2Errors(r))
+				}
+			},
+		},
+		{
+			name: "a stream the server never answers: reset after Timeout, the others answered meanwhile",
+			onFrame: func(c *framerConn, f xhttp2.Frame) bool {
+				if id, end := requestEnd(f); end && id != 3 {
+					c.respond(id, "200", "ok")
+				}
+				return true
+			},
+			cfg: Config{Connections: 1, Streams: 4, Requests: 200, Timeout: 300 * time.Millisecond},
+			check: func(t *testing.T, r *result.Result) {
+				if r.Requests != 199 || r.Errors[result.ErrReadTimeout] != 1 || r.Connects != 1 {
+					t.Errorf("requests %d, %s, connections %d; want 199 answered, 1 read timeout, one connection", r.Requests, h2Errors(r), r.Connects)
+				}
+			},
+		},
+		{
 			name: "a header block HPACK cannot decode: a compression error",
 			onFrame: func(c *framerConn, f xhttp2.Frame) bool {
 				if id, end := requestEnd(f); end {

@@ -29,7 +29,8 @@ type h2session struct {
 // h2slot is one exchange in flight on a stream.
 type h2slot struct {
 	x   exchange
-	pos int32 // its index in live
+	id  uint32 // its stream
+	pos int32  // its index in live
 	// req is the parsed request it was sent from: the engine keeps the
 	// request body until the stream ends, so its buffer must stay.
 	req *h2request
@@ -89,12 +90,13 @@ func (s *h2session) send(out, req []byte, x exchange) []byte {
 	r := s.reqs.get(req, s.scheme)
 	tag := s.add(x, r)
 	r.h2.Tag = uint64(tag)
-	out, _, err := s.cc.Open(out, &r.h2)
+	out, id, err := s.cc.Open(out, &r.h2)
 	if err != nil {
 		// room said a stream could be opened, so this does not happen; if
 		// it did, the exchange waits for Timeout and is counted then.
 		return out
 	}
+	s.xs[tag].id = id
 	if len(r.h2.Body) > 0 {
 		r.refs++
 	}
@@ -193,6 +195,35 @@ func (s *h2session) deliver(k sink, connFailed bool) {
 			s.goAway = true
 			k.goAway(uint32(ev.Code))
 		}
+	}
+}
+
+// expire gives up on the streams sent (or meant to be) before cutoff: each
+// is reset with CANCEL and counted as a read timeout, or as a flow stall
+// while request bodies wait for a window. The others go on: one stream
+// the server forgets does not hold up a connection that answers the rest.
+func (s *h2session) expire(cutoff int64, k sink) {
+	if s.cc == nil {
+		return
+	}
+	kind := result.ErrReadTimeout
+	if s.cc.FlowBlocked() {
+		kind = result.ErrFlowStall
+	}
+	out := s.out[:0]
+	for i := 0; i < len(s.live); {
+		sl := &s.xs[s.live[i]]
+		if sl.x.sent >= cutoff {
+			i++
+			continue
+		}
+		out = s.cc.Cancel(out, sl.id)
+		x, _ := s.take(uint64(s.live[i])) // moves the last one into i
+		k.abandon(x, kind)
+	}
+	s.out = out
+	if len(out) > 0 {
+		k.reply(out)
 	}
 }
 

@@ -83,3 +83,16 @@ func (l *loop) resend(c *conn, now int64) {
 		l.send(c, l.e.target.request, x.sent, x.meta, now)
 	}
 }
+
+// expire has c's session give up on the requests sent before cutoff that
+// it can fail alone (HTTP/2's streams), and writes what it says to the
+// server (RST_STREAM) with whatever the schedule sends next.
+func (l *loop) expire(c *conn, cutoff, now int64) {
+	n := c.inflight()
+	l.dv = delivery{l: l, c: c, now: now}
+	c.ses.expire(cutoff, &l.dv)
+	if c.inflight() < n {
+		c.since = now
+		l.refill(c, now)
+	}
+}

@@ -291,6 +291,9 @@ func (l *loop) flushSecond(final bool) {
 func (l *loop) scanTimeouts(now int64) {
 	limit := int64(l.e.cfg.Timeout)
 	for _, c := range l.conns {
+		if c.state == stActive && c.inflight() > 0 {
+			l.expire(c, now-limit, now)
+		}
 		switch {
 		case c.state == stConnecting && now-c.connectStart > limit:
 			l.connectFailed(c, result.ErrConnectTimeout, now)

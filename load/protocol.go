@@ -54,6 +54,11 @@ type session interface {
 	// closing reports that the session ends once nothing is in flight:
 	// HTTP/1.1's Connection: close, HTTP/2's GOAWAY.
 	closing() bool
+	// expire fails, through s, the exchanges sent before cutoff that a
+	// multiplexed protocol can give up on one by one (HTTP/2 resets their
+	// streams); HTTP/1.1's wait in order, so it leaves them to the loop,
+	// which fails the connection.
+	expire(cutoff int64, s sink)
 	// stalled reports that a request waits for the peer to let it be sent
 	// (an HTTP/2 flow-control window), so that a Timeout is counted as a
 	// stall rather than a slow response.
