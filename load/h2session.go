@@ -63,6 +63,7 @@ func (s *h2session) room() int {
 }
 
 func (s *h2session) inflight() int     { return len(s.live) }
+func (s *h2session) multiplexed() bool { return true }
 func (s *h2session) at(i int) exchange { return s.xs[s.live[i]].x }
 
 // closing: after GOAWAY no stream may be opened, so the connection is

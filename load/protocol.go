@@ -59,6 +59,9 @@ type session interface {
 	// streams); HTTP/1.1's wait in order, so it leaves them to the loop,
 	// which fails the connection.
 	expire(cutoff int64, s sink)
+	// multiplexed reports that responses come back in any order on
+	// streams (HTTP/2), so that reading on before writing batches more.
+	multiplexed() bool
 	// stalled reports that a request waits for the peer to let it be sent
 	// (an HTTP/2 flow-control window), so that a Timeout is counted as a
 	// stall rather than a slow response.
