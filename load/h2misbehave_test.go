@@ -56,9 +56,10 @@ func (c *framerConn) writeBlock(id uint32, block []byte, endStream bool) {
 }
 
 // newFramerServer serves loopback connections: it reads the preface,
-// sends settings, acknowledges the client's, and hands every other frame
-// to onFrame, which returns false to close the connection.
-func newFramerServer(t testing.TB, settings []xhttp2.Setting, onFrame func(c *framerConn, f xhttp2.Frame) bool) *rawServer {
+// sends settings (none at all when silent), acknowledges the client's, and
+// hands every other frame to onFrame, which returns false to close the
+// connection.
+func newFramerServer(t testing.TB, settings []xhttp2.Setting, silent bool, onFrame func(c *framerConn, f xhttp2.Frame) bool) *rawServer {
 	return newRawServer(t, func(nc net.Conn) {
 		if _, err := io.ReadFull(nc, make([]byte, len(http2.ClientPreface))); err != nil {
 			return
@@ -66,9 +67,11 @@ func newFramerServer(t testing.TB, settings []xhttp2.Setting, onFrame func(c *fr
 		c := &framerConn{fr: xhttp2.NewFramer(nc, nc)}
 		c.fr.MaxHeaderListSize = 1 << 20
 		c.henc = hpack.NewEncoder(&c.hbuf)
-		c.mu.Lock()
-		c.fr.WriteSettings(settings...)
-		c.mu.Unlock()
+		if !silent {
+			c.mu.Lock()
+			c.fr.WriteSettings(settings...)
+			c.mu.Unlock()
+		}
 		for {
 			f, err := c.fr.ReadFrame()
 			if err != nil {
@@ -76,7 +79,7 @@ func newFramerServer(t testing.TB, settings []xhttp2.Setting, onFrame func(c *fr
 			}
 			switch f := f.(type) {
 			case *xhttp2.SettingsFrame:
-				if !f.IsAck() {
+				if !f.IsAck() && !silent {
 					c.mu.Lock()
 					c.fr.WriteSettingsAck()
 					c.mu.Unlock()
@@ -110,6 +113,7 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 	tests := []struct {
 		name     string
 		settings []xhttp2.Setting
+		silent   bool // no SETTINGS at all
 		onFrame  func(c *framerConn, f xhttp2.Frame) bool
 		cfg      Config
 		check    func(t *testing.T, r *result.Result)
@@ -284,6 +288,35 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 			},
 		},
 		{
+			name:    "a server that never sends its SETTINGS: a protocol error after Timeout, and a run of -n ends",
+			silent:  true,
+			onFrame: func(c *framerConn, f xhttp2.Frame) bool { return true },
+			cfg:     Config{Connections: 1, Streams: 1, Requests: 3, Timeout: 200 * time.Millisecond, Duration: time.Minute},
+			check: func(t *testing.T, r *result.Result) {
+				if r.Requests != 0 || r.Errors[result.ErrProtocol] != 3 {
+					t.Errorf("requests %d, %s; want 3 protocol errors", r.Requests, h2Errors(r))
+				}
+			},
+		},
+		{
+			name:   "a server whose preface is not SETTINGS: protocol errors, and a run of -n ends",
+			silent: true,
+			onFrame: func(c *framerConn, f xhttp2.Frame) bool {
+				if _, ok := f.(*xhttp2.WindowUpdateFrame); ok {
+					c.mu.Lock()
+					c.fr.WriteSettingsAck()
+					c.mu.Unlock()
+				}
+				return true
+			},
+			cfg: Config{Connections: 2, Streams: 1, Requests: 10, Duration: time.Minute},
+			check: func(t *testing.T, r *result.Result) {
+				if r.Requests != 0 || r.Errors[result.ErrProtocol] < 10 {
+					t.Errorf("requests %d, %s; want at least 10 protocol errors", r.Requests, h2Errors(r))
+				}
+			},
+		},
+		{
 			name: "a header block HPACK cannot decode: a compression error",
 			onFrame: func(c *framerConn, f xhttp2.Frame) bool {
 				if id, end := requestEnd(f); end {
@@ -303,7 +336,7 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newFramerServer(t, tt.settings, tt.onFrame)
+			srv := newFramerServer(t, tt.settings, tt.silent, tt.onFrame)
 			cfg := tt.cfg
 			cfg.URL, cfg.HTTP2 = srv.url(), true
 			if cfg.Timeout == 0 {

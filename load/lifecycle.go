@@ -123,7 +123,13 @@ func (l *loop) peerClosed(c *conn, now int64) {
 }
 
 // fail counts c's in-flight requests (at least one) as failed and reopens it.
+// A connection that fails with nothing in flight (an HTTP/2 server whose
+// preface is wrong) uses up a request, as a failed connect does, so that a
+// run of -n requests ends even when every connection fails.
 func (l *loop) fail(c *conn, kind result.ErrorKind, now int64) {
+	if c.inflight() == 0 && l.recording {
+		l.e.claim()
+	}
 	l.countError(kind, max(c.inflight(), 1))
 	l.failInflight(c)
 	l.reopen(c, now)

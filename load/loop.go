@@ -303,6 +303,11 @@ func (l *loop) scanTimeouts(now int64) {
 				kind = result.ErrFlowStall // the request never got its window
 			}
 			l.fail(c, kind, now)
+		case c.state == stActive && c.inflight() == 0 && c.ses.room() == 0 && !c.ses.closing() && now-c.connectStart > limit:
+			// Connected but never ready to carry a request: an HTTP/2
+			// server that sent no SETTINGS. Counted as a failed connect,
+			// so that a run of -n requests still ends.
+			l.connectFailed(c, result.ErrProtocol, now)
 		}
 	}
 }
