@@ -251,6 +251,9 @@ func (e *engine) newResult() *result.Result {
 	}
 	if e.cfg.HTTP2 {
 		res.Protocol = "h2c"
+		if e.sessionScheme() == "https" {
+			res.Protocol = "h2" // by ALPN, once gust load speaks TLS
+		}
 		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
 	}
 	return res
