@@ -357,3 +357,34 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTP2RetriesEndWhenTheServerIsGone: requests a GOAWAY sent back wait
+// for a new connection; when the server is gone for good they are counted
+// lost, and a run of -n requests still ends.
+func TestHTTP2RetriesEndWhenTheServerIsGone(t *testing.T) {
+	var srv *rawServer
+	var once sync.Once
+	srv = newFramerServer(t, nil, false, func(c *framerConn, f xhttp2.Frame) bool {
+		id, end := requestEnd(f)
+		if !end {
+			return true
+		}
+		if c.headers < 3 {
+			c.respond(id, "200", "ok")
+			return true
+		}
+		c.mu.Lock()
+		c.fr.WriteGoAway(1, xhttp2.ErrCodeNo, nil)
+		c.mu.Unlock()
+		once.Do(func() { srv.ln.Close() })
+		return false
+	})
+	start := time.Now()
+	res := run(t, Config{URL: srv.url(), HTTP2: true, Connections: 1, Streams: 4, Requests: 10, Timeout: 500 * time.Millisecond})
+	if took := time.Since(start); took > 15*time.Second { // failed connects back off, up to 1 s each
+		t.Errorf("the run took %s", took)
+	}
+	if res.HTTP2.Retried == 0 || res.Errors[result.ErrGoAway] == 0 || res.Errors[result.ErrConnectRefused] == 0 {
+		t.Errorf("requests %d, %s; want retries, then goaway and connect_refused errors", res.Requests, h2Errors(res))
+	}
+}

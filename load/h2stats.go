@@ -96,3 +96,12 @@ func (l *loop) expire(c *conn, cutoff, now int64) {
 		l.refill(c, now)
 	}
 }
+
+// dropRetries gives up on c's requests waiting to be retried, when c
+// cannot connect again: they count as lost to the GOAWAY, so that a run
+// whose server went away still ends.
+func (l *loop) dropRetries(c *conn) {
+	l.inflight -= len(c.retries)
+	l.countError(result.ErrGoAway, len(c.retries))
+	c.retries = c.retries[:0]
+}

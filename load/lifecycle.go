@@ -106,6 +106,7 @@ func (l *loop) fillAndWrite(c *conn, buf []byte, now int64) {
 // connectFailed counts a failed connect and retries after a back-off.
 func (l *loop) connectFailed(c *conn, kind result.ErrorKind, now int64) {
 	l.dropSocket(c)
+	l.dropRetries(c)
 	l.countError(kind, l.sched.connectFailed(l, now))
 	c.state = stBackoff
 	c.backoff = min(max(c.backoff*2, minBackoff), maxBackoff)
