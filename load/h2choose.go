@@ -16,6 +16,17 @@ func (e *engine) sessionScheme() string {
 	return "http"
 }
 
+// alpnOffer is what a TLS handshake offers by ALPN for this run: "h2"
+// alone with Config.HTTP2 (a server without it fails the handshake rather
+// than silently measuring HTTP/1.1), "http/1.1" otherwise. A --proto auto
+// run offers both, h2 first, and takes what the server picks.
+func (e *engine) alpnOffer() []string {
+	if e.cfg.HTTP2 {
+		return []string{"h2"}
+	}
+	return []string{"http/1.1"}
+}
+
 // useProtocol makes c speak alpn, the protocol its transport negotiated:
 // "h2" is HTTP/2, anything else ("http/1.1", or "" when the server chose
 // none) HTTP/1.1. c keeps the session of the other protocol for its next

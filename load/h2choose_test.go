@@ -40,3 +40,16 @@ func TestUseProtocolFollowsALPN(t *testing.T) {
 		}
 	}
 }
+
+// TestALPNOffer: --http2 offers h2 alone, a plain run http/1.1.
+func TestALPNOffer(t *testing.T) {
+	for _, tt := range []struct {
+		http2 bool
+		want  string
+	}{{true, "h2"}, {false, "http/1.1"}} {
+		e := &engine{cfg: Config{HTTP2: tt.http2}}
+		if got := e.alpnOffer(); len(got) != 1 || got[0] != tt.want {
+			t.Errorf("HTTP2 %v: offer %q, want [%s]", tt.http2, got, tt.want)
+		}
+	}
+}
