@@ -1,6 +1,7 @@
-// Package load is gust's HTTP/1.1 load generator, a library first: a Config
-// describes the target and the schedule, Run drives event loops over
-// non-blocking sockets and returns a result.Result with HdrHistogram latencies.
+// Package load is gust's HTTP/1.1 and HTTP/2 load generator, a library
+// first: a Config describes the target and the schedule, Run drives event
+// loops over non-blocking sockets and returns a result.Result with
+// HdrHistogram latencies.
 package load
 
 import (
