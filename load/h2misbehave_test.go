@@ -362,9 +362,9 @@ func TestHTTP2MisbehavingServers(t *testing.T) {
 // for a new connection; when the server is gone for good they are counted
 // lost, and a run of -n requests still ends.
 func TestHTTP2RetriesEndWhenTheServerIsGone(t *testing.T) {
-	var srv *rawServer
 	var once sync.Once
-	srv = newFramerServer(t, nil, false, func(c *framerConn, f xhttp2.Frame) bool {
+	gone := make(chan struct{})
+	srv := newFramerServer(t, nil, false, func(c *framerConn, f xhttp2.Frame) bool {
 		id, end := requestEnd(f)
 		if !end {
 			return true
@@ -376,9 +376,13 @@ func TestHTTP2RetriesEndWhenTheServerIsGone(t *testing.T) {
 		c.mu.Lock()
 		c.fr.WriteGoAway(1, xhttp2.ErrCodeNo, nil)
 		c.mu.Unlock()
-		once.Do(func() { srv.ln.Close() })
+		once.Do(func() { close(gone) })
 		return false
 	})
+	go func() {
+		<-gone
+		srv.ln.Close()
+	}()
 	start := time.Now()
 	res := run(t, Config{URL: srv.url(), HTTP2: true, Connections: 1, Streams: 4, Requests: 10, Timeout: 500 * time.Millisecond})
 	if took := time.Since(start); took > 15*time.Second { // failed connects back off, up to 1 s each
