@@ -1,29 +1,15 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 )
 
-// gustCannot says why the in-process gust loader cannot run sc yet: h2
-// cells need HTTP/2 chosen by TLS's ALPN, which gust load gets with TLS
-// (issue 11); h2c cells run (load.Config.HTTP2 with the scenario's
-// streams). TLS URLs are passed through to load.Run (see gustTLSError).
+// gustCannot says why the in-process gust loader cannot run sc: it runs
+// every cell now. TLS cells get Insecure (the lab's targets are
+// self-signed); HTTP/2 cells run as gust load --http2 -m N, h2c with prior
+// knowledge and h2 by ALPN.
 func gustCannot(sc Scenario) error {
-	if sc.Mode() == ModeH2 {
-		return errors.New("the gust loader cannot run h2 (TLS) cells until gust load speaks https with ALPN (issue 11): use --loader h2load, or an h2c cell")
-	}
 	return nil
-}
-
-// gustTLSError turns load.Run's refusal of an https URL into one plain
-// line; other errors pass unchanged.
-func gustTLSError(sc Scenario, err error) error {
-	if sc.TLS != nil && strings.Contains(err.Error(), "https") && strings.Contains(err.Error(), "not supported") {
-		return fmt.Errorf("the gust loader cannot run TLS cells until gust load speaks https (issue 11): use --loader wrk (%v)", err)
-	}
-	return err
 }
 
 // toolCannot says why the external loader name cannot run sc. wrk

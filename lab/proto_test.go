@@ -1,11 +1,15 @@
 package lab
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTLSAndH2MatricesParse(t *testing.T) {
@@ -169,8 +173,8 @@ func TestLoadersSayWhatTheyCannotRun(t *testing.T) {
 		wantErr string
 	}{
 		{"gust runs h2c cells", gustCannot(h2), ""},
-		{"gust cannot run h2 (TLS) cells before ALPN", gustCannot(Scenario{Name: "t", Connections: 1, HTTP2: &HTTP2{Streams: 10}, TLS: &TLS{}}), "--loader h2load"},
-		{"gust runs TLS cells (passed through)", gustCannot(full), ""},
+		{"gust runs h2 (TLS) cells", gustCannot(Scenario{Name: "t", Connections: 1, HTTP2: &HTTP2{Streams: 10}, TLS: &TLS{}}), ""},
+		{"gust runs TLS cells", gustCannot(full), ""},
 		{"wrk has no HTTP/2", toolCannot("wrk", h2), "does not speak HTTP/2"},
 		{"wrk runs resumed cells", toolCannot("wrk", resumed), ""},
 		{"wrk runs full-handshake cells", toolCannot("wrk", full), ""},
@@ -182,8 +186,27 @@ func TestLoadersSayWhatTheyCannotRun(t *testing.T) {
 			}
 		})
 	}
-	refused := fmt.Errorf(`scheme "https" is not supported`)
-	if err := gustTLSError(full, refused); !strings.Contains(err.Error(), "--loader wrk") {
-		t.Errorf("gust loader on https: %v", err)
+}
+
+// TestGustLoaderRunsTLSCells: the gust loader runs a TLS cell against a
+// self-signed target (it passes Insecure), resumed and full alike.
+func TestGustLoaderRunsTLSCells(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("Hello, Go!"))
+	}))
+	defer srv.Close()
+	for _, sc := range []Scenario{
+		{Name: "keep-alive", Connections: 2, TLS: &TLS{}, Duration: Duration(200 * time.Millisecond)},
+		{Name: "resumed", Connections: 2, KeepAlive: new(false), TLS: &TLS{Resume: true}, Duration: Duration(200 * time.Millisecond)},
+	} {
+		t.Run(sc.Name, func(t *testing.T) {
+			lr, err := GustLoader{Loops: 1}.Load(context.Background(), srv.URL+"/", sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lr.Requests == 0 || lr.Errors != 0 {
+				t.Errorf("%d requests, %d errors: want some and none", lr.Requests, lr.Errors)
+			}
+		})
 	}
 }

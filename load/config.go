@@ -1,7 +1,8 @@
 // Package load is gust's HTTP/1.1 and HTTP/2 load generator, a library
-// first: a Config describes the target and the schedule, Run drives event
-// loops over non-blocking sockets and returns a result.Result with
-// HdrHistogram latencies.
+// first: a Config describes the target (http:// or https://) and the
+// schedule, Run drives event loops over non-blocking sockets (TLS through
+// crypto/tls, see TLSConfig) and returns a result.Result with HdrHistogram
+// latencies.
 package load
 
 import (
@@ -20,7 +21,8 @@ import (
 // Config describes one load run. The zero value of every optional field is
 // a sensible default; URL and one of Requests or Duration are required.
 type Config struct {
-	// URL is the target, http://host[:port]/path?query. Only http is supported.
+	// URL is the target, http://host[:port]/path?query or https://...
+	// (see TLS).
 	URL string
 	// Method is the request method; "" means GET.
 	Method string
@@ -90,6 +92,12 @@ type Config struct {
 	// shares add up to the whole exactly. Duration and Warmup are every
 	// shard's. The zero Shard runs the whole; a Source cannot be sharded.
 	Shard result.Shard
+	// TLS configures the handshakes of an https:// target; its zero value
+	// verifies the server's certificate against the system's roots,
+	// resumes sessions and offers ALPN "http/1.1". It is ignored for an
+	// http:// target.
+	TLS TLSConfig
+
 	// StartAt, if not zero, is when the run begins: Run checks that the
 	// target can be reached, then waits until StartAt before it opens the
 	// run's connections, so that agents started at different times begin
@@ -125,6 +133,8 @@ type target struct {
 	path     string // request-target
 	request  []byte // one serialized request
 	head     bool   // HEAD requests: responses carry no body
+	tls      bool   // https: a TLS handshake before the first request
+	sni      string // the server name for SNI and verification (https)
 }
 
 func (c *Config) withDefaults() Config {
@@ -204,25 +214,38 @@ func resolveTarget(c *Config) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %v", c.URL, http1.UnwrapURLError(err))
 	}
-	if u.Scheme != "http" {
-		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http://", c.URL, u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http:// or https://", c.URL, u.Scheme)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("bad URL %q: missing host", c.URL)
 	}
 	port := u.Port()
 	if port == "" {
-		port = "80"
+		port = defaultPort[u.Scheme]
 	}
 	t := &target{
 		hostPort: joinHostPort(u.Hostname(), port),
 		host:     u.Host,
 		path:     u.RequestURI(),
 		head:     strings.EqualFold(c.Method, "HEAD"),
+		tls:      u.Scheme == "https",
+		sni:      u.Hostname(),
 	}
 	for _, h := range c.Header {
 		if err := http1.ValidateHeader(h[0], h[1]); err != nil {
 			return nil, fmt.Errorf("bad header %q: %v", h[0], err)
+		}
+		if strings.EqualFold(h[0], "Host") {
+			t.sni = hostOnly(h[1]) // -H Host: names the server, as curl's does
+		}
+	}
+	if c.TLS.ServerName != "" {
+		t.sni = c.TLS.ServerName
+	}
+	if t.tls {
+		if err := c.TLS.validate(); err != nil {
+			return nil, err
 		}
 	}
 	if !http1.IsToken(c.Method) {
@@ -239,6 +262,9 @@ func resolveTarget(c *Config) (*target, error) {
 	})
 	return t, nil
 }
+
+// defaultPort is each scheme's port when the URL gives none.
+var defaultPort = map[string]string{"http": "80", "https": "443"}
 
 func joinHostPort(host, port string) string {
 	if strings.IndexByte(host, ':') >= 0 {

@@ -6,10 +6,11 @@ import "github.com/gust-http/gust/internal/transport"
 type connState uint8
 
 const (
-	stClosed     connState = iota // no socket; waiting to (re)connect
-	stConnecting                  // non-blocking connect in progress
-	stActive                      // ready: sending and receiving
-	stBackoff                     // a connect failed; retrying after a pause
+	stClosed      connState = iota // no socket; waiting to (re)connect
+	stConnecting                   // non-blocking connect in progress
+	stActive                       // ready: sending and receiving
+	stBackoff                      // a connect failed; retrying after a pause
+	stHandshaking                  // connected; TLS handshake in progress (tls_loop.go)
 )
 
 // conn is one client connection's state machine. It lives for the whole
@@ -47,6 +48,13 @@ type conn struct {
 
 	plain plainTransport // the transport tr points to, reused for every socket
 	idle  bool           // in the loop's queue of idle connections (with a Source)
+
+	// With TLS: the transport layered on plain for the current socket (tr
+	// points to it), when its handshake began, and the callback that
+	// queues its end for the loop (made once).
+	tls            *transport.TLS
+	handshakeStart int64
+	onHandshake    func(*transport.TLS)
 }
 
 func newConn(ses session) *conn {
@@ -54,12 +62,17 @@ func newConn(ses session) *conn {
 }
 
 // attach puts c on the socket fd, read and written through a plain
-// transport. A TLS transport would be layered on c.plain here.
+// transport; a TLS transport is layered on it once connected
+// (loop.startHandshake).
 func (c *conn) attach(fd int) {
 	c.fd = fd
 	c.plain.Reset(fd)
 	c.tr = &c.plain
 }
+
+// pending reports whether c's TLS transport holds records the socket has
+// not taken yet (Write(nil) flushes them).
+func (c *conn) pending() bool { return c.tls != nil && c.tls.Pending() > 0 }
 
 // inflight reports how many of c's requests wait for their response.
 func (c *conn) inflight() int { return c.ses.inflight() }
@@ -68,6 +81,7 @@ func (c *conn) inflight() int { return c.ses.inflight() }
 func (c *conn) resetIO() {
 	c.fd = -1
 	c.tr = nil
+	c.tls = nil
 	c.uncounted = 0
 	c.woff, c.wleft = 0, 0
 	c.ses.reset()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -197,4 +198,55 @@ func h2Errors(r *result.Result) string {
 		return fmt.Sprint(r.Errors)
 	}
 	return fmt.Sprintf("errors %v resets %v goaways %v retried %d", r.Errors, r.HTTP2.Resets, r.HTTP2.GoAways, r.HTTP2.Retried)
+}
+
+// TestHTTP2OverTLS: an https:// URL with HTTP2 offers h2 by ALPN and
+// speaks HTTP/2 on what the server agreed to; a run offering both
+// protocols speaks the one the server picks.
+func TestHTTP2OverTLS(t *testing.T) {
+	var h1, h2 atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			h2.Add(1)
+		} else {
+			h1.Add(1)
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Write([]byte("Hello, Go!"))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name       string
+		cfg        Config
+		wantH2     int64
+		wantProto  string
+		wantALPNh2 bool
+	}{
+		{"--http2 offers h2 and speaks it", Config{HTTP2: true, Streams: 10, Method: "POST", Body: []byte("body")}, 300, "h2", true},
+		{"offering h2 and http/1.1, the server picks h2", Config{TLS: TLSConfig{NextProtos: []string{"h2", "http/1.1"}}}, 300, "", true},
+		{"a plain https run stays HTTP/1.1", Config{}, 0, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h1.Store(0)
+			h2.Store(0)
+			cfg := tt.cfg
+			cfg.URL, cfg.Connections, cfg.Requests, cfg.TLS.Insecure = srv.URL+"/", 2, 300, true
+			res := run(t, cfg)
+			if res.Requests != 300 || res.ErrorCount() != 0 {
+				t.Fatalf("requests %d, %s", res.Requests, h2Errors(res))
+			}
+			if h2.Load() != tt.wantH2 || h1.Load() != 300-tt.wantH2 {
+				t.Errorf("server saw %d HTTP/2 and %d HTTP/1.1 requests, want %d HTTP/2", h2.Load(), h1.Load(), tt.wantH2)
+			}
+			if res.Protocol != tt.wantProto {
+				t.Errorf("protocol %q, want %q", res.Protocol, tt.wantProto)
+			}
+			if got := res.TLS != nil && res.TLS.ALPN["h2"] > 0; got != tt.wantALPNh2 {
+				t.Errorf("ALPN counts %v, want h2 negotiated %v", res.TLS, tt.wantALPNh2)
+			}
+		})
+	}
 }

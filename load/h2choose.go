@@ -16,23 +16,24 @@ func (e *engine) sessionScheme() string {
 	return "http"
 }
 
-// alpnOffer is what a TLS handshake offers by ALPN for this run: "h2"
-// alone with Config.HTTP2 (a server without it fails the handshake rather
-// than silently measuring HTTP/1.1), "http/1.1" otherwise. A --proto auto
-// run offers both, h2 first, and takes what the server picks.
+// alpnOffer is what a TLS handshake offers by ALPN for this run when
+// TLSConfig.NextProtos does not say: "h2" alone with Config.HTTP2,
+// "http/1.1" otherwise. Offering "h2,http/1.1" (a --proto auto) takes
+// what the server picks, through useProtocol.
 func (e *engine) alpnOffer() []string {
 	if e.cfg.HTTP2 {
 		return []string{"h2"}
 	}
-	return []string{"http/1.1"}
+	return DefaultNextProtos
 }
 
 // useProtocol makes c speak alpn, the protocol its transport negotiated:
-// "h2" is HTTP/2, anything else ("http/1.1", or "" when the server chose
-// none) HTTP/1.1. c keeps the session of the other protocol for its next
-// socket, so a connection that changes protocol allocates once.
+// "h2" is HTTP/2, "http/1.1" HTTP/1.1, and "" (the server chose none) the
+// run's own (HTTP/2 with Config.HTTP2, as with prior knowledge). c keeps
+// the session of the other protocol for its next socket, so a connection
+// that changes protocol allocates once.
 func (l *loop) useProtocol(c *conn, alpn string) {
-	want := alpn == "h2"
+	want := alpn == "h2" || alpn == "" && l.e.cfg.HTTP2
 	if _, isH2 := c.ses.(*h2session); isH2 == want {
 		return
 	}

@@ -46,9 +46,9 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 		l.connected(c, now)
 	}
 	if c.state != stActive {
-		return
+		return // stHandshaking: the handshake's goroutine has the socket
 	}
-	if flags&poll.Writable != 0 && c.wleft > 0 {
+	if flags&poll.Writable != 0 && (c.wleft > 0 || c.pending()) {
 		if !l.flush(c, now) {
 			return
 		}
@@ -58,26 +58,30 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 	}
 }
 
-// connected counts a finished TCP connect and makes c ready.
+// connected counts a finished TCP connect and makes c ready, or starts its
+// TLS handshake.
 func (l *loop) connected(c *conn, now int64) {
 	c.backoff = 0
-	if !c.everConnected {
-		c.everConnected = true
-		l.e.connectedOnce.Add(1)
-	}
 	// Connects count from the start, ramp included: the ramp is when most
 	// keep-alive connections are made.
 	l.stats.connects++
 	l.stats.connect.RecordValue(usec(now - c.connectStart))
+	if l.e.tlsConfig != nil {
+		l.startHandshake(c, now)
+		return
+	}
 	l.ready(c, now)
 }
 
-// ready starts c's session once its transport can carry requests. A
-// transport with a handshake (TLS) gets here when the handshake is done:
-// until then the connection stays in a state of its own, its readiness
-// events driving the handshake instead of the session.
+// ready starts c's session once its transport can carry requests. A TLS
+// connection gets here when its handshake is done (tls_loop.go): until
+// then it stays stHandshaking, and is not counted as connected.
 func (l *loop) ready(c *conn, now int64) {
 	c.state = stActive
+	if !c.everConnected {
+		c.everConnected = true
+		l.e.connectedOnce.Add(1)
+	}
 	// A preface (HTTP/2) goes out with the first requests.
 	l.fillAndWrite(c, c.ses.start(c.wbuf[:0]), now)
 }
@@ -149,8 +153,11 @@ func (l *loop) failInflight(c *conn) {
 // dropSocket closes c's socket and forgets its in-flight requests.
 func (l *loop) dropSocket(c *conn) {
 	l.timers.remove(c)
-	if c.state == stConnecting || c.state == stActive {
+	if c.state == stConnecting || c.state == stHandshaking || c.state == stActive {
 		l.live--
+	}
+	if c.tls != nil {
+		c.tls.Release() // before the socket is closed: it stops a handshake
 	}
 	if c.fd >= 0 {
 		l.byFD[c.fd] = nil

@@ -59,6 +59,10 @@ type loop struct {
 	idleN    int
 	hungry   atomic.Bool // waiting for the feeder's next batch
 	eps      endpointStats
+
+	// With TLS (see tls_loop.go); tls is nil for a plain run.
+	hs  handshakeQueue
+	tls *tlsStats
 }
 
 // newLoops creates the event loops and spreads the connections over them.
@@ -93,6 +97,9 @@ func (e *engine) newLoops() ([]*loop, error) {
 			secHist:   result.NewHistogram(),
 			feeder:    e.feed,
 			timed:     e.feed != nil && e.feed.timed(),
+		}
+		if e.tlsConfig != nil {
+			loops[i].tls = newTLSStats()
 		}
 	}
 	for j := 0; j < cfg.Connections; j++ {
@@ -149,6 +156,7 @@ func (l *loop) run() {
 				}
 			}
 		}
+		l.finishHandshakes(now)
 	}
 	l.stoppedAt = now
 	if l.recording {
@@ -323,6 +331,7 @@ func (l *loop) countError(kind result.ErrorKind, n int) {
 
 // close releases the loop's sockets and poller.
 func (l *loop) close() {
+	l.closeHandshakes()
 	for _, c := range l.conns {
 		if c.fd >= 0 {
 			closeSocket(c.fd)

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/result"
 )
 
@@ -70,6 +72,10 @@ type engine struct {
 
 	collector *collector
 	feed      *feeder // runs cfg.Source; nil without one
+
+	// tlsConfig is every connection's crypto/tls configuration for an
+	// https:// target, with the run's session cache; nil for http://.
+	tlsConfig *tls.Config
 }
 
 func newEngine(c Config) (*engine, error) {
@@ -86,22 +92,43 @@ func newEngine(c Config) (*engine, error) {
 		return nil, fmt.Errorf("resolve %s: %w", t.hostPort, err)
 	}
 	e := &engine{cfg: cfg, target: t, addr: addr}
+	if t.tls {
+		tc := cfg.TLS
+		if tc.NextProtos == nil {
+			tc.NextProtos = e.alpnOffer()
+		}
+		e.tlsConfig = tc.clientConfig(t.sni, cfg.Connections)
+	}
 	if cfg.Source != nil {
 		e.feed = newFeeder(&cfg)
 	}
 	return e, nil
 }
 
-// probe makes one connection so that an unreachable target fails fast with
-// its reason instead of a run full of connect errors.
+// probe makes one connection, with its TLS handshake for an https://
+// target, so that an unreachable target or a refused certificate fails
+// fast with its reason (a *HandshakeError for the handshake) instead of a
+// run full of connect errors.
 func (e *engine) probe(ctx context.Context) error {
 	d := net.Dialer{Timeout: e.cfg.Timeout}
 	conn, err := d.DialContext(ctx, "tcp", e.addr.String())
 	if err != nil {
 		return fmt.Errorf("cannot connect to %s: %w", e.target.hostPort, unwrapOpError(err))
 	}
-	conn.Close()
-	return nil
+	defer conn.Close()
+	if e.tlsConfig == nil {
+		return nil
+	}
+	// Without the session cache: the run's first handshakes are its own.
+	cfg := e.tlsConfig.Clone()
+	cfg.ClientSessionCache = nil
+	tc := tls.Client(conn, cfg)
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return &HandshakeError{Addr: e.target.hostPort, Reason: transport.VerifyErrorLine(err), Err: err}
+	}
+	return tc.Close()
 }
 
 func unwrapOpError(err error) error {
@@ -216,7 +243,7 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 		res.Start = e.base // stopped before measuring began
 	}
 	for _, l := range loops {
-		l.stats.mergeInto(res)
+		l.stats.mergeInto(res, l.tls)
 		l.close()
 	}
 	if e.feed != nil {

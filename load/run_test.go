@@ -362,7 +362,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"no stop condition", Config{URL: "http://127.0.0.1:1/"}, "-n"},
 		{"missing scheme", Config{URL: "127.0.0.1:8080", Requests: 1}, "missing scheme"},
-		{"https is not supported", Config{URL: "https://example.test/", Requests: 1}, "not supported"},
+		{"ftp is not supported", Config{URL: "ftp://example.test/", Requests: 1}, "not supported"},
+		{"bad TLS version", Config{URL: "https://example.test/", Requests: 1, TLS: TLSConfig{MinVersion: 0x0301}}, "use 1.2 or 1.3"},
+		{"TLS versions crossed", Config{URL: "https://example.test/", Requests: 1, TLS: TLSConfig{MinVersion: 0x0304, MaxVersion: 0x0303}}, "above"},
 		{"no host", Config{URL: "http:///path", Requests: 1}, "missing host"},
 		{"bad method", Config{URL: "http://127.0.0.1:1/", Method: "GE T", Requests: 1}, "bad method"},
 		{"bad header", Config{URL: "http://127.0.0.1:1/", Header: [][2]string{{"X Bad", "v"}}, Requests: 1}, "bad header"},

@@ -40,8 +40,9 @@ func (s *stats) reset() {
 	*s = stats{latency: latency, connect: connect, lateness: lateness, connects: connects}
 }
 
-// mergeInto adds s to the run's Result.
-func (s *stats) mergeInto(r *result.Result) {
+// mergeInto adds s, and the loop's TLS handshakes (nil for a plain run),
+// to the run's Result.
+func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 	part := result.Result{
 		Requests:     s.requests,
 		BytesRead:    s.bytesRead,
@@ -54,6 +55,7 @@ func (s *stats) mergeInto(r *result.Result) {
 		Lateness:     s.lateness,
 		Status:       make(map[int]int64),
 		Errors:       make(map[result.ErrorKind]int64),
+		TLS:          tls.result(),
 	}
 	for code, n := range s.status {
 		if n > 0 {

@@ -10,12 +10,12 @@ import (
 )
 
 // The loop's only reads and writes of a connection are here, through its
-// transport.Conn: plain TCP today, TLS layered on it tomorrow.
+// transport.Conn: plain TCP, or TLS layered on it.
 
-// flush writes what is left of c's write buffer; false means c failed and
-// was closed.
+// flush writes what is left of c's write buffer, and the records a TLS
+// transport still holds; false means c failed and was closed.
 func (l *loop) flush(c *conn, now int64) bool {
-	for c.wleft > 0 {
+	for c.wleft > 0 || c.pending() {
 		n, err := c.tr.Write(c.wbuf[c.woff : c.woff+c.wleft])
 		if n > 0 {
 			c.woff += n

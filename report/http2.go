@@ -46,13 +46,6 @@ func (s *HTTP2Stats) result() *result.HTTP2 {
 	return h
 }
 
-func orEmptyMap(m map[string]int64) map[string]int64 {
-	if m == nil {
-		return map[string]int64{}
-	}
-	return m
-}
-
 // protocolParts describe an HTTP/2 run's protocol for the Load line, e.g.
 // "HTTP/2 (h2c)", "10 streams per connection"; nil for HTTP/1.1.
 func protocolParts(r *result.Result) []string {

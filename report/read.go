@@ -157,6 +157,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if r.Lateness, err = decodeHistogram("lateness_hdr", s.LatenessHdr, r.Latency); err != nil {
 		return nil, err
 	}
+	if r.TLS, err = tlsResult(s.TLS, r.Latency); err != nil {
+		return nil, err
+	}
 	if s.Late != nil {
 		r.Late = s.Late.Count
 	}

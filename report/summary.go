@@ -96,6 +96,9 @@ type Summary struct {
 	// Agents, for a merged result (gust merge), describes each agent's
 	// share, in shard order.
 	Agents []AgentStats `json:"agents,omitempty"`
+	// TLS, for a run over TLS (https://), describes its handshakes; left
+	// out for a plain run.
+	TLS *TLSStats `json:"tls,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -184,8 +187,8 @@ type AgentStats struct {
 	Interrupted bool `json:"interrupted"`
 	// Late is true when the agent started later than the allowed skew.
 	Late bool `json:"late"`
-	// Short is true when the agent measured for less than the longest by more
-	// than the allowed skew.
+	// Short is true when the agent measured (in the open model: sent its
+	// schedule) for less than the longest by more than the allowed skew.
 	Short bool `json:"short"`
 }
 
@@ -223,6 +226,7 @@ func NewSummary(r *result.Result) Summary {
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
 		Input:        r.Input,
+		TLS:          newTLSStats(r.TLS),
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)

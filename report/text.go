@@ -19,8 +19,10 @@ var latencyColumns = []string{"min", "mean", "stddev", "p50", "p75", "p90", "p99
 const latencyColumnWidth = 9
 
 // Text writes the human summary: target and load model, duration,
-// throughput, a latency table and distribution, connect times, schedule
-// lateness (open model only), status codes, errors and connection counts.
+// throughput, a latency table and distribution, connect times, TLS
+// handshakes (over TLS only: what was negotiated, handshake times, full and
+// resumed, failures by class), schedule lateness (open model only), status
+// codes, errors and connection counts.
 // Durations are shown as "85us", "1.24ms" or "1.002s" and counts with
 // thousands separators. A run without responses says "no responses" in
 // place of the latency table.
@@ -94,8 +96,8 @@ func runFacts(r *result.Result) []fact {
 }
 
 // outcomeFacts describe what came after the latencies: Connect (when
-// connect times were measured), Schedule (open model only), Status,
-// Errors and Connections.
+// connect times were measured), TLS and Handshakes (over TLS only, see
+// tlsFacts), Schedule (open model only), Status, Errors and Connections.
 func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
@@ -104,6 +106,7 @@ func outcomeFacts(r *result.Result) []fact {
 			formatMicros(float64(c.P50)), formatMicros(float64(c.P99)), formatMicros(float64(c.Max)),
 			plural(r.Connect.TotalCount(), "connection", "connections"))})
 	}
+	facts = append(facts, tlsFacts(r.TLS)...)
 	if r.Scheduled() {
 		facts = append(facts, fact{"Schedule", schedule(r)})
 	}

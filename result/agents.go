@@ -30,7 +30,9 @@ type Agent struct {
 	// skew after the earliest agent.
 	Late bool
 	// Short is set when the agent measured for more than the allowed skew
-	// less than the agent that measured longest.
+	// less than the agent that measured longest or, in the open model,
+	// when the requests it sent cover that much less of its schedule (at
+	// its rate) than the best agent's do.
 	Short bool
 }
 
@@ -43,11 +45,13 @@ func (a Agent) Flagged() bool { return a.Late || a.Short || a.Interrupted }
 const DefaultMaxSkew = 100 * time.Millisecond
 
 // agents describes each part, flagging those that started more than
-// maxSkew after start or measured more than maxSkew less than the longest.
+// maxSkew after start or measured more than maxSkew less than the longest,
+// or covered (see covered) that much less than the best.
 func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
-	var longest time.Duration
+	var longest, best time.Duration
 	for _, p := range parts {
 		longest = max(longest, p.Result.Duration)
+		best = max(best, covered(p.Result))
 	}
 	out := make([]Agent, len(parts))
 	for i, p := range parts {
@@ -66,9 +70,23 @@ func agents(parts []Part, start time.Time, maxSkew time.Duration) []Agent {
 			a.P99us = r.Latency.ValueAtQuantile(99)
 		}
 		a.Late = a.Offset > maxSkew
-		a.Short = longest-a.Duration > maxSkew
+		a.Short = longest-a.Duration > maxSkew || best-covered(r) > maxSkew
 		out[i] = a
 	}
 	slices.SortStableFunc(out, func(x, y Agent) int { return x.Shard.Index - y.Shard.Index })
 	return out
+}
+
+// covered is how much of its run an agent's requests account for: its
+// duration, but in the open model no more than the requests it sent (one
+// lateness value each) take at its rate. An agent whose link was cut
+// mid-run measures for as long as the others, its connections waiting on
+// responses that never come, and sends only part of its schedule: covered
+// tells it apart.
+func covered(r *Result) time.Duration {
+	if r.Rate <= 0 || r.Lateness == nil {
+		return r.Duration
+	}
+	sent := float64(r.Lateness.TotalCount())
+	return min(r.Duration, time.Duration(sent/r.Rate*float64(time.Second)))
 }

@@ -19,9 +19,9 @@ type Part struct {
 }
 
 // Merge combines the results of agents that each ran a share of one run
-// (see Config.Shard) into one Result, exactly: latency, connect and
-// lateness histograms are added, and so are counters, status codes and
-// errors; connections, loops and rates are summed. The timeline is added
+// (see Config.Shard) into one Result, exactly: latency, connect, lateness
+// and TLS handshake histograms are added, and so are counters, status
+// codes, errors and TLS handshake counts; connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
 // of the agents' histograms for that second.
@@ -29,7 +29,8 @@ type Part struct {
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
 // and Short set for an agent that started more than maxSkew after the
-// first or measured more than maxSkew less than the longest.
+// first or measured (in the open model: sent its schedule for) more than
+// maxSkew less than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive or load model, histograms of
@@ -96,8 +97,8 @@ func addShare(out, r *Result) {
 }
 
 // Add adds r's counters, latency, connect and lateness histograms, status
-// codes and errors to out: what sums alike over a run's event loops and
-// over the agents of Merge. out's histograms and maps must be made.
+// codes, errors and TLS handshakes to out: what sums alike over a run's
+// event loops and over the agents of Merge. out's histograms and maps must be made.
 func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
 	out.BytesRead += r.BytesRead
@@ -122,6 +123,7 @@ func (out *Result) Add(r *Result) {
 		}
 		out.HTTP2.add(r.HTTP2)
 	}
+	out.addTLS(r)
 }
 
 // checkParts refuses parts that are not shares of one run.
@@ -245,10 +247,17 @@ func checkHistograms(parts []Part) error {
 	want := settingsOf(parts[0].Result.Latency)
 	for _, p := range parts {
 		r := p.Result
-		for _, nh := range []struct {
+		hists := []struct {
 			name string
 			h    *hdrhistogram.Histogram
-		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}} {
+		}{{"latency", r.Latency}, {"connect", r.Connect}, {"lateness", r.Lateness}}
+		if r.TLS != nil {
+			hists = append(hists, struct {
+				name string
+				h    *hdrhistogram.Histogram
+			}{"handshake", r.TLS.Handshake})
+		}
+		for _, nh := range hists {
 			name, h := nh.name, nh.h
 			if h == nil {
 				continue

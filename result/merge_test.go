@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,42 @@ func TestMergeAddsHTTP2Counts(t *testing.T) {
 	c := h2(1, 100, nil, nil, 0)
 	if _, err := Merge([]Part{{"a", a}, {"c", c}}, DefaultMaxSkew); err == nil || !strings.Contains(err.Error(), "a keeps 10 streams per connection but c keeps 100") {
 		t.Errorf("err = %v, want streams per connection refused", err)
+	}
+}
+
+func TestMergeFlagsAnAgentBehindItsSchedule(t *testing.T) {
+	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	// agentResult's rate is 100/s: 4 seconds are 400 requests.
+	second := func(n int) []int64 { return slices.Repeat([]int64{100}, n) }
+	full := [][]int64{second(100), second(100), second(100), second(100)}
+	nearly := [][]int64{second(100), second(100), second(100), second(97)}
+	cut := [][]int64{second(100), second(100), nil, nil}
+	parts := []Part{
+		{"full", agentResult(Shard{0, 3}, start, full)},
+		{"nearly", agentResult(Shard{1, 3}, start, nearly)},
+		{"cut", agentResult(Shard{2, 3}, start, cut)},
+	}
+	m, err := Merge(parts, DefaultMaxSkew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"full": false, "nearly": false, "cut": true}
+	for _, a := range m.Agents {
+		if a.Short != want[a.Name] || a.Late {
+			t.Errorf("%s (%d responses in %s) flagged short %v, late %v; want short %v, late false",
+				a.Name, a.Requests, a.Duration, a.Short, a.Late, want[a.Name])
+		}
+	}
+	// The closed model has no schedule: the same counts flag nothing.
+	for _, p := range parts {
+		p.Result.Rate = 0
+	}
+	if m, err = Merge(parts, DefaultMaxSkew); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range m.Agents {
+		if a.Flagged() {
+			t.Errorf("closed model: %s flagged (%+v), want nothing flagged", a.Name, a)
+		}
 	}
 }

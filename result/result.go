@@ -87,6 +87,10 @@ type Result struct {
 
 	// Input, for a replay, says what was read from the log; nil otherwise.
 	Input *Input
+
+	// TLS, for a run over TLS (https://), describes its handshakes; nil
+	// for a plain run.
+	TLS *TLS
 }
 
 // Scheduled reports whether requests had intended send times (the open

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ulimit -n 20000
 hz=$(getconf CLK_TCK); port=19300
 echo "| bin | mode | conns | round | req/s | us/req | user | kernel |"
-for round in 1 2; do for conns in 200 8000; do for mode in inline pooled; do for bin in "${OLD:-/tmp/gust-old}" "${NEW:-bin/gust}"; do
+for round in $(seq "${ROUNDS:-2}"); do for conns in 200 8000; do for mode in inline pooled; do for bin in "${OLD:-/tmp/gust-old}" "${NEW:-bin/gust}"; do
   port=$((port+1)); url=http://127.0.0.1:$port/
   GOMAXPROCS=1 taskset -c 0 $bin serve --mode $mode --addr 127.0.0.1:$port 2>/dev/null & srv=$!
   for _ in $(seq 50); do curl -s -o /dev/null $url && break; sleep 0.1; done

@@ -112,6 +112,7 @@ func (a *httpAdapter) ServeGust(c *Ctx) {
 	} else if addr := c.RemoteAddr(); addr != nil {
 		r.RemoteAddr = addr.String()
 	}
+	r.TLS = c.TLS()
 	st.req = *r.WithContext(ctx)
 	st.w = responseWriter{c: c, header: make(http.Header)}
 	a.h.ServeHTTP(&st.w, &st.req)

@@ -39,6 +39,7 @@ type bodyStream struct {
 	deadline time.Time
 	expect   bool // send 100 Continue before the first read from the socket
 	done     bool
+	settled  bool // settle has drained (or given up on) the rest, once
 	err      error
 }
 
@@ -235,9 +236,10 @@ func (b *bodyStream) settle() bool {
 	if b.done {
 		return true
 	}
-	if b.expect || b.err != nil || !b.chunked && b.left > maxDrain {
+	if b.settled || b.expect || b.err != nil || !b.chunked && b.left > maxDrain {
 		return false
 	}
+	b.settled = true
 	var sink [4096]byte
 	for drained := 0; drained < maxDrain && b.err == nil && !b.done; {
 		n, _ := b.Read(sink[:])

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"log"
 	"runtime"
 	"time"
@@ -98,6 +99,14 @@ type Config struct {
 	// port is already in use, as net.Listen does. Linux only: elsewhere
 	// the port is never shared.
 	SharePort bool
+
+	// TLS, if set, makes the server speak HTTPS: every connection does a
+	// TLS handshake (crypto/tls, bounded by ReadHeaderTimeout) before its
+	// first request. It must hold a certificate (Certificates or
+	// GetCertificate); it is cloned by Listen. NextProtos empty means ALPN
+	// offers "http/1.1". A client that sends plain HTTP gets a 400 and a
+	// close, as from net/http. Nil means plain HTTP.
+	TLS *tls.Config
 
 	// ErrorLog receives handler panics and accept errors. Nil means the log
 	// package's standard logger.

@@ -39,6 +39,7 @@ type conn struct {
 	// the socket full and handed out less), so the loop reads until
 	// ErrWouldBlock.
 	layered  bool
+	tlsConn  // the TLS transport and its handshake (tls_linux.go)
 	state    atomic.Int32
 	deadline atomic.Int64 // loop clock ns; when the current timeout expires
 

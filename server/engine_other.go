@@ -3,6 +3,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"net"
 	"sync"
 	"time"
@@ -29,6 +30,9 @@ func newEngine(s *Server, addr string) (*engine, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
+	}
+	if s.tlsConf != nil {
+		ln = tls.NewListener(ln, s.tlsConf) // tls_other.go: Request.TLS
 	}
 	return &engine{srv: s, ln: ln, addr: ln.Addr(), conns: make(map[*fallbackConn]struct{})}, nil
 }

@@ -26,9 +26,14 @@ func (c *conn) hijack(ctx *Ctx) (net.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: hijack: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "gust-hijacked")
-	nc, err := net.FileConn(f) // a descriptor of its own, in Go's poller
-	f.Close()
+	var nc net.Conn
+	if c.tls != nil {
+		nc, err = c.hijackTLS(fd) // tlshijack_linux.go
+	} else {
+		f := os.NewFile(uintptr(fd), "gust-hijacked")
+		nc, err = net.FileConn(f) // a descriptor of its own, in Go's poller
+		f.Close()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("server: hijack: %w", err)
 	}

@@ -18,7 +18,7 @@ func (l *loop) closeAfterResponse(c *conn) {
 	}
 	c.linger, c.closing = false, false
 	c.release()
-	// TLS will want its close_notify sent here, through the transport.
+	c.closeNotify() // TLS: the client reads the end of the stream, not a truncation
 	if unix.Shutdown(c.fd, unix.SHUT_WR) != nil {
 		l.closeConn(c)
 		return

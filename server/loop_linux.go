@@ -51,6 +51,8 @@ type loop struct {
 	spare    []int      // the other incoming slice, swapped to avoid allocating
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
+
+	tlsLoop // handshakes that ended, queued under mu (tls_linux.go)
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
@@ -107,6 +109,7 @@ func (l *loop) run() error {
 		}
 		l.readTheRest(now)
 		l.takeHandoffs()
+		l.takeHandshakes(now)
 		if l.e.acceptOne { // only then do other loops hand sockets over
 			l.takeIncoming(now)
 		}
@@ -200,6 +203,9 @@ func (l *loop) register(fd int, now int64) {
 	l.byFD[fd] = c
 	l.conns.Add(1)
 	l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
+	if l.srv.tlsConf != nil {
+		l.startTLS(c)
+	}
 }
 
 // adopt queues a socket another loop accepted (AcceptOne) for this one.
@@ -301,6 +307,9 @@ func (l *loop) closeConn(c *conn) {
 	l.wheel.remove(&c.we)
 	l.byFD[c.fd] = nil
 	l.conns.Add(-1)
+	if c.tls != nil {
+		c.endTLS()
+	}
 	unix.Close(c.fd)
 	c.release()
 	c.forget()

@@ -39,6 +39,10 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 		}
 		break
 	}
+	if c.handshaking {
+		l.afterHandshake(c, now) // until it ends, the socket is the handshake's
+		return
+	}
 	if c.blocked {
 		if flags&poll.Writable == 0 || !l.flushOut(c) || c.blocked {
 			return

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"expvar"
 	"net"
@@ -43,6 +44,9 @@ type Server struct {
 	// engine): how tests run the server over a transport that holds bytes
 	// of its own, as TLS does.
 	layer func(transport.Conn) transport.Conn
+	// tlsConf is Config.TLS prepared by Listen (tls.go), nil for plain TCP;
+	// filesTLS, if set, is what ListenAndServeTLS made of it and its files.
+	tlsConf, filesTLS *tls.Config
 }
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or Close.
@@ -125,6 +129,14 @@ func (s *Server) Listen(addr string) error {
 	}
 	_, adapter := s.Handler.(*httpAdapter)
 	s.streamBodies = adapter && s.cfg.Mode == Pooled
+	if s.filesTLS != nil {
+		s.cfg.TLS = s.filesTLS
+	}
+	tlsConf, err := prepareTLS(s.cfg.TLS, s.offersH2())
+	if err != nil {
+		return err
+	}
+	s.tlsConf = tlsConf
 	eng, err := newEngine(s, addr)
 	if err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gust-http/gust/load"
 )
 
 // exitError carries a process exit code through cobra's error path.
@@ -47,5 +49,16 @@ func main() {
 		msg += " (see 'gust --help')"
 	}
 	fmt.Fprintln(os.Stderr, "gust:", msg)
-	os.Exit(2)
+	os.Exit(exitCode(err))
+}
+
+// exitCode is the exit status of a command that failed with err: 1 when
+// the target was reached but refused (a TLS handshake: a certificate not
+// trusted, no shared version), 2 for every other error.
+func exitCode(err error) int {
+	var he *load.HandshakeError
+	if errors.As(err, &he) {
+		return 1
+	}
+	return 2
 }

@@ -34,7 +34,8 @@ Each FILE holds one or more results, one after another; - reads standard
 input, so the logs of several Kubernetes pods can be piped in. The report
 ends with a row per agent; an agent that began measuring more than
 --max-skew after the first (late) or measured for that much less than the
-longest (short) is flagged, and so are missing shards.
+longest (short; with --rate, also one that sent that much less of its
+schedule, as when its link was cut) is flagged, and so are missing shards.
 
 Results of different runs (another URL, method, pipeline depth, keep-alive,
 load model, shard count, or histogram precision) are refused.`,

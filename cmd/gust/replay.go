@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -43,6 +44,7 @@ type replayFlags struct {
 	cpuProfile   string
 	loops        int
 	maxEndpoints int
+	tls          tlsFlags
 }
 
 func newReplayCmd() *cobra.Command {
@@ -71,6 +73,7 @@ The run ends when the log has been replayed (--loop times) and the last
 response is in, or at -n or -z.`,
 		Example: `  gust replay --target http://127.0.0.1:8080 access.log
   gust replay --target http://10.0.0.5:8080 --speed 5 -c 200 access.log.gz
+  gust replay --target https://10.0.0.5:8443 --host api.example.test --cacert ca.pem access.log
   gust replay --target http://127.0.0.1:8080 --max --include '^/api/' --methods GET -o json access.log
   zcat logs/*.gz | gust replay --target http://127.0.0.1:8080 --rate 20000 -`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -85,7 +88,7 @@ response is in, or at -n or -z.`,
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.StringVar(&f.target, "target", "", "server to send to, http://host:port (required); the log's paths and queries are kept")
+	fl.StringVar(&f.target, "target", "", "server to send to, http://host:port or https://host:port (required); the log's paths and queries are kept")
 	fl.StringVar(&f.format, "format", "auto", "log format: auto, combined, common or json")
 	fl.Float64Var(&f.speed, "speed", 0, "keep the log's times, scaled: 1 as recorded, 5 five times faster (the default, at 1)")
 	fl.Float64Var(&f.rate, "rate", 0, "send at a flat rate of this many requests per second instead")
@@ -109,6 +112,7 @@ response is in, or at -n or -z.`,
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of gust itself to this file (go tool pprof)")
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.IntVar(&f.maxEndpoints, "max-endpoints", replay.DefaultMaxEndpoints, "distinct endpoints to report; the rest count as "+replay.OtherEndpoint)
+	f.tls.add(fl)
 	return cmd
 }
 
@@ -192,6 +196,13 @@ func (f *replayFlags) config(cmd *cobra.Command, logPath string) (load.Config, r
 	if f.host != "" {
 		opts.Host = f.host
 	}
+	serverName := ""
+	if f.host != "" {
+		serverName = hostOnly(f.host) // SNI follows --host
+	}
+	if cfg.TLS, err = f.tls.config(serverName); err != nil {
+		return cfg, opts, err
+	}
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
@@ -234,14 +245,14 @@ func parseTarget(target string) (string, string, error) {
 	switch {
 	case err != nil:
 		return "", "", fmt.Errorf("bad --target %q: %v", target, http1.UnwrapURLError(err))
-	case u.Scheme != "http":
-		return "", "", fmt.Errorf("bad --target %q: scheme %q is not supported, use http://", target, u.Scheme)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", "", fmt.Errorf("bad --target %q: scheme %q is not supported, use http:// or https://", target, u.Scheme)
 	case u.Hostname() == "":
 		return "", "", fmt.Errorf("bad --target %q: missing host", target)
 	case u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.User != nil:
-		return "", "", fmt.Errorf("bad --target %q: give only http://host:port; the log's paths and queries are kept", target)
+		return "", "", fmt.Errorf("bad --target %q: give only %s://host:port; the log's paths and queries are kept", target, u.Scheme)
 	}
-	return "http://" + u.Host + "/", u.Host, nil
+	return u.Scheme + "://" + u.Host + "/", u.Host, nil
 }
 
 func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
@@ -274,6 +285,15 @@ func runReplay(cmd *cobra.Command, f *replayFlags, logPath string) error {
 		return fmt.Errorf("replay: the log could not be read to its end: %w", err)
 	}
 	return nil
+}
+
+// hostOnly strips the port from a Host value: "example.test:8443" is
+// "example.test", "[::1]:8443" is "::1".
+func hostOnly(hostPort string) string {
+	if h, _, err := net.SplitHostPort(hostPort); err == nil {
+		return h
+	}
+	return strings.Trim(hostPort, "[]")
 }
 
 // replayFormats are the report formats of gust replay: report.Formats

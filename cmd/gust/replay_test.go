@@ -92,7 +92,7 @@ func TestReplayRejectsBadInput(t *testing.T) {
 		{"two logs", []string{"replay", "--target", srv.URL, good, good}, "need exactly one log file"},
 		{"no target", []string{"replay", good}, "--target is required"},
 		{"a target without scheme", []string{"replay", "--target", "127.0.0.1:8080", good}, "missing scheme"},
-		{"an https target", []string{"replay", "--target", "https://127.0.0.1", good}, "not supported"},
+		{"an ftp target", []string{"replay", "--target", "ftp://127.0.0.1", good}, "not supported"},
 		{"a target with a path", []string{"replay", "--target", srv.URL + "/api", good}, "give only http://host:port"},
 		{"a refused target", []string{"replay", "--target", refused, good}, "connection refused"},
 		{"a missing log", []string{"replay", "--target", srv.URL, "/nonexistent/access.log"}, "no such file"},

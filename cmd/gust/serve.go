@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,13 @@ type serveConfig struct {
 	// Worker, in a process started by --workers, is its "I/N"; such a
 	// process listens with SO_REUSEPORT whatever its engine.
 	Worker string
+	// TLS says whether and how to serve HTTPS (serve_tls.go).
+	TLS serveTLSFlags
+
+	// tlsConf and tlsNote are TLS made ready by runServe: the server's
+	// tls.Config (nil: plain HTTP) and the start-up line on its certificate.
+	tlsConf *tls.Config
+	tlsNote string
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -113,10 +121,29 @@ func newServeCmd() *cobra.Command {
 				if err := checkWorkers(cfg); err != nil {
 					return err
 				}
+				args := workerArgs(cmd.Flags())
+				if cfg.TLS.SelfSigned {
+					dir, err := os.MkdirTemp("", "gust-serve-tls-")
+					if err != nil {
+						return fmt.Errorf("serve: --tls-self-signed: %w", err)
+					}
+					defer os.RemoveAll(dir)
+					host, _, _ := net.SplitHostPort(cfg.Addr)
+					var note string
+					if args, note, err = selfSignedForWorkers(args, host, dir); err != nil {
+						return err
+					}
+					fmt.Fprintln(cmd.ErrOrStderr(), note)
+				}
+				if cfg.TLS.on() && !cfg.TLS.NoResume {
+					if err := shareTicketKey(); err != nil {
+						return err
+					}
+				}
 				sigs := make(chan os.Signal, 4)
 				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 				defer signal.Stop(sigs)
-				return runWorkers(cmd.Context(), cfg, workerArgs(cmd.Flags()), sigs, cmd.ErrOrStderr())
+				return runWorkers(cmd.Context(), cfg, args, sigs, cmd.ErrOrStderr())
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -136,11 +163,15 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
+	addTLSFlags(f, &cfg.TLS)
 	return cmd
 }
 
 // check validates the engine choices.
 func (c *serveConfig) check() error {
+	if err := c.TLS.check(); err != nil {
+		return err
+	}
 	switch {
 	case c.Engine != "gust" && c.Engine != "nethttp":
 		return fmt.Errorf("serve: --engine must be gust or nethttp, got %q", c.Engine)
@@ -207,6 +238,11 @@ func workerNote(cfg serveConfig) string {
 // is done, then shuts down gracefully within shutdownGrace. It writes its
 // start-up lines to log.
 func runServe(ctx context.Context, cfg serveConfig, log io.Writer) error {
+	host, _, _ := net.SplitHostPort(cfg.Addr)
+	var err error
+	if cfg.tlsConf, cfg.tlsNote, err = cfg.TLS.config(host); err != nil {
+		return err
+	}
 	if cfg.Engine == "" || cfg.Engine == "nethttp" {
 		return runNetHTTP(ctx, cfg, log)
 	}
@@ -223,6 +259,11 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
 	}
+	if cfg.tlsConf != nil {
+		tc := cfg.tlsConf.Clone()
+		tc.NextProtos = []string{"http/1.1"}
+		ln = tls.NewListener(ln, tc)
+	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
 	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler), ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
@@ -237,7 +278,10 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		listeners = append(listeners, dln)
 	}
 
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine nethttp%s)\n", ln.Addr(), workerNote(cfg))
+	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine nethttp%s)\n", cfg.TLS.scheme(), ln.Addr(), workerNote(cfg))
+	if cfg.tlsNote != "" {
+		fmt.Fprintln(log, cfg.tlsNote)
+	}
 	if len(listeners) > 1 {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", listeners[1].Addr())
 	}

@@ -70,6 +70,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		// A --workers process shares the port with its siblings.
 		SharePort: cfg.Worker != "",
+		TLS:       cfg.tlsConf,
 	}}
 	if cfg.Acceptor == "one" {
 		srv.Config.Acceptor = server.AcceptOne
@@ -99,7 +100,10 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
-	fmt.Fprintf(log, "gust serve: listening on http://%s (engine gust, %s, %s%s)\n", srv.Addr(), cfg.Mode, cfg.API, workerNote(cfg))
+	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine gust, %s, %s%s)\n", cfg.TLS.scheme(), srv.Addr(), cfg.Mode, cfg.API, workerNote(cfg))
+	if cfg.tlsNote != "" {
+		fmt.Fprintln(log, cfg.tlsNote)
+	}
 	if debug != nil {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", debugAddr)
 	}

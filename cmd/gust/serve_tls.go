@@ -1,0 +1,182 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gust-http/gust/internal/transport"
+)
+
+// serveTLSFlags are gust serve's HTTPS settings.
+type serveTLSFlags struct {
+	// Cert and Key are PEM files: a certificate chain and its private key.
+	Cert, Key string
+	// SelfSigned makes an ECDSA P-256 certificate at start.
+	SelfSigned bool
+	// NoResume refuses session resumption (no session tickets), so that
+	// every connection does a full handshake (wrk always resumes).
+	NoResume bool
+}
+
+// on reports whether gust serve speaks HTTPS.
+func (f serveTLSFlags) on() bool { return f.SelfSigned || f.Cert != "" || f.Key != "" }
+
+// scheme is the URL scheme of the start-up line.
+func (f serveTLSFlags) scheme() string {
+	if f.on() {
+		return "https"
+	}
+	return "http"
+}
+
+func addTLSFlags(f *pflag.FlagSet, t *serveTLSFlags) {
+	f.StringVar(&t.Cert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (with --tls-key)")
+	f.StringVar(&t.Key, "tls-key", "", "the PEM private key of --tls-cert")
+	f.BoolVar(&t.SelfSigned, "tls-self-signed", false, "serve HTTPS with an ECDSA P-256 certificate made at start (its SHA-256 fingerprint is printed)")
+	f.BoolVar(&t.NoResume, "tls-no-resume", false, "with HTTPS, refuse session resumption: every connection does a full handshake")
+}
+
+// check refuses flag combinations that cannot work.
+func (f serveTLSFlags) check() error {
+	switch {
+	case f.SelfSigned && (f.Cert != "" || f.Key != ""):
+		return errors.New("serve: --tls-self-signed makes its own certificate; drop it or --tls-cert/--tls-key")
+	case (f.Cert == "") != (f.Key == ""):
+		return errors.New("serve: --tls-cert and --tls-key go together: give both files")
+	case f.NoResume && !f.on():
+		return errors.New("serve: --tls-no-resume needs HTTPS: add --tls-self-signed or --tls-cert and --tls-key")
+	}
+	return nil
+}
+
+// config returns the server's tls.Config and the start-up
+// line that describes its certificate; nil without HTTPS. host is --addr's
+// host, added to a self-signed certificate's names.
+func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
+	if !f.on() {
+		return nil, "", nil
+	}
+	var cert tls.Certificate
+	var note string
+	if f.SelfSigned {
+		hosts := selfSignedHosts(host)
+		c, fp, err := transport.SelfSigned(hosts, 0)
+		if err != nil {
+			return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+		}
+		cert = c
+		note = fmt.Sprintf("gust serve: self-signed ECDSA P-256 certificate for %s; SHA-256 fingerprint %s", strings.Join(hosts, ", "), fp)
+	} else {
+		c, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		if err != nil {
+			return nil, "", fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.Cert, f.Key, err)
+		}
+		cert = c
+		if leaf, err := x509.ParseCertificate(c.Certificate[0]); err == nil {
+			note = fmt.Sprintf("gust serve: certificate %s for %s; SHA-256 fingerprint %s", f.Cert, leafNames(leaf), transport.Fingerprint(leaf.Raw))
+		}
+	}
+	if f.NoResume {
+		note += "; session resumption refused"
+	}
+	// No NextProtos: gust/server's ALPN offers http/1.1, and h2 when it
+	// serves HTTP/2; runNetHTTP names http/1.1 for net/http.
+	cfg := &tls.Config{
+		Certificates:           []tls.Certificate{cert},
+		SessionTicketsDisabled: f.NoResume,
+	}
+	if k := os.Getenv(ticketKeyEnv); k != "" && !f.NoResume {
+		b, err := hex.DecodeString(k)
+		if err != nil || len(b) != 32 {
+			return nil, "", fmt.Errorf("serve: %s must be 64 hex digits", ticketKeyEnv)
+		}
+		cfg.SetSessionTicketKeys([][32]byte{[32]byte(b)})
+	}
+	return cfg, note, nil
+}
+
+// ticketKeyEnv holds the session ticket key the processes of --workers
+// share (hex), so that a session one of them started resumes on another.
+const ticketKeyEnv = "GUST_SERVE_TLS_TICKET_KEY"
+
+// shareTicketKey gives the workers about to start one session ticket key,
+// through their environment.
+func shareTicketKey() error {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return fmt.Errorf("serve: session ticket key: %w", err)
+	}
+	return os.Setenv(ticketKeyEnv, hex.EncodeToString(key[:]))
+}
+
+// selfSignedHosts names a self-signed certificate: localhost and the
+// loopback addresses, and host when it is a specific one.
+func selfSignedHosts(host string) []string {
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		for _, h := range hosts {
+			if h == host {
+				return hosts
+			}
+		}
+		hosts = append(hosts, host)
+	}
+	return hosts
+}
+
+// leafNames lists a certificate's DNS names and IP addresses.
+func leafNames(c *x509.Certificate) string {
+	names := append([]string(nil), c.DNSNames...)
+	for _, ip := range c.IPAddresses {
+		names = append(names, ip.String())
+	}
+	if len(names) == 0 {
+		return c.Subject.CommonName
+	}
+	return strings.Join(names, ", ")
+}
+
+// selfSignedForWorkers makes the certificate of --tls-self-signed once,
+// in the parent of --workers, writes it to dir as PEM files, and returns
+// the workers' arguments with --tls-cert and --tls-key in place of
+// --tls-self-signed (so that every worker serves the same certificate),
+// and the start-up line naming its fingerprint.
+func selfSignedForWorkers(args []string, host, dir string) ([]string, string, error) {
+	hosts := selfSignedHosts(host)
+	cert, fp, err := transport.SelfSigned(hosts, 0)
+	if err != nil {
+		return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600); err != nil {
+		return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600); err != nil {
+		return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "--tls-self-signed") {
+			out = append(out, "--tls-cert="+certFile, "--tls-key="+keyFile)
+			continue
+		}
+		out = append(out, a)
+	}
+	note := fmt.Sprintf("gust serve: self-signed ECDSA P-256 certificate for %s, shared by the workers; SHA-256 fingerprint %s", strings.Join(hosts, ", "), fp)
+	return out, note, nil
+}

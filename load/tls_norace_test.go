@@ -1,0 +1,6 @@
+//go:build !race
+
+package load
+
+// raceEnabled: see tls_race_test.go.
+const raceEnabled = false

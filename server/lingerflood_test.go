@@ -1,0 +1,108 @@
+//go:build linux
+
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestAFloodOfUnreadUploadsStaysBounded opens many uploads that never end
+// to a handler that reads none of them. Each gets its response and a
+// lingering close; while the server lingers on all of them at once (the
+// clients still sending), it holds no goroutine and no buffer per
+// connection, and each connection closes within lingerTime.
+func TestAFloodOfUnreadUploadsStaysBounded(t *testing.T) {
+	const uploads = 200
+	s := start(t, HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{})
+	runtime.GC()
+	runtime.GC()
+	base := runtime.NumGoroutine()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	chunk := fmt.Sprintf("%x\r\n%s\r\n", 32<<10, strings.Repeat("x", 32<<10))
+	var wg sync.WaitGroup
+	responses := make(chan error, uploads)
+	stop := make(chan struct{})
+	for range uploads {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		wg.Add(1)
+		go func() { // the endless upload, until the server closes or the test ends
+			defer wg.Done()
+			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := io.WriteString(c, chunk); err != nil {
+					return
+				}
+				// 640 KiB/s: the connection reaches lingerTime before
+				// lingerBytes, so the server lingers on all at once.
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		go func() {
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err == nil && (resp.StatusCode != 200 || !resp.Close) {
+				err = fmt.Errorf("status %d, close %v", resp.StatusCode, resp.Close)
+			}
+			responses <- err
+		}()
+	}
+	for range uploads {
+		if err := <-responses; err != nil {
+			t.Fatalf("an upload got no whole response with Connection: close: %v", err)
+		}
+	}
+	// Every response is out; the clients are still sending and the server
+	// is lingering on their connections. Two collections empty the pools.
+	runtime.GC()
+	runtime.GC()
+	var during runtime.MemStats
+	runtime.ReadMemStats(&during)
+	st := s.Stats()
+	open := st.OpenConns
+	// Beyond the base: the test's uploaders, and the pool's workers, idle
+	// now (they retire after idleLinger); lingering itself takes none.
+	goroutines := runtime.NumGoroutine() - base - uploads - st.Workers
+	heap := int64(during.HeapInuse) - int64(before.HeapInuse)
+	t.Logf("lingering: %d open connections, %d requests in flight, %d idle workers, %d other goroutines over the base, heap %+d KiB",
+		open, st.InFlight, st.Workers, goroutines, heap>>10)
+	if st.InFlight != 0 {
+		t.Errorf("%d requests still in flight while lingering; want none", st.InFlight)
+	}
+	if goroutines > 16 {
+		t.Errorf("%d goroutines beyond the base while lingering on %d connections; want a small constant", goroutines, open)
+	}
+	if open < uploads/2 {
+		t.Errorf("only %d of %d connections lingering: the test did not load the server as meant", open, uploads)
+	}
+	// Half a read buffer a connection covers both ends' small state (the
+	// test's net.Conns are in this heap too, and the race detector's
+	// bookkeeping), and not one 64 KiB read buffer each.
+	if heap > uploads*32<<10 {
+		t.Errorf("heap grew %d KiB while lingering; want no buffer per connection", heap>>10)
+	}
+	if !waitFor(lingerTime+3*time.Second, func() bool { return s.Stats().OpenConns == 0 }) {
+		t.Errorf("%d connections still open after lingerTime", s.Stats().OpenConns)
+	}
+	close(stop)
+	wg.Wait()
+}

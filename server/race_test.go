@@ -1,0 +1,6 @@
+//go:build race
+
+package server
+
+// raceEnabled: the race detector changes what memory costs; measurements skip.
+const raceEnabled = true

@@ -1,0 +1,167 @@
+//go:build linux
+
+package server
+
+import (
+	"crypto/tls"
+	"errors"
+	"time"
+
+	"github.com/gust-http/gust/internal/transport"
+)
+
+// TLS on the event loops. An accepted socket's Plain is wrapped in a
+// server transport.TLS whose handshake runs on a short-lived goroutine
+// (transport/tlshandshake.go); meanwhile the loop ignores the connection
+// (its reads would block). The handshake's callback queues the TLS and
+// wakes the loop, which finds the connection by its *TLS (the fd may have
+// been closed and reused meanwhile), then serves it as any other: every
+// read and write goes through c.t.
+
+// tlsConn is a connection's TLS state, embedded in conn.
+type tlsConn struct {
+	// tls is c.t when the connection speaks TLS, nil for plain TCP (and
+	// after a client sent plain HTTP to the TLS port).
+	tls *transport.TLS
+	// handshaking: the handshake has not been seen to end by the loop.
+	handshaking bool
+}
+
+// tlsLoop is a loop's TLS state, embedded in loop.
+type tlsLoop struct {
+	// hsEnded is the handshakes' callback, made once per loop so that a
+	// connection costs no closure.
+	hsEnded func(*transport.TLS)
+	// shaken holds the TLS connections whose handshake ended, queued by
+	// the callback under l.mu; shakenSpare is the other slice, swapped.
+	shaken, shakenSpare []*transport.TLS
+	// handshakes maps the TLS of each connection still handshaking to it:
+	// the loop finds a connection by its *TLS, never by its fd, which may
+	// have been closed and reused, or (Hijack) moved to a duplicate.
+	handshakes map[*transport.TLS]*conn
+}
+
+// h2OverTLSServe, set by the HTTP/2 files, serves a connection whose ALPN
+// chose "h2" from the moment its handshake ended (the loop owns c, which
+// may hold a first request in its transport). Nil: "h2" is never chosen,
+// since prepareTLS offers it only when h2OverTLS says so.
+var h2OverTLSServe func(l *loop, c *conn, now int64)
+
+// startTLS makes c, just registered, a TLS connection and starts its
+// handshake, bounded by ReadHeaderTimeout (the wheel closes c then too).
+func (l *loop) startTLS(c *conn) {
+	if l.hsEnded == nil {
+		l.hsEnded = l.handshakeEnded
+		l.handshakes = make(map[*transport.TLS]*conn)
+	}
+	t := transport.NewServerTLS(&c.plain, l.srv.tlsConf)
+	c.tls, c.t, c.layered, c.handshaking = t, t, true, true
+	l.handshakes[t] = c
+	if err := t.Handshake(time.Now().Add(l.srv.cfg.ReadHeaderTimeout), l.hsEnded); err != nil {
+		l.closeConn(c) // cannot happen: the TLS is new
+	}
+}
+
+// handshakeEnded is the handshake goroutine's callback: it queues t for
+// its loop and wakes it, nothing more.
+func (l *loop) handshakeEnded(t *transport.TLS) {
+	l.mu.Lock()
+	if !l.stopped {
+		l.shaken = append(l.shaken, t)
+		l.poller.Wake()
+	}
+	l.mu.Unlock()
+}
+
+// takeHandshakes serves the connections whose handshake ended.
+func (l *loop) takeHandshakes(now int64) {
+	l.mu.Lock()
+	list := l.shaken
+	l.shaken = l.shakenSpare[:0]
+	l.shakenSpare = list
+	l.mu.Unlock()
+	for i, t := range list {
+		list[i] = nil
+		// The connection may be gone (closed by its deadline) or already
+		// on its way (the loop saw the handshake end first).
+		if c := l.handshakes[t]; c != nil {
+			l.afterHandshake(c, now)
+		}
+	}
+}
+
+// afterHandshake goes on with c once its handshake has ended, and does
+// nothing before: a successful one is read and served as if the socket were
+// readable and writable (an edge may have passed unseen; the client's first
+// request may have come with its last flight); a client that spoke plain
+// HTTP gets net/http's 400 in plain text and a close; any other failure
+// closes c.
+func (l *loop) afterHandshake(c *conn, now int64) {
+	done, err := c.tls.HandshakeDone()
+	if !done || c.state.Load() != stIdle {
+		return
+	}
+	c.handshaking = false
+	delete(l.handshakes, c.tls)
+	switch {
+	case err == nil:
+		if h2OverTLSServe != nil && c.tls.NegotiatedProtocol() == alpnH2 {
+			h2OverTLSServe(l, c, now)
+			return
+		}
+		l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
+		l.readAndServe(c, false, now)
+	case errors.Is(err, transport.ErrNotTLS):
+		c.tls.Release()
+		c.tls, c.t, c.layered = nil, &c.plain, false
+		l.out = append(l.out[:0], plainToTLS...)
+		if !l.writeOut(c) {
+			return
+		}
+		// The rest of the request is not read: close with a lingering
+		// close, once the answer is out.
+		c.closing, c.linger = true, true
+		if !c.blocked {
+			l.closeAfterResponse(c)
+		}
+	default:
+		l.closeConn(c)
+	}
+}
+
+// endTLS is closeConn's part for a TLS connection, before the socket is
+// closed: close_notify, best effort (unless a lingering close sent it
+// already), and the transport's buffers back to their pools. A hijacked
+// connection's TLS is its handler's now.
+func (c *conn) endTLS() {
+	if c.handshaking {
+		c.handshaking = false
+		delete(c.l.handshakes, c.tls)
+	}
+	if c.hijacked.Load() {
+		return
+	}
+	if !c.lingering {
+		c.tls.CloseNotify()
+	}
+	c.tls.Release()
+}
+
+// closeNotify sends close_notify on a TLS connection about to shut down
+// its write side (a lingering close): the client then reads the end of the
+// TLS stream, not a truncation.
+func (c *conn) closeNotify() {
+	if c.tls != nil {
+		c.tls.CloseNotify()
+	}
+}
+
+// connectionState returns the TLS state for the adapter's Request.TLS,
+// nil for plain TCP.
+func (c *conn) connectionState() *tls.ConnectionState {
+	if c.tls == nil {
+		return nil
+	}
+	st := c.tls.ConnectionState()
+	return &st
+}
