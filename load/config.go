@@ -51,7 +51,9 @@ type Config struct {
 	DisableKeepAlive bool
 	// Pipeline is how many requests each connection keeps in flight (default 1).
 	Pipeline int
-	// HTTP2 speaks HTTP/2: with prior knowledge (h2c) to an http:// URL.
+	// HTTP2 speaks HTTP/2: with prior knowledge (h2c) to an http:// URL,
+	// and to an https:// one by ALPN, offering "h2" unless TLS.NextProtos
+	// says otherwise.
 	// Pipeline and DisableKeepAlive do not apply; Streams does.
 	HTTP2 bool
 	// Streams is how many streams each HTTP/2 connection keeps in flight

@@ -56,8 +56,9 @@ func loadCommand(f *loadFlags) *cobra.Command {
 		Short: "Send HTTP/1.1 or HTTP/2 load to a URL (http:// or https://) and report throughput and latency",
 		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
 report throughput, latency percentiles (HdrHistogram), status codes and errors.
-With --http2, speak HTTP/2 (h2c, prior knowledge) with -m streams per
-connection; latency is from a request's HEADERS to its response's END_STREAM.
+With --http2, speak HTTP/2 (h2c with prior knowledge to http://, h2 by
+ALPN to https://) with -m streams per connection; latency is from a
+request's HEADERS to its response's END_STREAM.
 
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
@@ -104,7 +105,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.Float64Var(&f.rate, "rate", 0, "open model: requests per second in total, on a constant schedule")
 	fl.Float64VarP(&f.qps, "qps", "q", 0, "open model as in hey: requests per second per connection (total is q x c)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
-	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// URL")
+	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// URL, by ALPN (h2) to an https:// one")
 	fl.IntVar(&f.streams, "streams", 0, "with --http2, streams in flight per connection, at most the server's limit (default 1); -m N says the same, as in h2load")
 	fl.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new TCP connection for every request")
 	fl.BoolVarP(&f.keepAlive, "keepalive", "k", false, "accepted for ab users; keep-alive is the default")

@@ -103,7 +103,7 @@ response is in, or at -n or -z.`,
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `add header "Name: value" to every request, replacing a logged one (repeatable)`)
 	fl.StringVar(&f.host, "host", "", "Host header (default: the target's host:port)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
-	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// target")
+	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// target, by ALPN (h2) to an https:// one")
 	fl.IntVarP(&f.streams, "streams", "m", 0, "with --http2, streams in flight per connection (default 1), as h2load's -m")
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json or csv (the per-second timeline)")
