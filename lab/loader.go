@@ -54,7 +54,8 @@ func NewLoader(name string) (Loader, error) {
 	return nil, fmt.Errorf("unknown loader %q: use gust, wrk, hey, ab or h2load", name)
 }
 
-// GustLoader runs gust's load generator in-process.
+// GustLoader runs gust's load generator in-process; HTTP/2 cells as gust
+// load --http2 -m N (N the scenario's streams per connection).
 type GustLoader struct {
 	// Loops is the number of event loops (0: GOMAXPROCS).
 	Loops int
@@ -75,6 +76,8 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		Duration:         time.Duration(sc.Duration),
 		Warmup:           time.Duration(sc.Warmup),
 		Pipeline:         sc.PipelineDepth(),
+		HTTP2:            sc.HTTP2 != nil, // gust load --http2 -m N
+		Streams:          sc.Streams(),
 		DisableKeepAlive: !sc.KeepAliveOn(),
 		Timeout:          loadTimeout(sc),
 		Loops:            g.Loops,

@@ -1,17 +1,14 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
 )
 
-// gustCannot says why the in-process gust loader cannot run sc yet: gust
-// load has no HTTP/2 (issue 13). TLS cells it runs (GustLoader.Load passes
-// Insecure: the lab's targets are self-signed).
+// gustCannot says why the in-process gust loader cannot run sc: it runs
+// every cell now. TLS cells get Insecure (the lab's targets are
+// self-signed); HTTP/2 cells run as gust load --http2 -m N, h2c with prior
+// knowledge and h2 by ALPN.
 func gustCannot(sc Scenario) error {
-	if sc.HTTP2 != nil {
-		return errors.New("the gust loader cannot run HTTP/2 cells until gust load has --http2 and -m (issue 13): use --loader h2load")
-	}
 	return nil
 }
 

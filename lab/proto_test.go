@@ -172,7 +172,8 @@ func TestLoadersSayWhatTheyCannotRun(t *testing.T) {
 		err     error
 		wantErr string
 	}{
-		{"gust has no HTTP/2 yet", gustCannot(h2), "--loader h2load"},
+		{"gust runs h2c cells", gustCannot(h2), ""},
+		{"gust runs h2 (TLS) cells", gustCannot(Scenario{Name: "t", Connections: 1, HTTP2: &HTTP2{Streams: 10}, TLS: &TLS{}}), ""},
 		{"gust runs TLS cells", gustCannot(full), ""},
 		{"wrk has no HTTP/2", toolCannot("wrk", h2), "does not speak HTTP/2"},
 		{"wrk runs resumed cells", toolCannot("wrk", resumed), ""},

@@ -1,7 +1,8 @@
-// Package load is gust's HTTP/1.1 load generator, a library first: a Config
-// describes the target (http:// or https://) and the schedule, Run drives
-// event loops over non-blocking sockets (TLS through crypto/tls, see
-// TLSConfig) and returns a result.Result with HdrHistogram latencies.
+// Package load is gust's HTTP/1.1 and HTTP/2 load generator, a library
+// first: a Config describes the target (http:// or https://) and the
+// schedule, Run drives event loops over non-blocking sockets (TLS through
+// crypto/tls, see TLSConfig) and returns a result.Result with HdrHistogram
+// latencies.
 package load
 
 import (
@@ -50,6 +51,15 @@ type Config struct {
 	DisableKeepAlive bool
 	// Pipeline is how many requests each connection keeps in flight (default 1).
 	Pipeline int
+	// HTTP2 speaks HTTP/2: with prior knowledge (h2c) to an http:// URL,
+	// and to an https:// one by ALPN, offering "h2" unless TLS.NextProtos
+	// says otherwise.
+	// Pipeline and DisableKeepAlive do not apply; Streams does.
+	HTTP2 bool
+	// Streams is how many streams each HTTP/2 connection keeps in flight
+	// (h2load's -m), never more than the server's
+	// SETTINGS_MAX_CONCURRENT_STREAMS (default 1; at most MaxStreams).
+	Streams int
 	// Timeout bounds connecting and waiting for each response (default 20s).
 	Timeout time.Duration
 
@@ -109,6 +119,8 @@ type Progress struct {
 const (
 	DefaultConnections = 50
 	DefaultTimeout     = 20 * time.Second
+	// MaxStreams bounds Config.Streams.
+	MaxStreams = 1024
 )
 
 // Validation errors, one line each and saying what to do.
@@ -137,6 +149,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if cfg.Pipeline == 0 {
 		cfg.Pipeline = 1
+	}
+	if cfg.Streams == 0 && cfg.HTTP2 {
+		cfg.Streams = 1
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -181,6 +196,14 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("loops must be positive, got %d", c.Loops)
 	case c.DisableKeepAlive && c.Pipeline > 1:
 		return nil, errors.New("pipelining needs keep-alive: drop --pipeline or --disable-keepalive")
+	case c.Streams != 0 && !c.HTTP2:
+		return nil, errors.New("streams per connection need HTTP/2: add --http2, or use --pipeline for HTTP/1.1")
+	case c.HTTP2 && (c.Streams < 1 || c.Streams > MaxStreams):
+		return nil, fmt.Errorf("streams must be between 1 and %d, got %d", MaxStreams, c.Streams)
+	case c.HTTP2 && c.Pipeline > 1:
+		return nil, errors.New("HTTP/2 multiplexes instead of pipelining: use -m (streams per connection), not --pipeline")
+	case c.HTTP2 && c.DisableKeepAlive:
+		return nil, errors.New("HTTP/2 keeps its connections: drop --disable-keepalive")
 	}
 	return resolveTarget(c)
 }

@@ -26,6 +26,9 @@ type conn struct {
 	// ses is the protocol's state of the connection: its requests in
 	// flight and the parser of its responses.
 	ses session
+	// other is the session of the protocol c spoke before ALPN chose the
+	// other one (see useProtocol); nil until then.
+	other session
 
 	// Write side: wbuf holds the requests of one refill, encoded by the
 	// session; wbuf[woff:woff+wleft] is what is left to write.
@@ -38,6 +41,10 @@ type conn struct {
 
 	at      int64 // the time this connection waits for in the timer heap
 	heapIdx int   // position in the timer heap; -1 when not in it
+
+	// retries are requests a GOAWAY sent back unprocessed (HTTP/2), sent
+	// again before any new one; they outlive the socket.
+	retries []exchange
 
 	plain plainTransport // the transport tr points to, reused for every socket
 	idle  bool           // in the loop's queue of idle connections (with a Source)

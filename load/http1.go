@@ -45,6 +45,9 @@ func (s *h1session) start(out []byte) []byte { return out }
 func (s *h1session) room() int               { return len(s.ring) - s.n }
 func (s *h1session) inflight() int           { return s.n }
 func (s *h1session) closing() bool           { return s.closeAfter }
+func (s *h1session) stalled() bool           { return false }
+func (s *h1session) multiplexed() bool       { return false }
+func (s *h1session) expire(int64, sink)      {}
 
 func (s *h1session) at(i int) exchange { return s.ring[(s.first+i)%len(s.ring)] }
 

@@ -86,12 +86,15 @@ func (l *loop) ready(c *conn, now int64) {
 	l.fillAndWrite(c, c.ses.start(c.wbuf[:0]), now)
 }
 
-// refill sends as many requests as the schedule allows, in one write.
+// refill sends as many requests as the schedule allows, in one write. Bytes
+// the session queued on its own (HTTP/2's SETTINGS ACK and WINDOW_UPDATE,
+// sink.reply) go out in the same write; a write the socket took only part
+// of waits for writability instead.
 func (l *loop) refill(c *conn, now int64) {
-	if c.wleft > 0 || c.state != stActive {
+	if c.state != stActive || c.wleft > 0 && c.woff > 0 {
 		return
 	}
-	l.fillAndWrite(c, c.wbuf[:0], now)
+	l.fillAndWrite(c, c.wbuf[:c.wleft], now)
 }
 
 // fillAndWrite appends the requests the schedule gives c to buf and
@@ -107,6 +110,7 @@ func (l *loop) fillAndWrite(c *conn, buf []byte, now int64) {
 // connectFailed counts a failed connect and retries after a back-off.
 func (l *loop) connectFailed(c *conn, kind result.ErrorKind, now int64) {
 	l.dropSocket(c)
+	l.dropRetries(c)
 	l.countError(kind, l.sched.connectFailed(l, now))
 	c.state = stBackoff
 	c.backoff = min(max(c.backoff*2, minBackoff), maxBackoff)
@@ -124,7 +128,13 @@ func (l *loop) peerClosed(c *conn, now int64) {
 }
 
 // fail counts c's in-flight requests (at least one) as failed and reopens it.
+// A connection that fails with nothing in flight (an HTTP/2 server whose
+// preface is wrong) uses up a request, as a failed connect does, so that a
+// run of -n requests ends even when every connection fails.
 func (l *loop) fail(c *conn, kind result.ErrorKind, now int64) {
+	if c.inflight() == 0 && l.recording {
+		l.e.claim()
+	}
 	l.countError(kind, max(c.inflight(), 1))
 	l.failInflight(c)
 	l.reopen(c, now)
@@ -165,7 +175,7 @@ func (l *loop) reopen(c *conn, now int64) {
 	if l.recording && !l.e.cfg.DisableKeepAlive {
 		l.stats.reconnects++
 	}
-	if l.recording && !l.e.budgetLeft() || l.sched.exhausted(l) {
+	if len(c.retries) == 0 && (l.recording && !l.e.budgetLeft() || l.sched.exhausted(l)) {
 		return // nothing left to send
 	}
 	if at := l.sched.reconnectAt(c, now); at > now {

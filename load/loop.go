@@ -299,11 +299,23 @@ func (l *loop) flushSecond(final bool) {
 func (l *loop) scanTimeouts(now int64) {
 	limit := int64(l.e.cfg.Timeout)
 	for _, c := range l.conns {
+		if c.state == stActive && c.inflight() > 0 {
+			l.expire(c, now-limit, now)
+		}
 		switch {
 		case c.state == stConnecting && now-c.connectStart > limit:
 			l.connectFailed(c, result.ErrConnectTimeout, now)
 		case c.state == stActive && c.inflight() > 0 && now-c.since > limit:
-			l.fail(c, result.ErrReadTimeout, now)
+			kind := result.ErrReadTimeout
+			if c.ses.stalled() {
+				kind = result.ErrFlowStall // the request never got its window
+			}
+			l.fail(c, kind, now)
+		case c.state == stActive && c.inflight() == 0 && c.ses.room() == 0 && !c.ses.closing() && now-c.connectStart > limit:
+			// Connected but never ready to carry a request: an HTTP/2
+			// server that sent no SETTINGS. Counted as a failed connect,
+			// so that a run of -n requests still ends.
+			l.connectFailed(c, result.ErrProtocol, now)
 		}
 	}
 }

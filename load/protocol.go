@@ -54,6 +54,18 @@ type session interface {
 	// closing reports that the session ends once nothing is in flight:
 	// HTTP/1.1's Connection: close, HTTP/2's GOAWAY.
 	closing() bool
+	// expire fails, through s, the exchanges sent before cutoff that a
+	// multiplexed protocol can give up on one by one (HTTP/2 resets their
+	// streams); HTTP/1.1's wait in order, so it leaves them to the loop,
+	// which fails the connection.
+	expire(cutoff int64, s sink)
+	// multiplexed reports that responses come back in any order on
+	// streams (HTTP/2), so that reading on before writing batches more.
+	multiplexed() bool
+	// stalled reports that a request waits for the peer to let it be sent
+	// (an HTTP/2 flow-control window), so that a Timeout is counted as a
+	// stall rather than a slow response.
+	stalled() bool
 	// reset forgets everything tied to the socket.
 	reset()
 }
@@ -69,10 +81,23 @@ type sink interface {
 	// reply queues bytes the protocol must write back on its own, such
 	// as HTTP/2's SETTINGS ACK, WINDOW_UPDATE and PING ACK.
 	reply(p []byte)
+	// reset counts x as failed by the peer's stream reset with its error
+	// code (HTTP/2's RST_STREAM); the connection goes on.
+	reset(x exchange, code uint32)
+	// retry takes x back: the peer promised it never processed it
+	// (HTTP/2's GOAWAY below its stream), so it is sent again, on a new
+	// connection, charged from the time it was first meant to go.
+	retry(x exchange)
+	// goAway counts the peer's GOAWAY with its error code.
+	goAway(code uint32)
 }
 
 // newSession returns a connection's session in the run's protocol:
-// HTTP/1.1, the only one so far; another protocol is chosen here.
+// HTTP/2 with Config.HTTP2, HTTP/1.1 otherwise. A connection whose
+// protocol is negotiated (TLS's ALPN) swaps it with conn.useProtocol.
 func (e *engine) newSession() session {
+	if e.cfg.HTTP2 {
+		return newH2Session(e.cfg.Streams, e.sessionScheme())
+	}
 	return newH1Session(e.cfg.Pipeline, e.cfg.DisableKeepAlive)
 }

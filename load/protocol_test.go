@@ -25,6 +25,9 @@ func (s *muxSession) start(out []byte) []byte { return append(out, "PREFACE\n"..
 func (s *muxSession) room() int               { return s.depth - len(s.streams) }
 func (s *muxSession) inflight() int           { return len(s.streams) }
 func (s *muxSession) closing() bool           { return false }
+func (s *muxSession) stalled() bool           { return false }
+func (s *muxSession) multiplexed() bool       { return true }
+func (s *muxSession) expire(int64, sink)      {}
 func (s *muxSession) eof(k sink)              {}
 func (s *muxSession) reset()                  { clear(s.streams) }
 

@@ -93,7 +93,11 @@ func newEngine(c Config) (*engine, error) {
 	}
 	e := &engine{cfg: cfg, target: t, addr: addr}
 	if t.tls {
-		e.tlsConfig = cfg.TLS.clientConfig(t.sni, cfg.Connections)
+		tc := cfg.TLS
+		if tc.NextProtos == nil {
+			tc.NextProtos = e.alpnOffer()
+		}
+		e.tlsConfig = tc.clientConfig(t.sni, cfg.Connections)
 	}
 	if cfg.Source != nil {
 		e.feed = newFeeder(&cfg)
@@ -255,7 +259,7 @@ func (e *engine) newResult() *result.Result {
 	if e.cfg.Source != nil {
 		method = "" // the source's requests have their own
 	}
-	return &result.Result{
+	res := &result.Result{
 		URL:         e.cfg.URL,
 		Method:      method,
 		Connections: e.cfg.Connections,
@@ -272,4 +276,12 @@ func (e *engine) newResult() *result.Result {
 		Status:      make(map[int]int64),
 		Errors:      make(map[result.ErrorKind]int64),
 	}
+	if e.cfg.HTTP2 {
+		res.Protocol = "h2c"
+		if e.sessionScheme() == "https" {
+			res.Protocol = "h2" // by ALPN, once gust load speaks TLS
+		}
+		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
+	}
+	return res
 }

@@ -12,6 +12,7 @@ type rateSchedule struct {
 func (s *rateSchedule) place(c *conn, j int) { c.next = int64(float64(j) * s.spacing) }
 
 func (s *rateSchedule) fill(l *loop, c *conn, now int64) {
+	l.resend(c, now)
 	req, meta := l.e.target.request, l.targetMeta()
 	for c.ses.room() > 0 && c.next <= now && l.mayStart() {
 		l.recordLateness(now - c.next)

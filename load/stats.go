@@ -24,6 +24,7 @@ type stats struct {
 	latency      *hdrhistogram.Histogram
 	connect      *hdrhistogram.Histogram
 	lateness     *hdrhistogram.Histogram
+	h2           h2stats
 }
 
 func newStats() *stats {
@@ -65,6 +66,9 @@ func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 		if n > 0 {
 			part.Errors[result.ErrorKind(kind)] = n
 		}
+	}
+	if r.HTTP2 != nil {
+		s.h2.addTo(r.HTTP2)
 	}
 	r.Add(&part)
 }

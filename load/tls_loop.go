@@ -114,10 +114,8 @@ func (l *loop) handshakeFailed(c *conn, err error, now int64) {
 // sessionForALPN is the hook where the protocol ALPN chose meets the
 // choice of c's session. It is called once per TLS handshake, before the
 // session starts, with alpn "http/1.1", "h2", or "" when the server chose
-// none. HTTP/1.1 is the only session so far, so c keeps its session; an
-// HTTP/2 session (offered with "h2" in TLSConfig.NextProtos) takes its
-// place here when alpn is "h2".
-func (l *loop) sessionForALPN(c *conn, alpn string) {}
+// none; useProtocol (h2choose.go) gives c the session for it.
+func (l *loop) sessionForALPN(c *conn, alpn string) { l.useProtocol(c, alpn) }
 
 // closeHandshakes stops the loop's handshakes as the loop ends: no callback
 // wakes its poller after this, and running handshakes are released.

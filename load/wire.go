@@ -50,7 +50,10 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 			// A short read drained the socket; edge-triggered polling reports
 			// the next arrival. After a hang-up, read on to see the EOF. Bytes
 			// the transport holds (decrypted TLS records) no event announces.
-			if n < len(l.buf) && flags&poll.Hangup == 0 && c.tr.Buffered() == 0 {
+			// A multiplexed session reads on until the socket says so: what
+			// arrives meanwhile joins this turn's completions, and their
+			// next requests go out in one write instead of many.
+			if n < len(l.buf) && flags&poll.Hangup == 0 && c.tr.Buffered() == 0 && !c.ses.multiplexed() {
 				break
 			}
 			continue

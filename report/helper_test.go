@@ -75,6 +75,7 @@ var fixtures = []fixture{
 	{"empty_interrupted", emptyInterruptedRun},
 	{"replay", replayRun},
 	{"merged", mergedRun},
+	{"http2", http2Run},
 	{"tls", tlsRun},
 	{"zero", func() *result.Result { return &result.Result{} }},
 }
@@ -306,5 +307,21 @@ func mergedRun() *result.Result {
 	if err != nil {
 		panic(err)
 	}
+	return r
+}
+
+// http2Run is closedRun over HTTP/2 (h2c, 10 streams per connection) with
+// streams reset, a GOAWAY, retries and a flow-control stall.
+func http2Run() *result.Result {
+	r := closedRun()
+	r.Connections = 10
+	r.Protocol = "h2c"
+	r.HTTP2 = result.NewHTTP2(10)
+	r.HTTP2.Resets["INTERNAL_ERROR"] = 7
+	r.HTTP2.Resets["REFUSED_STREAM"] = 2
+	r.HTTP2.GoAways["NO_ERROR"] = 1
+	r.HTTP2.Retried = 4
+	r.Errors = map[result.ErrorKind]int64{result.ErrStreamReset: 9, result.ErrFlowStall: 1}
+	r.Connects, r.Reconnects = 11, 1
 	return r
 }

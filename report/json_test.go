@@ -75,6 +75,12 @@ func TestJSONKeys(t *testing.T) {
 
 			errs := doc["errors"].(map[string]any)
 			for _, kind := range result.ErrorKinds() {
+				if kind.HTTP2Only() && r.HTTP2 == nil {
+					if _, ok := errs[kind.String()]; ok {
+						t.Errorf("errors of an HTTP/1.1 run has HTTP/2's %s", kind)
+					}
+					continue
+				}
 				if jsonType(errs[kind.String()]) != num {
 					t.Errorf("errors lacks %s", kind)
 				}

@@ -122,6 +122,8 @@ func (s Summary) Result() (*result.Result, error) {
 		Pipeline:     s.Pipeline,
 		Rate:         s.Rate,
 		KeepAlive:    s.KeepAlive,
+		Protocol:     s.Protocol,
+		HTTP2:        s.HTTP2.result(),
 		Duration:     time.Duration(math.Round(s.DurationS*1000)) * time.Millisecond,
 		Interrupted:  s.Interrupted,
 		Requests:     s.Requests,

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,9 @@ func TestReadResultsRoundTrip(t *testing.T) {
 				if got.Errors[kind] != n {
 					t.Errorf("errors %s: read %d, want %d", kind, got.Errors[kind], n)
 				}
+			}
+			if got.Protocol != want.Protocol || !reflect.DeepEqual(got.HTTP2, want.HTTP2) {
+				t.Errorf("protocol %q, HTTP/2 %+v read back; want %q, %+v", got.Protocol, got.HTTP2, want.Protocol, want.HTTP2)
 			}
 			sameHist("latency", got.Latency, want.Latency)
 			sameHist("connect", got.Connect, want.Connect)

@@ -33,6 +33,12 @@ type Summary struct {
 	Speed float64 `json:"speed,omitempty"`
 	// KeepAlive is false when every request had a connection of its own.
 	KeepAlive bool `json:"keepalive"`
+	// Protocol is result.Result.Protocol: empty for HTTP/1.1, "h2c" or
+	// "h2" for HTTP/2.
+	Protocol string `json:"protocol,omitempty"`
+	// HTTP2, for an HTTP/2 run, holds its streams per connection, the
+	// RST_STREAM and GOAWAY frames received by code, and the retries.
+	HTTP2 *HTTP2Stats `json:"http2,omitempty"`
 	// Shard, for one agent's share of a run (gust load --shard), is "I/N".
 	Shard string `json:"shard,omitempty"`
 	// StartAt is when the run was asked to begin (gust load --start-at),
@@ -66,7 +72,8 @@ type Summary struct {
 	// Status counts responses per status code.
 	Status map[string]int64 `json:"status"`
 	// Errors counts failures for every result.ErrorKind by name, zeros
-	// included.
+	// included; HTTP/2's kinds are left out of an HTTP/1.1 run's unless
+	// counted.
 	Errors map[string]int64 `json:"errors"`
 	// ErrorTotal counts failures of every kind.
 	ErrorTotal int64 `json:"error_total"`
@@ -200,6 +207,8 @@ func NewSummary(r *result.Result) Summary {
 		Rate:         r.Rate,
 		Speed:        r.Speed,
 		KeepAlive:    r.KeepAlive,
+		Protocol:     r.Protocol,
+		HTTP2:        newHTTP2Stats(r.HTTP2),
 		Shard:        r.Shard.String(),
 		Start:        r.Start.UTC().Format(StartLayout),
 		DurationS:    round(r.Duration.Seconds(), 3),
@@ -242,6 +251,9 @@ func NewSummary(r *result.Result) Summary {
 		s.Status[strconv.Itoa(code)] = n
 	}
 	for _, kind := range result.ErrorKinds() {
+		if kind.HTTP2Only() && r.HTTP2 == nil && r.Errors[kind] == 0 {
+			continue // an HTTP/1.1 run's document reads as before
+		}
 		s.Errors[kind.String()] = r.Errors[kind]
 	}
 	for _, sec := range r.Timeline {

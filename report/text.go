@@ -110,11 +110,15 @@ func outcomeFacts(r *result.Result) []fact {
 	if r.Scheduled() {
 		facts = append(facts, fact{"Schedule", schedule(r)})
 	}
-	return append(facts,
+	facts = append(facts,
 		fact{"Status", statusCounts(r.Status)},
 		fact{"Errors", errorCounts(r.Errors)},
-		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))},
 	)
+	if f, ok := http2Fact(r); ok {
+		facts = append(facts, f)
+	}
+	return append(facts,
+		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))})
 }
 
 // line writes one labelled line of the summary.
@@ -138,6 +142,9 @@ func loadDescription(r *result.Result) string {
 	parts := []string{who, "keep-alive"}
 	if !r.KeepAlive {
 		parts[1] = "keep-alive off"
+	}
+	if p := protocolParts(r); p != nil {
+		parts = append(parts[:1], p...)
 	}
 	if r.Pipeline > 1 {
 		parts = append(parts, fmt.Sprintf("pipeline %d", r.Pipeline))

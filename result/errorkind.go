@@ -12,7 +12,13 @@ const (
 	ErrReset                           // connection reset or broken pipe
 	ErrClosed                          // the server closed the connection before answering
 	ErrReadTimeout                     // no complete response within Timeout
-	ErrProtocol                        // the response could not be parsed
+	ErrProtocol                        // the response could not be parsed (HTTP/2: a protocol error)
+	// The kinds below are HTTP/2's; a run over HTTP/1.1 never counts them
+	// and its reports do not list them (see HTTP2Only).
+	ErrStreamReset // the server reset the stream (RST_STREAM; HTTP2.Resets has its code)
+	ErrGoAway      // the server's GOAWAY ended the stream before its response
+	ErrFlowStall   // a request body waited past Timeout for a flow-control window
+	ErrCompression // the response's header block could not be decoded (HPACK)
 	// NumErrorKinds is the number of kinds, for arrays indexed by ErrorKind.
 	NumErrorKinds
 )
@@ -25,6 +31,10 @@ var errorKindNames = [NumErrorKinds]string{
 	ErrClosed:         "closed",
 	ErrReadTimeout:    "read_timeout",
 	ErrProtocol:       "protocol",
+	ErrStreamReset:    "stream_reset",
+	ErrGoAway:         "goaway",
+	ErrFlowStall:      "flow_stall",
+	ErrCompression:    "compression",
 }
 
 // String returns the kind's name as used in reports, e.g. "connect_refused".
@@ -43,3 +53,7 @@ func ErrorKinds() []ErrorKind {
 	}
 	return kinds
 }
+
+// HTTP2Only reports whether k is a kind only HTTP/2 runs count, which
+// reports of HTTP/1.1 runs leave out so that they read as before.
+func (k ErrorKind) HTTP2Only() bool { return k >= ErrStreamReset && k < NumErrorKinds }

@@ -51,6 +51,7 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 		Method:    first.Method,
 		Pipeline:  first.Pipeline,
 		KeepAlive: first.KeepAlive,
+		Protocol:  first.Protocol,
 		StartAt:   first.StartAt,
 		Latency:   newLike(first.Latency),
 		Connect:   newLike(first.Latency),
@@ -116,6 +117,12 @@ func (out *Result) Add(r *Result) {
 	for kind, n := range r.Errors {
 		out.Errors[kind] += n
 	}
+	if r.HTTP2 != nil {
+		if out.HTTP2 == nil {
+			out.HTTP2 = NewHTTP2(r.HTTP2.Streams)
+		}
+		out.HTTP2.add(r.HTTP2)
+	}
 	out.addTLS(r)
 }
 
@@ -144,6 +151,10 @@ func checkParts(parts []Part) error {
 			what, x, y = "sends", ar.Method, br.Method
 		case br.Pipeline != ar.Pipeline:
 			what, x, y = "pipelines", fmt.Sprint(ar.Pipeline, " deep"), fmt.Sprint(br.Pipeline, " deep")
+		case br.Protocol != ar.Protocol:
+			what, x, y = "speaks", protoName(ar.Protocol), protoName(br.Protocol)
+		case streams(br) != streams(ar):
+			what, x, y = "keeps", fmt.Sprint(streams(ar), " streams per connection"), fmt.Sprint(streams(br), " streams per connection")
 		case br.KeepAlive != ar.KeepAlive:
 			what, x, y = "has keep-alive", onOff(ar.KeepAlive), onOff(br.KeepAlive)
 		case br.Scheduled() != ar.Scheduled():
@@ -157,6 +168,22 @@ func checkParts(parts []Part) error {
 		return err
 	}
 	return checkHistograms(parts)
+}
+
+// protoName names a Result.Protocol for an error message.
+func protoName(p string) string {
+	if p == "" {
+		return "HTTP/1.1"
+	}
+	return p
+}
+
+// streams returns r's streams per connection, 0 for HTTP/1.1.
+func streams(r *Result) int {
+	if r.HTTP2 == nil {
+		return 0
+	}
+	return r.HTTP2.Streams
 }
 
 func onOff(b bool) string {

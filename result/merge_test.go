@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -173,6 +174,7 @@ func TestMergeRefusesMismatches(t *testing.T) {
 		{"a whole run", func(b *Result) { b.Shard = Shard{} }, "a whole run"},
 		{"the same shard twice", func(b *Result) { b.Shard = Shard{0, 2} }, "both shard 0/2"},
 		{"a replay", func(b *Result) { b.Endpoints = []Endpoint{{Name: "GET /"}} }, "replay"},
+		{"HTTP/2 and HTTP/1.1", func(b *Result) { b.Protocol, b.HTTP2 = "h2c", NewHTTP2(10) }, "a speaks HTTP/1.1 but b speaks h2c"},
 		{"another precision", func(b *Result) {
 			h := hdrhistogram.New(HistMin, HistMax, 2)
 			h.RecordValue(100)
@@ -218,6 +220,38 @@ func TestMergeKeepsTheCommonStartAt(t *testing.T) {
 	m, err = Merge([]Part{{"a", a}, {"b", b}}, DefaultMaxSkew)
 	if err != nil || !m.StartAt.IsZero() {
 		t.Errorf("StartAt = %v (%v), want none when the agents' differ", m.StartAt, err)
+	}
+}
+
+// TestMergeAddsHTTP2Counts: HTTP/2 agents' resets, GOAWAYs and retries add
+// up by code, and agents with different streams per connection are not
+// one run.
+func TestMergeAddsHTTP2Counts(t *testing.T) {
+	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	one := [][]int64{{100, 200}}
+	h2 := func(i, streams int, resets, goAways map[string]int64, retried int64) *Result {
+		r := agentResult(Shard{i, 2}, start, one)
+		r.Protocol, r.HTTP2 = "h2c", NewHTTP2(streams)
+		r.HTTP2.Resets, r.HTTP2.GoAways, r.HTTP2.Retried = resets, goAways, retried
+		r.Errors[ErrStreamReset] = 0
+		for _, n := range resets {
+			r.Errors[ErrStreamReset] += n
+		}
+		return r
+	}
+	a := h2(0, 10, map[string]int64{"CANCEL": 2}, map[string]int64{"NO_ERROR": 1}, 3)
+	b := h2(1, 10, map[string]int64{"CANCEL": 1, "INTERNAL_ERROR": 4}, map[string]int64{}, 2)
+	m, err := Merge([]Part{{"a", a}, {"b", b}}, DefaultMaxSkew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &HTTP2{Streams: 10, Resets: map[string]int64{"CANCEL": 3, "INTERNAL_ERROR": 4}, GoAways: map[string]int64{"NO_ERROR": 1}, Retried: 5}
+	if m.Protocol != "h2c" || !reflect.DeepEqual(m.HTTP2, want) || m.Errors[ErrStreamReset] != 7 {
+		t.Errorf("merged %q %+v, stream resets %d; want h2c %+v, 7", m.Protocol, m.HTTP2, m.Errors[ErrStreamReset], want)
+	}
+	c := h2(1, 100, nil, nil, 0)
+	if _, err := Merge([]Part{{"a", a}, {"c", c}}, DefaultMaxSkew); err == nil || !strings.Contains(err.Error(), "a keeps 10 streams per connection but c keeps 100") {
+		t.Errorf("err = %v, want streams per connection refused", err)
 	}
 }
 

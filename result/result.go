@@ -27,6 +27,12 @@ type Result struct {
 	Speed float64
 	// KeepAlive is false when every request had a connection of its own.
 	KeepAlive bool
+	// Protocol is the protocol spoken: "" for HTTP/1.1 (so that its
+	// reports read as before), "h2c" for HTTP/2 with prior knowledge over
+	// TCP, "h2" for HTTP/2 over TLS.
+	Protocol string
+	// HTTP2 holds what only HTTP/2 runs measure; nil for HTTP/1.1.
+	HTTP2 *HTTP2
 	// Shard is Config.Shard: the share of a larger run this result holds;
 	// zero for a whole run, and for the result of Merge.
 	Shard Shard

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type loadFlags struct {
 	keepAlive        bool
 	disableKeepAlive bool
 	pipeline         int
+	http2            bool
+	streams          int
 	loops            int
 	hdrLog           string
 	cpuProfile       string
@@ -50,9 +53,12 @@ func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
 func loadCommand(f *loadFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL",
-		Short: "Send HTTP/1.1 load to a URL (http:// or https://) and report throughput and latency",
+		Short: "Send HTTP/1.1 or HTTP/2 load to a URL (http:// or https://) and report throughput and latency",
 		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
 report throughput, latency percentiles (HdrHistogram), status codes and errors.
+With --http2, speak HTTP/2 (h2c with prior knowledge to http://, h2 by
+ALPN to https://) with -m streams per connection; latency is from a
+request's HEADERS to its response's END_STREAM.
 
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
@@ -76,6 +82,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
+  gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
@@ -98,9 +105,12 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.Float64Var(&f.rate, "rate", 0, "open model: requests per second in total, on a constant schedule")
 	fl.Float64VarP(&f.qps, "qps", "q", 0, "open model as in hey: requests per second per connection (total is q x c)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
+	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// URL, by ALPN (h2) to an https:// one")
+	fl.IntVar(&f.streams, "streams", 0, "with --http2, streams in flight per connection, at most the server's limit (default 1); -m N says the same, as in h2load")
 	fl.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new TCP connection for every request")
 	fl.BoolVarP(&f.keepAlive, "keepalive", "k", false, "accepted for ab users; keep-alive is the default")
-	fl.StringVarP(&f.method, "method", "m", "GET", "request method")
+	f.method = "GET"
+	fl.VarP(&methodOrStreams{method: &f.method, streams: &f.streams}, "method", "m", "request method; a number instead (-m 10) is --streams, as h2load's -m")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `request header "Name: value" (repeatable)`)
 	fl.StringVarP(&f.data, "data", "d", "", "request body")
 	fl.StringVarP(&f.dataFile, "data-file", "D", "", "request body from a file")
@@ -129,6 +139,8 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		Rate:             f.rate,
 		DisableKeepAlive: f.disableKeepAlive,
 		Pipeline:         f.pipeline,
+		HTTP2:            f.http2,
+		Streams:          f.streams,
 		Timeout:          f.timeout,
 		Loops:            f.loops,
 	}
@@ -141,6 +153,8 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, fmt.Errorf("-q must not be negative, got %g", f.qps)
 	case f.qps > 0 && f.rate > 0:
 		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
+	case f.streams != 0 && !f.http2:
+		return cfg, fmt.Errorf("-m %d (streams per connection) needs --http2; for HTTP/1.1 use --pipeline", f.streams)
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
 	}
@@ -239,3 +253,33 @@ func (p *progressLine) update(pr load.Progress) {
 }
 
 func (p *progressLine) clear() { fmt.Fprint(p.w, "\r\033[K") }
+
+// methodOrStreams is -m: gust load's request method (as in hey), or, when
+// it is a number, the streams per connection (as in h2load, whose -m it
+// is). No method is a number: a method is a token and gust refuses digits
+// only for this flag.
+type methodOrStreams struct {
+	method  *string
+	streams *int
+}
+
+func (m *methodOrStreams) String() string {
+	if m.method == nil {
+		return ""
+	}
+	return *m.method
+}
+
+func (m *methodOrStreams) Set(v string) error {
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 1 {
+			return fmt.Errorf("streams per connection must be at least 1, got %d", n)
+		}
+		*m.streams = n
+		return nil
+	}
+	*m.method = v
+	return nil
+}
+
+func (m *methodOrStreams) Type() string { return "method|N" }

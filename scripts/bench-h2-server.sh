@@ -5,7 +5,7 @@
 # kernel) over h2load's measured window, and the server's goroutines mid-run; then the
 # RSS per idle HTTP/2 connection with 10000 idle connections (peers/idleconns -h2c).
 # Every server is `gust serve --http2` (same hello handler); loopback only.
-# usage: scripts/bench-h2.sh            (DURATION=30s WARMUP=5s IDLE=10000 to change)
+# usage: scripts/bench-h2-server.sh            (DURATION=30s WARMUP=5s IDLE=10000 to change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust

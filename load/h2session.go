@@ -1,0 +1,255 @@
+package load
+
+import (
+	"github.com/gust-http/gust/internal/http2"
+	"github.com/gust-http/gust/result"
+)
+
+// h2session is HTTP/2's session on internal/http2's sans-I/O ClientConn:
+// start writes the preface, room follows the streams the engine may open
+// (Streams, bounded by the server's SETTINGS_MAX_CONCURRENT_STREAMS), send
+// opens a stream per request, and feed turns the engine's events into
+// completions, resets, retries and GOAWAYs. Exchanges are kept by the Tag
+// the engine hands back in every event: the index of a slot in xs.
+type h2session struct {
+	cfg    http2.ClientConfig
+	scheme string
+	cc     *http2.ClientConn // nil until start: a new engine per socket
+
+	xs   []h2slot // by tag; grown up to the streams allowed, then reused
+	free []int32  // tags not in use
+	live []int32  // tags in flight, in no particular order
+
+	reqs    h2requests // the HTTP/1.1 requests given to send, parsed once
+	pending []byte     // a partial frame carried to the next read
+	out     []byte     // what the engine writes back, handed to sink.reply
+	goAway  bool       // the server sent GOAWAY on this socket
+}
+
+// h2slot is one exchange in flight on a stream.
+type h2slot struct {
+	x   exchange
+	id  uint32 // its stream
+	pos int32  // its index in live
+	// req is the parsed request it was sent from: the engine keeps the
+	// request body until the stream ends, so its buffer must stay.
+	req *h2request
+}
+
+// newH2Session returns an HTTP/2 session keeping up to streams requests in
+// flight; scheme is the :scheme of its requests ("http" for h2c).
+func newH2Session(streams int, scheme string) *h2session {
+	return &h2session{
+		cfg:    http2.ClientConfig{MaxStreams: streams},
+		scheme: scheme,
+		xs:     make([]h2slot, 0, streams),
+		free:   make([]int32, 0, streams),
+		live:   make([]int32, 0, streams),
+	}
+}
+
+func (s *h2session) start(out []byte) []byte {
+	s.cc = http2.NewClientConn(s.cfg)
+	return s.cc.Start(out)
+}
+
+// room is what the engine may open now: nothing before the server's
+// SETTINGS, after its GOAWAY or a connection error.
+func (s *h2session) room() int {
+	if s.cc == nil {
+		return 0
+	}
+	return s.cc.CanOpen()
+}
+
+func (s *h2session) inflight() int     { return len(s.live) }
+func (s *h2session) multiplexed() bool { return true }
+func (s *h2session) at(i int) exchange { return s.xs[s.live[i]].x }
+
+// closing: after GOAWAY no stream may be opened, so the connection is
+// replaced once its last streams are answered.
+func (s *h2session) closing() bool { return s.goAway || s.cc != nil && s.cc.Err() != nil }
+
+// stalled reports whether a request body waits for the server to open a
+// flow-control window.
+func (s *h2session) stalled() bool { return s.cc != nil && s.cc.FlowBlocked() }
+
+func (s *h2session) reset() {
+	s.cc = nil
+	for _, t := range s.live {
+		s.xs[t] = h2slot{}
+		s.free = append(s.free, t)
+	}
+	s.live = s.live[:0]
+	s.pending = s.pending[:0]
+	s.goAway = false
+}
+
+// send opens a stream for req (parsed from its HTTP/1.1 form once per
+// distinct request) and records x under the stream's tag.
+func (s *h2session) send(out, req []byte, x exchange) []byte {
+	r := s.reqs.get(req, s.scheme)
+	tag := s.add(x, r)
+	r.h2.Tag = uint64(tag)
+	out, id, err := s.cc.Open(out, &r.h2)
+	if err != nil {
+		// room said a stream could be opened, so this does not happen; if
+		// it did, the exchange waits for Timeout and is counted then.
+		return out
+	}
+	s.xs[tag].id = id
+	if len(r.h2.Body) > 0 {
+		r.refs++
+	}
+	return out
+}
+
+// add records x in a free slot and returns its tag.
+func (s *h2session) add(x exchange, r *h2request) int32 {
+	var t int32
+	if n := len(s.free); n > 0 {
+		t = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		t = int32(len(s.xs))
+		s.xs = append(s.xs, h2slot{})
+	}
+	s.xs[t] = h2slot{x: x, pos: int32(len(s.live)), req: r}
+	s.live = append(s.live, t)
+	return t
+}
+
+// take removes the exchange of tag and returns it; ok is false for a tag
+// not in flight.
+func (s *h2session) take(tag uint64) (exchange, bool) {
+	if tag >= uint64(len(s.xs)) || s.xs[tag].req == nil {
+		return exchange{}, false
+	}
+	sl := &s.xs[tag]
+	x, pos := sl.x, sl.pos
+	if len(sl.req.h2.Body) > 0 {
+		sl.req.refs--
+	}
+	last := s.live[len(s.live)-1]
+	s.live[pos] = last
+	s.xs[last].pos = pos
+	s.live = s.live[:len(s.live)-1]
+	*sl = h2slot{}
+	s.free = append(s.free, int32(tag))
+	return x, true
+}
+
+// feed hands the bytes read to the engine, writes back what it answers,
+// and delivers its events. A partial frame is kept for the next read, as
+// HTTP/1.1 keeps a partial head.
+func (s *h2session) feed(data []byte, k sink) (result.ErrorKind, bool) {
+	in := data
+	if len(s.pending) > 0 {
+		s.pending = append(s.pending, data...)
+		in = s.pending
+	}
+	out, n, err := s.cc.Feed(s.out[:0], in)
+	s.out = out
+	s.deliver(k, err != nil)
+	if len(out) > 0 {
+		k.reply(out)
+	}
+	if err != nil {
+		return connErrorKind(err), false
+	}
+	rest := in[n:]
+	if len(s.pending) > 0 {
+		s.pending = s.pending[:copy(s.pending, rest)]
+	} else {
+		s.pending = append(s.pending, rest...)
+	}
+	return 0, true
+}
+
+// deliver turns the engine's events into the sink's calls. After a
+// connection error (connFailed) the streams it failed stay in flight, so
+// that the loop counts them all under the connection error's kind.
+func (s *h2session) deliver(k sink, connFailed bool) {
+	for i := range s.cc.Events() {
+		ev := &s.cc.Events()[i]
+		switch ev.Kind {
+		case http2.EventEnd:
+			if x, ok := s.take(ev.Tag); ok {
+				k.complete(x, ev.Status)
+			}
+		case http2.EventReset:
+			if x, ok := s.take(ev.Tag); ok {
+				k.reset(x, uint32(ev.Code))
+			}
+		case http2.EventRefused:
+			if x, ok := s.take(ev.Tag); ok {
+				k.retry(x)
+			}
+		case http2.EventFailed:
+			if connFailed {
+				continue
+			}
+			if x, ok := s.take(ev.Tag); ok {
+				k.abandon(x, streamErrorKind(ev.Code))
+			}
+		case http2.EventGoAway:
+			s.goAway = true
+			k.goAway(uint32(ev.Code))
+		}
+	}
+}
+
+// expire gives up on the streams sent (or meant to be) before cutoff: each
+// is reset with CANCEL and counted as a read timeout, or as a flow stall
+// while request bodies wait for a window. The others go on: one stream
+// the server forgets does not hold up a connection that answers the rest.
+func (s *h2session) expire(cutoff int64, k sink) {
+	if s.cc == nil {
+		return
+	}
+	kind := result.ErrReadTimeout
+	if s.cc.FlowBlocked() {
+		kind = result.ErrFlowStall
+	}
+	out := s.out[:0]
+	for i := 0; i < len(s.live); {
+		sl := &s.xs[s.live[i]]
+		if sl.x.sent >= cutoff {
+			i++
+			continue
+		}
+		out = s.cc.Cancel(out, sl.id)
+		x, _ := s.take(uint64(s.live[i])) // moves the last one into i
+		k.abandon(x, kind)
+	}
+	s.out = out
+	if len(out) > 0 {
+		k.reply(out)
+	}
+}
+
+// eof: the server closed the connection. After its GOAWAY, the streams
+// it left unanswered are GOAWAY's; otherwise the loop counts them closed.
+func (s *h2session) eof(k sink) {
+	if !s.goAway {
+		return
+	}
+	for len(s.live) > 0 {
+		x, _ := s.take(uint64(s.live[len(s.live)-1]))
+		k.abandon(x, result.ErrGoAway)
+	}
+}
+
+// streamErrorKind classifies a stream this side failed by the code it
+// reset it with.
+func streamErrorKind(code http2.ErrCode) result.ErrorKind {
+	if code == http2.ErrCodeCompression {
+		return result.ErrCompression
+	}
+	return result.ErrProtocol
+}
+
+// connErrorKind classifies a connection error found in the server's bytes.
+func connErrorKind(err error) result.ErrorKind {
+	return streamErrorKind(http2.CodeOf(err))
+}
