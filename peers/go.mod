@@ -18,7 +18,8 @@ require (
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	golang.org/x/crypto v0.55.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
 
