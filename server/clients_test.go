@@ -67,10 +67,12 @@ func TestRealClientsGetTheWholeResponseWhenTheBodyIsNotRead(t *testing.T) {
 		cfg    Config
 		status int
 	}{
+		{"native/auto", HandlerFunc(ignoreBody), Config{Mode: Auto}, 200},
 		{"native/pooled", HandlerFunc(ignoreBody), Config{Mode: Pooled}, 200},
 		{"native/inline", HandlerFunc(ignoreBody), Config{Mode: Inline}, 200},
-		{"native/over MaxBodyBytes", HandlerFunc(ignoreBody), Config{Mode: Pooled, MaxBodyBytes: 64 << 10}, 413},
-		{"nethttp/pooled", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{}, 200},
+		{"native/over MaxBodyBytes", HandlerFunc(ignoreBody), Config{Mode: Auto, MaxBodyBytes: 64 << 10}, 413},
+		{"nethttp/auto", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Mode: Auto}, 200},
+		{"nethttp/pooled", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Mode: Pooled}, 200},
 	}
 	for _, srv := range servers {
 		s := start(t, srv.h, srv.cfg)

@@ -35,7 +35,8 @@ func TestUnreadUploadsGetTheWholeResponseAndAGracefulClose(t *testing.T) {
 		{"native pooled", HandlerFunc(ignoreBody), Config{Mode: Pooled}, 200, true},
 		{"native inline", HandlerFunc(ignoreBody), Config{Mode: Inline}, 200, false},
 		{"native over MaxBodyBytes", HandlerFunc(ignoreBody), Config{MaxBodyBytes: 64 << 10}, 413, true},
-		{"adapter", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{}, 200, true},
+		{"adapter auto", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Mode: Auto}, 200, true},
+		{"adapter pooled", HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Mode: Pooled}, 200, true},
 	}
 	for _, tc := range cases {
 		s := start(t, tc.h, tc.cfg)
