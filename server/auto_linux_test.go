@@ -111,8 +111,10 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 		worker := c.w != nil // a worker's site gives the Ctx a sink; a loop's does not
 		if string(c.Path()) == "/slow" {
 			if n := waits.Add(-1); n >= 0 {
-				// Wait until the watchdog has moved this handler off its loop.
-				for srv.Load().Stats().MovedOff < strikesToLearn-n {
+				// Wait until the watchdog has moved this handler off its loop
+				// (bounded: a handler that is never moved fails the test
+				// below instead of hanging it).
+				for end := time.Now().Add(5 * time.Second); srv.Load().Stats().MovedOff < strikesToLearn-n && time.Now().Before(end); {
 					time.Sleep(time.Millisecond)
 				}
 				time.Sleep(10 * DefaultHandlerBudget) // and go on waiting: not a blip
@@ -124,9 +126,13 @@ func TestAutoLearnsRoutesThatWait(t *testing.T) {
 	s := &Server{Handler: h, Config: Config{Loops: 1, ErrorLog: discardLog()}}
 	srv.Store(s)
 	serveForTest(t, s)
-	c, r := rawConn(t, s)
 	get := func(path string) bool {
 		t.Helper()
+		// A connection of its own: a connection whose handler was moved
+		// stays with that goroutine while its client sends more, so a
+		// request on it could start on a worker, not on the loop.
+		c, r := rawConn(t, s)
+		defer c.Close()
 		io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
 		if resp, body := readResponse(t, r); resp.StatusCode != 200 || body != "ok" {
 			t.Fatalf("%s got %d %q", path, resp.StatusCode, body)
