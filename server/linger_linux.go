@@ -56,6 +56,6 @@ func (l *loop) discard(c *conn) {
 // loop turns to it. Measured beside 50 endless uploads (gust bench
 // big-bodies-50, 2026-11-24): with four 64 KiB reads a turn the other
 // clients kept 11% of their req/s, with one 16 KiB read 20%, with one
-// 4 KiB read 82% (91% through the adapter); a 2 MB upload still drains
-// within a few milliseconds on an idle loop.
+// 4 KiB read 82% (92% through the adapter); a client's 2 MB upload still
+// drains well within lingerTime (server/clients_test.go).
 const lingerReadPerTurn = 4 << 10
