@@ -94,28 +94,7 @@ func cannedServer(tb testing.TB) string {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 64<<10)
-				out := make([]byte, 0, 64<<10)
-				var tail uint32 // last bytes seen, to find CRLFCRLF across reads
-				for {
-					n, err := c.Read(buf)
-					if err != nil {
-						return
-					}
-					out = out[:0]
-					for _, ch := range buf[:n] {
-						tail = tail<<8 | uint32(ch)
-						if tail == 0x0d0a0d0a {
-							out = append(out, benchResponse...)
-						}
-					}
-					if _, err := c.Write(out); err != nil {
-						return
-					}
-				}
-			}()
+			go answerCanned(c)
 		}
 	}()
 	return ln.Addr().String()
@@ -153,4 +132,29 @@ func benchRun(b *testing.B, cfg Config) {
 		b.Fatalf("requests %d errors %v, want %d and none", res.Requests, res.Errors, b.N)
 	}
 	b.ReportMetric(float64(res.Latency.ValueAtQuantile(99)), "p99-us")
+}
+
+// answerCanned answers each request head (found by its CRLFCRLF, across
+// reads) with benchResponse: the canned servers' per-connection loop.
+func answerCanned(c net.Conn) {
+	defer c.Close()
+	buf := make([]byte, 64<<10)
+	out := make([]byte, 0, 64<<10)
+	var tail uint32
+	for {
+		n, err := c.Read(buf)
+		if err != nil {
+			return
+		}
+		out = out[:0]
+		for _, ch := range buf[:n] {
+			tail = tail<<8 | uint32(ch)
+			if tail == 0x0d0a0d0a {
+				out = append(out, benchResponse...)
+			}
+		}
+		if _, err := c.Write(out); err != nil {
+			return
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -59,30 +58,6 @@ func serveCannedTLS(version string) {
 		}
 	}()
 	io.Copy(io.Discard, os.Stdin)
-}
-
-// answerCanned is cannedServer's per-connection loop.
-func answerCanned(c net.Conn) {
-	defer c.Close()
-	buf := make([]byte, 64<<10)
-	out := make([]byte, 0, 64<<10)
-	var tail uint32
-	for {
-		n, err := c.Read(buf)
-		if err != nil {
-			return
-		}
-		out = out[:0]
-		for _, ch := range buf[:n] {
-			tail = tail<<8 | uint32(ch)
-			if tail == 0x0d0a0d0a {
-				out = append(out, benchResponse...)
-			}
-		}
-		if _, err := c.Write(out); err != nil {
-			return
-		}
-	}
 }
 
 // cannedTLSServer starts the canned TLS server in a child process and
