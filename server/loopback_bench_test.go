@@ -62,19 +62,7 @@ func BenchmarkKeepAlive64(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			s := start(b, hello, Config{Mode: tc.mode, Loops: 1, HandlerBudget: tc.budget})
 			req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-			cs, rs := make([]net.Conn, conns), make([]*bufio.Reader, conns)
-			var resp []byte
-			for i := range cs {
-				cs[i], rs[i] = rawConn(b, s)
-				cs[i].SetDeadline(time.Time{})
-				cs[i].Write(req)
-				buf := make([]byte, 4096)
-				n, err := rs[i].Read(buf)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resp = buf[:n]
-			}
+			cs, rs, resp := primedConns(b, s, conns, req)
 			var before, after syscall.Rusage
 			syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 			b.ResetTimer()
@@ -113,19 +101,7 @@ func BenchmarkCompute200us(b *testing.B) {
 		b.Run(mode.String(), func(b *testing.B) {
 			s := start(b, h, Config{Mode: mode})
 			req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-			cs, rs := make([]net.Conn, conns), make([]*bufio.Reader, conns)
-			var resp []byte
-			for i := range cs {
-				cs[i], rs[i] = rawConn(b, s)
-				cs[i].SetDeadline(time.Time{})
-				cs[i].Write(req)
-				buf := make([]byte, 4096)
-				n, err := rs[i].Read(buf)
-				if err != nil {
-					b.Fatal(err)
-				}
-				resp = buf[:n]
-			}
+			cs, rs, resp := primedConns(b, s, conns, req)
 			b.ResetTimer()
 			for done := 0; done < b.N; done += conns {
 				for _, c := range cs {
@@ -141,4 +117,25 @@ func BenchmarkCompute200us(b *testing.B) {
 			b.ReportMetric(float64(s.Stats().MovedOff), "moved-off")
 		})
 	}
+}
+
+// primedConns opens n keep-alive connections to s with no deadline, sends
+// req on each and reads its response, and returns the connections, their
+// readers and the response's bytes (what each later round reads again).
+func primedConns(b *testing.B, s *Server, n int, req []byte) ([]net.Conn, []*bufio.Reader, []byte) {
+	b.Helper()
+	cs, rs := make([]net.Conn, n), make([]*bufio.Reader, n)
+	var resp []byte
+	for i := range cs {
+		cs[i], rs[i] = rawConn(b, s)
+		cs[i].SetDeadline(time.Time{})
+		cs[i].Write(req)
+		buf := make([]byte, 4096)
+		k, err := rs[i].Read(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp = buf[:k]
+	}
+	return cs, rs, resp
 }
