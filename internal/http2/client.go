@@ -89,16 +89,8 @@ const maxStreamID = 1<<31 - 1
 // not safe for concurrent use. In steady state (requests repeating, the
 // peer's HPACK table warm) a request/response cycle allocates nothing.
 type ClientConn struct {
-	cfg    ClientConfig
-	reader Reader
-	dec    *HeaderDecoder
-	enc    *HeaderEncoder
-	peer   Settings
-
-	sendConn SendWindow
-	recvConn RecvWindow
-
-	streams streamTable
+	cfg ClientConfig
+	connCore
 	slots   []clientStream // grown on demand up to MaxStreams, then reused
 	free    []int32
 	pending []int32 // slots with request body left to send
@@ -126,12 +118,7 @@ func NewClientConn(cfg ClientConfig) *ClientConn {
 	cfg = cfg.withDefaults()
 	c := &ClientConn{
 		cfg:      cfg,
-		reader:   Reader{MaxFrameSize: cfg.MaxFrameSize},
-		enc:      NewHeaderEncoder(),
-		peer:     DefaultSettings(),
-		sendConn: NewSendWindow(DefaultInitialWindowSize),
-		recvConn: NewRecvWindow(cfg.ConnWindow),
-		streams:  newStreamTable(cfg.MaxStreams),
+		connCore: newConnCore(cfg.MaxFrameSize, cfg.ConnWindow, cfg.MaxStreams),
 		nextID:   1,
 	}
 	c.dec = NewHeaderDecoder(cfg.Headers, c.onField)

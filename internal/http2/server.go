@@ -102,16 +102,8 @@ var (
 // response methods append frames to a caller-owned buffer. It owns no socket
 // and no goroutine and is not safe for concurrent use.
 type ServerConn struct {
-	cfg    ServerConfig
-	reader Reader
-	dec    *HeaderDecoder
-	enc    *HeaderEncoder
-	peer   Settings
-
-	sendConn SendWindow
-	recvConn RecvWindow
-
-	streams streamTable
+	cfg ServerConfig
+	connCore
 	slots   []serverStream // grown on demand up to MaxStreams, then reused
 	free    []int32
 	pending []int32
@@ -135,12 +127,7 @@ func NewServerConn(cfg ServerConfig) *ServerConn {
 	cfg = cfg.withDefaults()
 	s := &ServerConn{
 		cfg:      cfg,
-		reader:   Reader{MaxFrameSize: cfg.MaxFrameSize},
-		enc:      NewHeaderEncoder(),
-		peer:     DefaultSettings(),
-		sendConn: NewSendWindow(DefaultInitialWindowSize),
-		recvConn: NewRecvWindow(cfg.ConnWindow),
-		streams:  newStreamTable(cfg.MaxStreams),
+		connCore: newConnCore(cfg.MaxFrameSize, cfg.ConnWindow, cfg.MaxStreams),
 	}
 	s.dec = NewHeaderDecoder(cfg.Headers, s.onField)
 	s.hdr.slot = -1
