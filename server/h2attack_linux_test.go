@@ -335,6 +335,45 @@ func TestH2CUpgradeIsAnsweredAsHTTP11(t *testing.T) {
 	}
 }
 
+// TestH2CPortAndBadRequestLines: beside h2c, a first line that names no
+// HTTP version (a broken preface) is closed without a byte, as HTTP/2
+// closes on an invalid preface; one that names a version is still
+// answered as HTTP/1.1; without h2c every one gets its HTTP/1.1 answer.
+func TestH2CPortAndBadRequestLines(t *testing.T) {
+	cases := []struct {
+		name, input string
+		h2c         bool
+		want        string // the first line of the answer; "" for a close without one
+	}{
+		{"h2spec's invalid preface", "INVALID CONNECTION PREFACE\r\n\r\n", true, ""},
+		{"a preface with a typo", "PRI * HTTP/2.1\r\n\r\nSM\r\n\r\n", true, "HTTP/1.1 505 HTTP Version Not Supported"},
+		{"an HTTP/0.9 request", "GET /\r\n\r\n", true, ""},
+		{"a bad version beside h2c", "GET / HTTP/1.x\r\nHost: x\r\n\r\n", true, "HTTP/1.1 400 Bad Request"},
+		{"a bad header beside h2c", "GET / HTTP/1.1\r\nHost x\r\n\r\n", true, "HTTP/1.1 400 Bad Request"},
+		{"HTTP/3.0 beside h2c", "GET / HTTP/3.0\r\nHost: x\r\n\r\n", true, "HTTP/1.1 505 HTTP Version Not Supported"},
+		{"the invalid preface without h2c", "INVALID CONNECTION PREFACE\r\n\r\n", false, "HTTP/1.1 400 Bad Request"},
+		{"HTTP/0.9 without h2c", "GET /\r\n\r\n", false, "HTTP/1.1 400 Bad Request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := start(t, HandlerFunc(h2Native), Config{H2C: tc.h2c})
+			c, r := rawConn(t, s)
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			io.WriteString(c, tc.input)
+			line, err := r.ReadString('\n')
+			if tc.want == "" {
+				if line != "" || err != io.EOF {
+					t.Errorf("got %q, %v; want the connection closed without a byte", line, err)
+				}
+				return
+			}
+			if strings.TrimRight(line, "\r\n") != tc.want {
+				t.Errorf("got %q (%v), want %q", line, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestH2CIsOffByDefault(t *testing.T) {
 	s := start(t, HandlerFunc(h2Native), Config{})
 	c, r := rawConn(t, s)

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"sync"
 
@@ -74,6 +75,21 @@ func isH2Preface(data []byte) (prefix, whole bool) {
 		return false, false
 	}
 	return true, k == len(http2.ClientPreface)
+}
+
+// http1Shaped reports whether data, a request the HTTP/1.1 parser
+// refused, at least names an HTTP version on its first line. On a port
+// that takes h2c beside HTTP/1.1, bytes that do not (h2spec's
+// "INVALID CONNECTION PREFACE", a preface with a typo) are as likely a
+// broken HTTP/2 client as an HTTP/1.x one, and the answer that fits both
+// is HTTP/2's to an invalid preface (RFC 9113 section 3.4): close without
+// a response, rather than write HTTP/1.1 bytes at an HTTP/2 client.
+func http1Shaped(data []byte) bool {
+	line := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line = data[:i]
+	}
+	return bytes.Contains(line, []byte(" HTTP/"))
 }
 
 // startH2C looks at the first bytes of a connection for the h2c (prior

@@ -177,6 +177,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	st.site.peer = c
 	st.cur = c
 	for len(data) > 0 {
+		before := len(out)
 		kind, rest, o, n := s.step(&st.site, &c.rd, data, out)
 		out = o
 		switch kind {
@@ -211,6 +212,9 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			data = nil
 		case stepBad:
 			c.closing, c.linger = true, true // the rest of the input is not read
+			if s.cfg.H2C && !http1Shaped(data) {
+				out = out[:before] // a broken HTTP/2 preface: see http1Shaped
+			}
 			data = nil
 		case stepServed:
 			c.reqStart, c.headScan = 0, 0
