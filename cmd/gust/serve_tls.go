@@ -27,6 +27,10 @@ type serveTLSFlags struct {
 	// NoResume refuses session resumption (no session tickets), so that
 	// every connection does a full handshake (wrk always resumes).
 	NoResume bool
+	// Max caps the TLS version served: "1.2" or "1.3"; "" is crypto/tls's
+	// default (1.3). With 1.2, a resumed handshake does no key exchange,
+	// which TLS 1.3's in crypto/tls always does (psk_dhe_ke).
+	Max string
 }
 
 // on reports whether gust serve speaks HTTPS.
@@ -45,6 +49,20 @@ func addTLSFlags(f *pflag.FlagSet, t *serveTLSFlags) {
 	f.StringVar(&t.Key, "tls-key", "", "the PEM private key of --tls-cert")
 	f.BoolVar(&t.SelfSigned, "tls-self-signed", false, "serve HTTPS with an ECDSA P-256 certificate made at start (its SHA-256 fingerprint is printed)")
 	f.BoolVar(&t.NoResume, "tls-no-resume", false, "with HTTPS, refuse session resumption: every connection does a full handshake")
+	f.StringVar(&t.Max, "tls-max", "", "with HTTPS, the highest TLS version served: 1.2 or 1.3 (default 1.3)")
+}
+
+// maxVersion is --tls-max as a crypto/tls version; 0 is the default.
+func (f serveTLSFlags) maxVersion() (uint16, error) {
+	switch f.Max {
+	case "":
+		return 0, nil
+	case "1.2":
+		return tls.VersionTLS12, nil
+	case "1.3":
+		return tls.VersionTLS13, nil
+	}
+	return 0, fmt.Errorf("serve: --tls-max %q: want 1.2 or 1.3", f.Max)
 }
 
 // check refuses flag combinations that cannot work.
@@ -56,8 +74,11 @@ func (f serveTLSFlags) check() error {
 		return errors.New("serve: --tls-cert and --tls-key go together: give both files")
 	case f.NoResume && !f.on():
 		return errors.New("serve: --tls-no-resume needs HTTPS: add --tls-self-signed or --tls-cert and --tls-key")
+	case f.Max != "" && !f.on():
+		return errors.New("serve: --tls-max needs HTTPS: add --tls-self-signed or --tls-cert and --tls-key")
 	}
-	return nil
+	_, err := f.maxVersion()
+	return err
 }
 
 // config returns the server's tls.Config and the start-up
@@ -90,11 +111,16 @@ func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
 	if f.NoResume {
 		note += "; session resumption refused"
 	}
+	maxVersion, err := f.maxVersion()
+	if err != nil {
+		return nil, "", err
+	}
 	// No NextProtos: gust/server's ALPN offers http/1.1, and h2 when it
 	// serves HTTP/2; runNetHTTP names http/1.1 for net/http.
 	cfg := &tls.Config{
 		Certificates:           []tls.Certificate{cert},
 		SessionTicketsDisabled: f.NoResume,
+		MaxVersion:             maxVersion,
 	}
 	if k := os.Getenv(ticketKeyEnv); k != "" && !f.NoResume {
 		b, err := hex.DecodeString(k)

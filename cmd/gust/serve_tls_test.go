@@ -25,6 +25,8 @@ func TestServeTLSFlagsThatCannotWork(t *testing.T) {
 		{"a certificate without its key", serveTLSFlags{Cert: "c.pem"}, "--tls-cert and --tls-key go together"},
 		{"a key without its certificate", serveTLSFlags{Key: "k.pem"}, "--tls-cert and --tls-key go together"},
 		{"no resumption without HTTPS", serveTLSFlags{NoResume: true}, "--tls-no-resume needs HTTPS"},
+		{"a version cap without HTTPS", serveTLSFlags{Max: "1.2"}, "--tls-max needs HTTPS"},
+		{"a version that is not one", serveTLSFlags{SelfSigned: true, Max: "1.1"}, `--tls-max "1.1": want 1.2 or 1.3`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.f.check()
@@ -89,6 +91,7 @@ func TestServeTLSOnEveryEngine(t *testing.T) {
 	}{
 		{"self-signed", serveTLSFlags{SelfSigned: true}},
 		{"self-signed without resumption", serveTLSFlags{SelfSigned: true, NoResume: true}},
+		{"self-signed, TLS 1.2 at most", serveTLSFlags{SelfSigned: true, Max: "1.2"}},
 		{"from files", serveTLSFlags{Cert: certFile, Key: keyFile}},
 	}
 	for _, e := range engines {
@@ -107,6 +110,9 @@ func TestServeTLSOnEveryEngine(t *testing.T) {
 					tr.CloseIdleConnections()
 					if string(b) != "Hello, Go!" || resp.TLS.NegotiatedProtocol != "http/1.1" {
 						t.Fatalf("got %q over %q", b, resp.TLS.NegotiatedProtocol)
+					}
+					if want := map[string]uint16{"": tls.VersionTLS13, "1.2": tls.VersionTLS12}[src.f.Max]; resp.TLS.Version != want {
+						t.Fatalf("TLS version %x, want %x", resp.TLS.Version, want)
 					}
 					if got := transport.Fingerprint(resp.TLS.PeerCertificates[0].Raw); got != fp {
 						t.Fatalf("served certificate %s, printed %s", got, fp)
