@@ -65,7 +65,14 @@ func TestAttackAtASinkLeavesTheServerAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := startAttack(ctx, Attack{Kind: AttackSlowloris, Connections: 5, Sink: true}, addr, 0)
-	time.Sleep(1300 * time.Millisecond) // the first connections are spread over a second
+	// The first connections are spread over a second; on a busy machine
+	// they may take longer, so wait for them (bounded) rather than a fixed
+	// time, and for bytes to have gone out on them.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if at.opened.Load() == 5 && at.bytes.Load() > 0 {
+			break
+		}
+	}
 	st := at.stop()
 	if st.Opened != 5 || st.Cut != 0 || st.Bytes == 0 {
 		t.Errorf("stats %+v: want 5 connections held by the sink, bytes sent, none cut", st)

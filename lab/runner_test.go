@@ -51,7 +51,10 @@ func TestRunnerMeasuresAFakeServer(t *testing.T) {
 	if math.Abs(slow.IdealRPS-200/1.2) > 1e-6 {
 		t.Errorf("ideal req/s = %v, want 200/1.2", slow.IdealRPS)
 	}
-	if slow.RPS > slow.IdealRPS*1.1 || slow.RPS < slow.IdealRPS/2 {
+	// Above the ideal is a measuring error; well below it, a runner that
+	// lost requests. The lower bound is loose: the window holds about two
+	// rounds of 1.2 s requests, and a busy machine delays the first.
+	if slow.RPS > slow.IdealRPS*1.1 || slow.RPS < slow.IdealRPS/4 {
 		t.Errorf("slow handler: %v req/s, ideal %v", slow.RPS, slow.IdealRPS)
 	}
 	if slow.GoroutinesMax < 200 {
