@@ -136,8 +136,9 @@ type Config struct {
 	// HTTP2 holds HTTP/2's limits.
 	HTTP2 HTTP2Config
 
-	// ErrorLog receives handler panics and accept errors. Nil means the log
-	// package's standard logger.
+	// ErrorLog receives handler panics, accept errors and failed TLS
+	// handshakes (not those of a client that closed before sending a
+	// byte). Nil means the log package's standard logger.
 	ErrorLog *log.Logger
 }
 

@@ -5,6 +5,7 @@ package server
 import (
 	"crypto/tls"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/gust-http/gust/internal/transport"
@@ -140,6 +141,11 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 			l.closeAfterResponse(c)
 		}
 	default:
+		// As net/http does, but not for a client that closed before
+		// saying anything (TCP health checks, port scans).
+		if !errors.Is(err, io.EOF) {
+			l.srv.cfg.ErrorLog.Printf("gust/server: TLS handshake error from %s: %v", c.remoteString(), err)
+		}
 		l.closeConn(c)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"crypto/tls"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -286,4 +288,36 @@ func (r *recordingConn) lastRecordType() byte {
 		b = b[l:]
 	}
 	return typ
+}
+
+// TestTLSHandshakeErrorsAreLogged: a failed handshake is logged with the
+// client's address, as net/http does; a client that closes before saying
+// anything (a TCP health check) is not.
+func TestTLSHandshakeErrorsAreLogged(t *testing.T) {
+	var logged logBuffer
+	s := startTLS(t, tlsEcho, Config{Mode: Inline, ErrorLog: log.New(&logged, "", 0)})
+	silent, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent.Close()
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write(append([]byte{0x16, 3, 1, 0, 8}, "garbage!"...))
+	io.ReadAll(c) // the alert, then the server's close
+	if n := openConns(s, 0, 3*time.Second); n != 0 {
+		t.Fatalf("%d connections still open", n)
+	}
+	got := logged.String()
+	want := "gust/server: TLS handshake error from " + c.LocalAddr().String() + ": "
+	if !strings.Contains(got, want) {
+		t.Errorf("log %q, want a line starting %q", got, want)
+	}
+	if n := strings.Count(got, "TLS handshake error"); n != 1 {
+		t.Errorf("log %q: %d handshake errors, want 1 (the silent client is not one)", got, n)
+	}
 }
