@@ -30,6 +30,15 @@ func num(v float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, v)
 }
 
+// kernelNum is a cell's kernel CPU per request, "-" when unknown (-1, or
+// 0 from a results.json written before it was sampled).
+func kernelNum(c Cell) string {
+	if c.CPUKernelUsPerReq <= 0 {
+		return "-"
+	}
+	return num(c.CPUKernelUsPerReq, 2)
+}
+
 func inum(v int64) string {
 	if v < 0 {
 		return "-"
@@ -64,7 +73,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 	fmt.Fprintf(&b, "), %.0f s.\n\n", m.TookS)
 	fmt.Fprintf(&b, "Servers pinned to CPUs %s (GOMAXPROCS %d), load generator (%s) pinned to CPUs %s; "+
 		"each cell on a fresh server, median of %d run(s) by req/s; open-file limit %d.\n"+
-		"Server CPU is utime+stime from /proc over the measured window; RSS per connection is (peak RSS - RSS when idle) / connections.\n",
+		"Server CPU is utime+stime from /proc over the measured window, and kernel its stime part; RSS per connection is (peak RSS - RSS when idle) / connections.\n",
 		m.ServerCPUs, strings.Count(m.ServerCPUs, ",")+1, m.Loader, m.ClientCPUs, max(m.Repeat, 1), m.OpenFiles)
 	for _, g := range groups(r.Cells) {
 		fmt.Fprintf(&b, "\n## %s\n\n", g)
@@ -78,7 +87,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 		if delayed {
 			cols = append(cols, "ideal req/s")
 		}
-		table.MarkdownHead(&b, append(cols, "p50 ms", "p99 ms", "p99.9 ms", "errors", "CPU us/req", "CPU %", "peak RSS MB",
+		table.MarkdownHead(&b, append(cols, "p50 ms", "p99 ms", "p99.9 ms", "errors", "CPU us/req", "kernel us/req", "CPU %", "peak RSS MB",
 			"RSS/conn KB", "goroutines max", "GCs", "GC pause ms")...)
 		for _, c := range r.Cells {
 			if c.Group != g || c.Error != "" {
@@ -93,7 +102,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 				gcms = fmt.Sprintf("%.2f", float64(c.GCPauseTotalUs)/1000)
 			}
 			table.MarkdownRow(&b, append(row, num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2),
-				strconv.FormatInt(c.Errors, 10), num(c.CPUUsPerReq, 2), num(c.CPUPercent, 0), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte),
+				strconv.FormatInt(c.Errors, 10), num(c.CPUUsPerReq, 2), kernelNum(c), num(c.CPUPercent, 0), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte),
 				inum(c.GoroutinesMax), inum(c.GCCount), gcms)...)
 		}
 	}

@@ -20,7 +20,7 @@ func fakeResults() *Results {
 	cell := func(srv, sc, group string, conns int, rps float64) Cell {
 		return Cell{Server: srv, Scenario: sc, Group: group, Connections: conns, KeepAlive: true, Pipeline: 1, Loader: "gust",
 			RPS: rps, Requests: int64(rps * 5), DurationS: 5, Latency: Latencies{P50: 1500, P99: 9800, P999: 21000},
-			CPUUsPerReq: 10.5, CPUPercent: 97, RSSPeakBytes: 24 << 20, RSSPerConnByte: 6144, GoroutinesMax: 210, GCCount: 12, GCPauseTotalUs: 3400}
+			CPUUsPerReq: 10.5, CPUKernelUsPerReq: 9.25, CPUPercent: 97, RSSPeakBytes: 24 << 20, RSSPerConnByte: 6144, GoroutinesMax: 210, GCCount: 12, GCPauseTotalUs: 3400}
 	}
 	slow := func(srv string, conns int, rps float64) Cell {
 		c := cell(srv, "delay2s-"+string(rune('0'+conns/1000)), "keep-alive, handler waits 2s", conns, rps)
@@ -31,7 +31,7 @@ func fakeResults() *Results {
 	attacked.Attack = "5000 slowloris"
 	attacked.AttackStats = &AttackStats{Opened: 10000, Cut: 5000, Bytes: 123456}
 	target := cell("nginx", "keepalive-200", "keep-alive", 200, 50000)
-	target.CPUUsPerReq, target.CPUPercent, target.RSSPeakBytes, target.RSSPerConnByte = -1, -1, -1, -1
+	target.CPUUsPerReq, target.CPUKernelUsPerReq, target.CPUPercent, target.RSSPeakBytes, target.RSSPerConnByte = -1, -1, -1, -1, -1
 	target.GoroutinesMax, target.GCCount, target.GCPauseTotalUs = -1, -1, -1
 	target.Latency.P999 = -1
 	return &Results{

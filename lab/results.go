@@ -53,7 +53,8 @@ func ReadResults(path string) (*Results, error) {
 // csvHeader lists the columns of results.csv.
 var csvHeader = []string{"server", "scenario", "group", "connections", "keepalive", "pipeline", "delay_ms", "loader",
 	"rps", "ideal_rps", "requests", "p50_us", "p99_us", "p999_us", "errors", "cpu_us_per_req", "cpu_percent",
-	"rss_peak_bytes", "rss_per_conn_bytes", "goroutines_max", "gc_count", "gc_pause_total_us", "error"}
+	"rss_peak_bytes", "rss_per_conn_bytes", "goroutines_max", "gc_count", "gc_pause_total_us", "error",
+	"cpu_kernel_us_per_req"}
 
 // WriteCSV writes one row per cell.
 func WriteCSV(w io.Writer, r *Results) error {
@@ -65,7 +66,8 @@ func WriteCSV(w io.Writer, r *Results) error {
 		cw.Write([]string{c.Server, c.Scenario, c.Group, strconv.Itoa(c.Connections), strconv.FormatBool(c.KeepAlive),
 			strconv.Itoa(c.Pipeline), f(c.DelayMS), c.Loader, f(c.RPS), f(c.IdealRPS), i(c.Requests),
 			f(c.Latency.P50), f(c.Latency.P99), f(c.Latency.P999), i(c.Errors), f(c.CPUUsPerReq), f(c.CPUPercent),
-			i(c.RSSPeakBytes), i(c.RSSPerConnByte), i(c.GoroutinesMax), i(c.GCCount), i(c.GCPauseTotalUs), c.Error})
+			i(c.RSSPeakBytes), i(c.RSSPerConnByte), i(c.GoroutinesMax), i(c.GCCount), i(c.GCPauseTotalUs), c.Error,
+			f(c.CPUKernelUsPerReq)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -41,13 +41,16 @@ type Cell struct {
 
 	// Server-side samples; -1 when unknown (a --target has no PID, a server
 	// without {debug} has no expvars).
-	CPUUsPerReq    float64 `json:"cpu_us_per_req"`
-	CPUPercent     float64 `json:"cpu_percent"`
-	RSSPeakBytes   int64   `json:"rss_peak_bytes"`
-	RSSPerConnByte int64   `json:"rss_per_conn_bytes"`
-	GoroutinesMax  int64   `json:"goroutines_max"`
-	GCCount        int64   `json:"gc_count"`
-	GCPauseTotalUs int64   `json:"gc_pause_total_us"`
+	CPUUsPerReq float64 `json:"cpu_us_per_req"`
+	// CPUKernelUsPerReq is the part of CPUUsPerReq spent in the kernel
+	// (stime): on loopback most of it is TCP, the same for every server.
+	CPUKernelUsPerReq float64 `json:"cpu_kernel_us_per_req"`
+	CPUPercent        float64 `json:"cpu_percent"`
+	RSSPeakBytes      int64   `json:"rss_peak_bytes"`
+	RSSPerConnByte    int64   `json:"rss_per_conn_bytes"`
+	GoroutinesMax     int64   `json:"goroutines_max"`
+	GCCount           int64   `json:"gc_count"`
+	GCPauseTotalUs    int64   `json:"gc_pause_total_us"`
 
 	// Profile is the CPU profile's file (with Runner.ProfileDir) and
 	// ProfileTop its first entries by cumulative time (pprof -top -cum).
@@ -179,7 +182,7 @@ func (r *Runner) runCell(ctx context.Context, srv Server, sc Scenario) Cell {
 // runOnce starts the server (unless it is a target), loads it, samples it
 // and stops it.
 func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) error {
-	c.CPUUsPerReq, c.CPUPercent, c.RSSPeakBytes, c.RSSPerConnByte = -1, -1, -1, -1
+	c.CPUUsPerReq, c.CPUKernelUsPerReq, c.CPUPercent, c.RSSPeakBytes, c.RSSPerConnByte = -1, -1, -1, -1, -1
 	c.GoroutinesMax, c.GCCount, c.GCPauseTotalUs = -1, -1, -1
 	url := srv.URL
 	pid, debug := 0, ""
@@ -268,9 +271,10 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 	}
 	c.RPS, c.Requests, c.DurationS, c.Errors = res.RPS, res.Requests, res.Duration.Seconds(), res.Errors
 	c.Latency = Latencies{P50: res.P50, P99: res.P99, P999: res.P999}
-	if ticks, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && res.RPS > 0 {
+	if ticks, kernel, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && res.RPS > 0 {
 		cpuUs := float64(ticks) * 1e6 / clockTicks
 		c.CPUUsPerReq = cpuUs / (res.RPS * span.Seconds())
+		c.CPUKernelUsPerReq = float64(kernel) * 1e6 / clockTicks / (res.RPS * span.Seconds())
 		c.CPUPercent = 100 * cpuUs / float64(span.Microseconds())
 	}
 	if hwm >= 0 {

@@ -43,6 +43,9 @@ func TestRunnerMeasuresAFakeServer(t *testing.T) {
 		if c.CPUUsPerReq <= 0 || c.RSSPeakBytes <= 0 {
 			t.Errorf("cell %s: server not sampled: cpu %v rss %v", c.Scenario, c.CPUUsPerReq, c.RSSPeakBytes)
 		}
+		if c.CPUKernelUsPerReq < 0 || c.CPUKernelUsPerReq > c.CPUUsPerReq {
+			t.Errorf("cell %s: kernel CPU %v us/req, want between 0 and all of it (%v)", c.Scenario, c.CPUKernelUsPerReq, c.CPUUsPerReq)
+		}
 		if c.GoroutinesMax < 1 {
 			t.Errorf("cell %s: goroutines not sampled: %d", c.Scenario, c.GoroutinesMax)
 		}

@@ -17,28 +17,29 @@ import (
 // it is 100 on every Linux gust runs on.
 const clockTicks = 100
 
-// cpuTicks returns utime+stime of pid in clock ticks.
-func cpuTicks(pid int) (int64, error) {
+// cpuTicks returns utime+stime of pid in clock ticks, and of them stime
+// (time in the kernel on the process's behalf).
+func cpuTicks(pid int) (total, kernel int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// The command name may hold spaces: fields count from after its ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
 	}
 	// Fields 14 and 15 of stat; f[0] is field 3 (state).
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	s, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: bad utime/stime", pid)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: bad utime/stime", pid)
 	}
-	return u + s, nil
+	return u + s, s, nil
 }
 
 // statusKB returns a "Name: N kB" field of /proc/PID/status in bytes.
@@ -82,10 +83,11 @@ func readExpvars(ctx context.Context, client *http.Client, debug string) (*expva
 	return &v, nil
 }
 
-// cpuSample is a process's CPU ticks at a moment.
+// cpuSample is a process's CPU ticks at a moment, and of them those in
+// the kernel.
 type cpuSample struct {
-	at    time.Time
-	ticks int64
+	at            time.Time
+	ticks, kernel int64
 }
 
 // sampler polls a server's CPU ticks and expvars while a cell runs.
@@ -133,9 +135,9 @@ func (s *sampler) sampleCPU() {
 	if s.pid <= 0 {
 		return
 	}
-	if ticks, err := cpuTicks(s.pid); err == nil {
+	if ticks, kernel, err := cpuTicks(s.pid); err == nil {
 		s.mu.Lock()
-		s.cpu = append(s.cpu, cpuSample{time.Now(), ticks})
+		s.cpu = append(s.cpu, cpuSample{time.Now(), ticks, kernel})
 		s.mu.Unlock()
 	}
 }
@@ -158,8 +160,9 @@ func (s *sampler) sampleVars(ctx context.Context, client *http.Client) {
 }
 
 // cpuOver returns the CPU ticks used between the first sample at or after
-// from and the last one at or before to, and the time between them.
-func (s *sampler) cpuOver(from, to time.Time) (ticks int64, span time.Duration, ok bool) {
+// from and the last one at or before to, those of them in the kernel, and
+// the time between them.
+func (s *sampler) cpuOver(from, to time.Time) (ticks, kernel int64, span time.Duration, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var a, b *cpuSample
@@ -173,7 +176,7 @@ func (s *sampler) cpuOver(from, to time.Time) (ticks int64, span time.Duration, 
 		}
 	}
 	if a == nil || b == nil || !b.at.After(a.at) {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return b.ticks - a.ticks, b.at.Sub(a.at), true
+	return b.ticks - a.ticks, b.kernel - a.kernel, b.at.Sub(a.at), true
 }
