@@ -12,7 +12,8 @@ import (
 // ErrHandshakeStarted is returned by a second Handshake.
 var ErrHandshakeStarted = errors.New("transport: tls handshake already started")
 
-// Handshake starts the TLS handshake on a short-lived goroutine that does
+// Handshake starts the TLS handshake on a short-lived goroutine (one kept
+// from an earlier handshake when one waits: handshakers.go) that does
 // blocking I/O (through Go's poller) on a dup of the socket, and returns at
 // once. It must run where reads may block because crypto/tls keeps a
 // handshake error forever: a "would block" in the middle would be fatal.
@@ -37,7 +38,7 @@ func (c *TLS) Handshake(deadline time.Time, done func(*TLS)) error {
 		return ErrHandshakeStarted
 	}
 	c.done = done
-	go c.handshake(deadline)
+	runHandshake(func() { c.handshake(deadline) })
 	return nil
 }
 
