@@ -73,8 +73,8 @@ type Stats struct {
 	Accepted     int64 `json:"accepted"`      // connections accepted since start
 	Rejected     int64 `json:"rejected"`      // connections closed at once because of MaxConns
 	Requests     int64 `json:"requests"`      // responses completed
-	BytesRead    int64 `json:"bytes_read"`    // bytes received
-	BytesWritten int64 `json:"bytes_written"` // bytes sent
+	BytesRead    int64 `json:"bytes_read"`    // bytes received (over TLS: the plaintext)
+	BytesWritten int64 `json:"bytes_written"` // bytes sent (over TLS: the plaintext)
 	InFlight     int64 `json:"in_flight"`     // requests being handled now
 	MovedOff     int64 `json:"moved_off"`     // handlers moved off their loop past their budget (Auto mode), since start
 	Workers      int   `json:"workers"`       // worker goroutines (Pooled and Auto modes), busy or idle
