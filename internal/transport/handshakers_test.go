@@ -3,51 +3,55 @@ package transport
 import (
 	"bytes"
 	"runtime"
-	"strconv"
 	"testing"
 	"time"
 )
 
-// goroutineID is the calling goroutine's number, from its stack's header.
-func goroutineID() int {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	f := bytes.Fields(buf)
-	id, _ := strconv.Atoi(string(f[1]))
-	return id
-}
-
-// waitingHandshakers counts the handshake goroutines waiting for work.
-func waitingHandshakers() int {
+// handshakers counts the handshake goroutines: all of them, or only those
+// waiting for work.
+func handshakers(waitingOnly bool) int {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	n := 0
 	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if bytes.Contains(g, []byte("[select")) && bytes.Contains(g, []byte("transport.handshaker(")) {
+		if bytes.Contains(g, []byte("transport.handshaker(")) && (!waitingOnly || bytes.Contains(g, []byte("[select"))) {
 			n++
 		}
 	}
 	return n
 }
 
+func waitingHandshakers() int { return handshakers(true) }
+
 // TestHandshakeGoroutinesAreReusedThenRetire: a handshake started while a
-// handshake goroutine waits runs on it, not on a new goroutine (goroutine
-// numbers only grow: a new one's is above that of a goroutine started
-// just before), and an idle one exits after handshakerIdle.
+// handshake goroutine waits runs on it, not on a new goroutine, and an
+// idle one exits after handshakerIdle.
 func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
-	ids := make(chan int, 2)
-	runHandshake(func() { ids <- goroutineID() })
-	<-ids
+	done := make(chan struct{})
+	runHandshake(func() { done <- struct{}{} })
+	<-done
 	for end := time.Now().Add(2 * time.Second); waitingHandshakers() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("no handshake goroutine waits after its handshake")
 		}
 	}
-	go func() { ids <- goroutineID() }()
-	before := <-ids
-	runHandshake(func() { ids <- goroutineID() })
-	if second := <-ids; second > before {
-		t.Errorf("the second handshake ran on a new goroutine (%d, started after %d)", second, before)
+	// Tests here do not run in parallel: handshake goroutines can only
+	// retire meanwhile, not start.
+	before := handshakers(false)
+	running, release := make(chan int), make(chan struct{})
+	runHandshake(func() {
+		running <- handshakers(false)
+		<-release
+	})
+	during := <-running
+	close(release)
+	if during > before {
+		t.Errorf("%d handshake goroutines while the second handshake runs, %d before: it got a new one", during, before)
+	}
+	for end := time.Now().Add(2 * time.Second); waitingHandshakers() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no handshake goroutine waits after the second handshake")
+		}
 	}
 	for end := time.Now().Add(handshakerIdle + 3*time.Second); waitingHandshakers() > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
