@@ -49,7 +49,8 @@ const (
 // goroutine at a time, as every Conn.
 type TLS struct {
 	rc    recordConn
-	tc    *tls.Conn
+	tc    *tls.Conn // nil once d has taken over the records
+	d     *direct13 // TLS 1.3 records after the handover (tls13direct.go), or nil
 	state atomic.Int32
 
 	mu       sync.Mutex // guards released against the handshake goroutine's end
@@ -73,6 +74,7 @@ func NewServerTLS(inner Conn, config *tls.Config) *TLS {
 	c := &TLS{}
 	c.rc.inner = inner
 	c.rc.checkFirst = true
+	c.rc.secrets = &secretLog{}
 	c.tc = tls.Server(&c.rc, config)
 	return c
 }
@@ -106,6 +108,9 @@ func (c *TLS) Read(p []byte) (int, error) {
 	}
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if c.d != nil {
+		return c.readDirect(p)
 	}
 	// Read the socket before crypto/tls does, and call it only with a whole
 	// record to decrypt: each of its reads that finds its input short costs
@@ -177,6 +182,9 @@ func (c *TLS) Write(p []byte) (int, error) {
 	}
 	if c.werr != nil {
 		return 0, c.werr
+	}
+	if c.d != nil {
+		return c.writeDirect(p)
 	}
 	if err := c.flush(); err != nil {
 		return 0, err
@@ -260,6 +268,9 @@ func (c *TLS) CloseNotify() error {
 	}
 	if c.werr != nil {
 		return c.werr
+	}
+	if c.d != nil {
+		return c.closeNotifyDirect()
 	}
 	if err := c.tc.CloseWrite(); err != nil {
 		return err

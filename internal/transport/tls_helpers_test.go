@@ -89,7 +89,14 @@ func getPKI(t testing.TB) *testPKI {
 	return &pki
 }
 
+// serverConfig is prepared as a server's is (PrepareServerConfig): TLS 1.3
+// connections hand their records over to direct13 after the handshake.
 func serverConfig(t testing.TB, version uint16) *tls.Config {
+	return PrepareServerConfig(cryptoTLSServerConfig(t, version))
+}
+
+// cryptoTLSServerConfig is not prepared: crypto/tls keeps the records.
+func cryptoTLSServerConfig(t testing.TB, version uint16) *tls.Config {
 	return &tls.Config{
 		Certificates: []tls.Certificate{getPKI(t).leaf},
 		MinVersion:   version, MaxVersion: version,

@@ -44,9 +44,22 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 			writeAll(t, s, resp)
 			return s, s.tc, func() { peer.Close() }
 		}},
+		{"gust server, crypto/tls records", func() (any, *tls.Conn, func()) {
+			fd, peer := ln.pair(t)
+			s := NewServerTLS(NewPlain(fd), cryptoTLSServerConfig(t, tls.VersionTLS13))
+			hs := handshake(s, 10*time.Second)
+			client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
+			go func() { client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
+			if err := <-hs; err != nil {
+				t.Fatal(err)
+			}
+			readN(t, s, make([]byte, 4096), len(req))
+			writeAll(t, s, resp)
+			return s, s.tc, func() { peer.Close() }
+		}},
 		{"gust client", func() (any, *tls.Conn, func()) {
 			fd, peer := ln.pair(t)
-			server := tls.Server(peer, serverConfig(t, tls.VersionTLS13))
+			server := tls.Server(peer, cryptoTLSServerConfig(t, tls.VersionTLS13))
 			go func() { io.ReadFull(server, make([]byte, len(req))); server.Write(resp) }()
 			c := NewClientTLS(NewPlain(fd), clientConfig(t, tls.VersionTLS13))
 			if err := <-handshake(c, 10*time.Second); err != nil {
@@ -58,7 +71,7 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 		}},
 		{"crypto/tls server over net.Conn", func() (any, *tls.Conn, func()) {
 			fd, peer := ln.pair(t)
-			server := tls.Server(peer, serverConfig(t, tls.VersionTLS13))
+			server := tls.Server(peer, cryptoTLSServerConfig(t, tls.VersionTLS13))
 			done := make(chan error, 1)
 			go func() {
 				_, err := io.ReadFull(server, make([]byte, len(req)))
@@ -102,6 +115,9 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 				if g, ok := keep[i].(*TLS); ok && (g.rc.in != nil || g.rc.out != nil || g.plain != nil) {
 					t.Fatal("an idle connection holds a record buffer")
 				}
+				if g, ok := keep[i].(*TLS); ok && tc.name == "gust server" && (g.d == nil || g.tc != nil) {
+					t.Fatal("a TLS 1.3 server connection kept crypto/tls's record layer")
+				}
 			}
 			per := float64(after-before) / idleConns
 			t.Logf("%s: %.0f heap bytes per idle TLS connection (%d connections); of it crypto/tls's input buffer %d B, handshake buffer %d B, tls.Conn struct %d B; our TLS struct %d B",
@@ -129,7 +145,11 @@ func heap() uint64 {
 }
 
 // bufferCap reads the capacity of one of tls.Conn's bytes.Buffer fields
-// (test-only reflection: crypto/tls does not say how much it keeps).
+// (test-only reflection: crypto/tls does not say how much it keeps), 0
+// for a connection that dropped its tls.Conn (direct13).
 func bufferCap(c *tls.Conn, field string) int {
+	if c == nil {
+		return 0
+	}
 	return reflect.ValueOf(c).Elem().FieldByName(field).FieldByName("buf").Cap()
 }

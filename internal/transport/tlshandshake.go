@@ -80,6 +80,9 @@ func (c *TLS) handshake(deadline time.Time) {
 			hs.SetDeadline(deadline)
 		}
 		err = c.tc.Handshake()
+		if err == nil {
+			c.handOver()
+		}
 		hs.Close()
 	}
 	c.mu.Lock()
@@ -110,6 +113,9 @@ func (c *TLS) handshake(deadline time.Time) {
 func (c *TLS) ConnectionState() tls.ConnectionState {
 	if c.state.Load() != stateReady {
 		return tls.ConnectionState{}
+	}
+	if c.d != nil {
+		return c.d.cs
 	}
 	return c.tc.ConnectionState()
 }

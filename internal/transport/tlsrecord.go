@@ -47,7 +47,7 @@ func (wouldBlockError) Temporary() bool { return true }
 var (
 	inPool    = sync.Pool{New: func() any { b := make([]byte, inBufSize); return &b }}
 	outPool   = sync.Pool{New: func() any { b := make([]byte, 0, outBufSize); return &b }}
-	plainPool = sync.Pool{New: func() any { b := make([]byte, maxPlaintext); return &b }}
+	plainPool = sync.Pool{New: func() any { b := make([]byte, maxCiphertext13); return &b }}
 )
 
 // recordConn is the net.Conn under a tls.Conn. During the handshake it does
@@ -71,6 +71,9 @@ type recordConn struct {
 	out          *[]byte // ciphertext not yet written to the socket, nil when none
 	outOff       int
 	eof          bool // the inner Conn reported io.EOF
+	// secrets collects a server's TLS 1.3 secrets during the handshake
+	// (tls13secrets.go); nil after it.
+	secrets *secretLog
 }
 
 // Read gives crypto/tls the next ciphertext bytes of the current record.
@@ -178,6 +181,29 @@ func (r *recordConn) filled(n int, err error) error {
 	return err
 }
 
+// wholeRecord returns the first whole record held (header and body), or
+// nil, and the record's size as its header says (0 before a whole header):
+// for the direct record layer, which never reads part of a record.
+func (r *recordConn) wholeRecord() (rec []byte, size int) {
+	if r.in == nil || r.inEnd-r.inOff < recordHeaderLen {
+		return nil, 0
+	}
+	b := (*r.in)[r.inOff:r.inEnd]
+	size = recordHeaderLen + (int(b[3])<<8 | int(b[4]))
+	if len(b) < size {
+		return nil, size
+	}
+	return b[:size], size
+}
+
+// consume drops the first n bytes held: a record the direct layer opened.
+func (r *recordConn) consume(n int) {
+	r.inOff += n
+	if r.inOff == r.inEnd {
+		r.releaseIn()
+	}
+}
+
 func (r *recordConn) releaseIn() {
 	if r.in != nil {
 		inPool.Put(r.in)
@@ -214,6 +240,9 @@ func (r *recordConn) buffered() int {
 // the handshake, into the output buffer after it.
 func (r *recordConn) Write(p []byte) (int, error) {
 	if r.hs != nil {
+		if r.secrets != nil {
+			r.secrets.sent(p)
+		}
 		return r.hs.Write(p)
 	}
 	if r.out == nil {

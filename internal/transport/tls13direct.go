@@ -1,0 +1,298 @@
+package transport
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// A server TLS connection's records after a TLS 1.3 handshake, without
+// crypto/tls. crypto/tls does the handshake (certificates, key exchange,
+// resumption, ALPN, every check); once it has ended, the connection keeps
+// only the two directions' keys (tls13keys.go) and drops its tls.Conn,
+// whose buffers keep the size the ClientHello grew them to and whose every
+// record read allocates. Reads open records in the loop's buffer, writes
+// seal them in the output buffer: nothing is allocated per record, and an
+// idle connection holds the keys and the ConnectionState only.
+//
+// The handover is exact: the record reader gives crypto/tls one record at
+// a time (recordConn.Read), so when the handshake returns the client's
+// first application record, at sequence 0, is still in the connection's
+// buffer; the server's records sealed under its application key during the
+// handshake (session tickets) are counted by opening them
+// (secretLog.recordsSealed), never assumed.
+
+// direct13 is a TLS connection's record layer once crypto/tls has handed
+// over.
+type direct13 struct {
+	in, out *direction
+	cs      tls.ConnectionState
+	// useless counts records in a row that carried no application data
+	// (empty records, key updates): past maxUseless the peer is flooding.
+	useless int
+	// updateOut: the peer asked for a key update; ours goes out with the
+	// next write (RFC 8446 4.6.3).
+	updateOut bool
+}
+
+// maxUseless is how many records without application data may come in a
+// row (crypto/tls allows 16 too).
+const maxUseless = 16
+
+// TLS 1.3 inner content types and alerts used here.
+const (
+	typeAlert           = 21
+	typeHandshake       = 22
+	typeApplicationData = 23
+	msgKeyUpdate        = 24
+
+	alertCloseNotify        = 0
+	alertUnexpectedMessage  = 10
+	alertBadRecordMAC       = 20
+	alertRecordOverflow     = 22
+	alertDecodeError        = 50
+	alertLevelWarning  byte = 1
+	alertLevelFatal    byte = 2
+)
+
+// alertError is a fatal alert, sent or received.
+type alertError struct {
+	desc     byte
+	received bool
+}
+
+func (e alertError) Error() string {
+	if e.received {
+		return fmt.Sprintf("tls: peer sent fatal alert %d", e.desc)
+	}
+	return fmt.Sprintf("tls: %s (alert %d sent)", alertText(e.desc), e.desc)
+}
+
+func alertText(desc byte) string {
+	switch desc {
+	case alertUnexpectedMessage:
+		return "unexpected record or message"
+	case alertBadRecordMAC:
+		return "record failed authentication"
+	case alertRecordOverflow:
+		return "record too long"
+	case alertDecodeError:
+		return "malformed record"
+	}
+	return "error"
+}
+
+// errClosedWrite is Write after CloseNotify.
+var errClosedWrite = errors.New("tls: write after close_notify")
+
+// handOver moves c to direct13 after a successful handshake, on the
+// handshake goroutine, which still owns c: when the connection is TLS 1.3
+// on an AES-GCM suite, its secrets were logged and the records the server
+// sealed under its new key can be counted. Otherwise crypto/tls keeps the
+// record layer.
+func (c *TLS) handOver() {
+	s := c.rc.secrets
+	c.rc.secrets = nil
+	if s == nil || s.client == nil || s.server == nil || c.rc.recLeft != 0 {
+		return
+	}
+	cs := c.tc.ConnectionState()
+	suite, ok := suiteFor(cs.CipherSuite)
+	if cs.Version != tls.VersionTLS13 || !ok {
+		return
+	}
+	in, err := newDirection(suite, s.client)
+	if err != nil {
+		return
+	}
+	out, err := newDirection(suite, s.server)
+	if err != nil {
+		return
+	}
+	sealed, ok := s.recordsSealed(out)
+	if !ok {
+		return
+	}
+	out.seq = sealed
+	c.d = &direct13{in: in, out: out, cs: cs}
+	c.tc = nil
+}
+
+// readDirect is Read after the handover.
+func (c *TLS) readDirect(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		rec, size := c.rc.wholeRecord()
+		if size-recordHeaderLen > maxCiphertext13 {
+			return n, c.fail(alertRecordOverflow)
+		}
+		if rec == nil {
+			if n > 0 {
+				return n, nil
+			}
+			err := c.rc.fill()
+			switch {
+			case err == nil:
+				continue
+			case errors.Is(err, errWouldBlock):
+				return 0, ErrWouldBlock
+			case err == io.EOF:
+				// A close without close_notify: a truncation, which
+				// HTTP/1.1's framing detects; reported as the end.
+				c.rerr = io.EOF
+			default:
+				c.rerr = err
+			}
+			return 0, c.rerr
+		}
+		if rec[0] != 0x17 {
+			return n, c.fail(alertUnexpectedMessage)
+		}
+		room := len(rec) - recordHeaderLen - aeadOverhead
+		var dst []byte
+		switch {
+		case room < 0:
+			return n, c.fail(alertDecodeError)
+		case len(p)-n >= room:
+			dst = p[n:n]
+		case n > 0:
+			return n, nil // the next Read takes it
+		default:
+			c.plain = plainPool.Get().(*[]byte)
+			dst = (*c.plain)[:0]
+		}
+		typ, data, err := c.d.in.open(dst, rec)
+		c.rc.consume(len(rec))
+		if err != nil {
+			c.releasePlain()
+			return n, c.fail(alertBadRecordMAC)
+		}
+		if typ == typeApplicationData && len(data) > 0 {
+			c.d.useless = 0
+			if c.plain != nil {
+				c.pOff, c.pEnd = 0, len(data)
+				return c.readPlain(p), nil
+			}
+			n += len(data)
+			continue
+		}
+		c.releasePlain()
+		if err := c.control(typ, data); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// control handles a record without application data: an alert, a key
+// update, an empty record.
+func (c *TLS) control(typ byte, data []byte) error {
+	c.d.useless++
+	if c.d.useless > maxUseless {
+		return c.fail(alertUnexpectedMessage)
+	}
+	switch typ {
+	case typeApplicationData:
+		return nil // empty: allowed, and counted
+	case typeAlert:
+		if len(data) != 2 {
+			return c.fail(alertDecodeError)
+		}
+		if data[1] == alertCloseNotify {
+			c.rerr = io.EOF
+			return io.EOF
+		}
+		c.rerr = alertError{desc: data[1], received: true}
+		return c.rerr
+	case typeHandshake:
+		// After the handshake a client may send KeyUpdate only, and each
+		// must end its record (RFC 8446 5.1).
+		if len(data) != 5 || data[0] != msgKeyUpdate || data[1] != 0 || data[2] != 0 || data[3] != 1 || data[4] > 1 {
+			return c.fail(alertUnexpectedMessage)
+		}
+		if err := c.d.in.update(); err != nil {
+			return c.fail(alertDecodeError)
+		}
+		if data[4] == 1 {
+			c.d.updateOut = true
+			c.sendUpdate()
+		}
+		return nil
+	}
+	return c.fail(alertUnexpectedMessage)
+}
+
+// fail sends a fatal alert best effort and keeps its error for Read and
+// Write.
+func (c *TLS) fail(desc byte) error {
+	err := alertError{desc: desc}
+	if c.werr == nil {
+		c.sealControl(typeAlert, []byte{alertLevelFatal, desc})
+		c.flush()
+		c.werr = err
+	}
+	c.rerr = err
+	return err
+}
+
+// sealControl appends a record of typ to the output buffer.
+func (c *TLS) sealControl(typ byte, data []byte) {
+	r := &c.rc
+	if r.out == nil {
+		r.out = outPool.Get().(*[]byte)
+	}
+	if b, err := c.d.out.seal(*r.out, typ, data); err == nil {
+		*r.out = b
+	}
+}
+
+// sendUpdate seals our KeyUpdate (not asking for one back) and moves our
+// key on: asked by the peer, or after keyUpdateEvery records.
+func (c *TLS) sendUpdate() {
+	c.d.updateOut = false
+	c.sealControl(typeHandshake, []byte{msgKeyUpdate, 0, 0, 1, 0})
+	if err := c.d.out.update(); err != nil {
+		c.werr = err
+	}
+}
+
+// writeDirect is Write after the handover: the same contract, with records
+// sealed in the output buffer, at most writeChunk of p held at a time.
+func (c *TLS) writeDirect(p []byte) (int, error) {
+	if err := c.flush(); err != nil {
+		return 0, err
+	}
+	r := &c.rc
+	taken := 0
+	for taken < len(p) {
+		if r.out == nil {
+			r.out = outPool.Get().(*[]byte)
+		}
+		end := min(len(p), taken+writeChunk)
+		for taken < end {
+			if c.d.updateOut || c.d.out.seq >= keyUpdateEvery {
+				c.sendUpdate()
+			}
+			m := min(end-taken, maxPlaintext)
+			b, err := c.d.out.seal(*r.out, typeApplicationData, p[taken:taken+m])
+			if err != nil {
+				c.werr = err
+				return taken, err
+			}
+			*r.out = b
+			taken += m
+		}
+		if err := c.flush(); err != nil {
+			return taken, err
+		}
+	}
+	return taken, nil
+}
+
+// closeNotifyDirect seals close_notify and tries the socket once.
+func (c *TLS) closeNotifyDirect() error {
+	c.sealControl(typeAlert, []byte{alertLevelWarning, alertCloseNotify})
+	c.werr = errClosedWrite
+	return c.rc.flush()
+}

@@ -1,0 +1,181 @@
+package transport
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"hash"
+)
+
+// TLS 1.3 record protection (RFC 8446 section 5) for a connection whose
+// handshake crypto/tls has finished: the traffic keys derived from the
+// application traffic secrets (section 7.3), the AEAD nonce per record
+// (section 5.3) and key updates (section 4.6.3). Only the AES-GCM suites
+// are taken here; a connection on any other suite keeps crypto/tls's own
+// record layer.
+
+// aeadOverhead is the AES-GCM tag's size.
+const aeadOverhead = 16
+
+// maxCiphertext13 bounds a TLS 1.3 record's encrypted length (RFC 8446
+// 5.2: 2^14 + 256); a longer one is a record_overflow.
+const maxCiphertext13 = maxPlaintext + 256
+
+// keyUpdateEvery is how many records are sealed under one key before the
+// sender updates it: RFC 8446 5.5 allows AES-GCM 2^24.5 full-size records
+// per key.
+const keyUpdateEvery = 1 << 24
+
+// suite13 is what record protection needs of a TLS 1.3 cipher suite.
+type suite13 struct {
+	keyLen int
+	hash   func() hash.Hash
+}
+
+// suiteFor returns the record parameters of a TLS 1.3 AES-GCM suite, and
+// false for any other.
+func suiteFor(id uint16) (suite13, bool) {
+	switch id {
+	case tls.TLS_AES_128_GCM_SHA256:
+		return suite13{16, sha256.New}, true
+	case tls.TLS_AES_256_GCM_SHA384:
+		return suite13{32, sha512.New384}, true
+	}
+	return suite13{}, false
+}
+
+// hkdfExpandLabel is RFC 8446 7.1's HKDF-Expand-Label with an empty
+// context.
+func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, n int) ([]byte, error) {
+	full := "tls13 " + label
+	info := make([]byte, 0, 4+len(full))
+	info = binary.BigEndian.AppendUint16(info, uint16(n))
+	info = append(info, byte(len(full)))
+	info = append(info, full...)
+	info = append(info, 0) // context: empty
+	return hkdf.Expand(h, secret, string(info), n)
+}
+
+// direction is one direction's record protection: its traffic secret
+// (kept for key updates), the AEAD keyed from it, the IV and the record
+// sequence number.
+type direction struct {
+	suite  suite13
+	secret []byte
+	aead   cipher.AEAD
+	iv     [12]byte
+	nonce  [12]byte // scratch, here so that passing it to the AEAD allocates nothing
+	seq    uint64
+}
+
+// newDirection keys a direction from a traffic secret, its sequence
+// number at 0.
+func newDirection(s suite13, secret []byte) (*direction, error) {
+	d := &direction{suite: s}
+	if err := d.setSecret(secret); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// setSecret derives the key and IV of secret (RFC 8446 7.3) and restarts
+// the sequence number.
+func (d *direction) setSecret(secret []byte) error {
+	key, err := hkdfExpandLabel(d.suite.hash, secret, "key", d.suite.keyLen)
+	if err != nil {
+		return err
+	}
+	iv, err := hkdfExpandLabel(d.suite.hash, secret, "iv", len(d.iv))
+	if err != nil {
+		return err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return err
+	}
+	d.secret, d.aead, d.seq = secret, aead, 0
+	copy(d.iv[:], iv)
+	return nil
+}
+
+// update moves to the next traffic secret (RFC 8446 7.2), as a KeyUpdate
+// asks.
+func (d *direction) update() error {
+	next, err := hkdfExpandLabel(d.suite.hash, d.secret, "traffic upd", len(d.secret))
+	if err != nil {
+		return err
+	}
+	return d.setSecret(next)
+}
+
+// nextNonce returns the nonce of the record with sequence number seq:
+// the IV with seq, big-endian, XORed into its last eight bytes.
+func (d *direction) nextNonce(seq uint64) []byte {
+	d.nonce = d.iv
+	var s [8]byte
+	binary.BigEndian.PutUint64(s[:], seq)
+	for i := range s {
+		d.nonce[4+i] ^= s[i]
+	}
+	return d.nonce[:]
+}
+
+// errSeqExhausted is a sequence number that would wrap: never reached in
+// practice (keys are updated long before), but a wrapped nonce would be
+// reused.
+var errSeqExhausted = errors.New("transport: tls record sequence number exhausted")
+
+// seal appends to out one record of content type typ carrying data:
+// header, then data, typ and the tag encrypted in place. out must have
+// room for recordHeaderLen+len(data)+1+aeadOverhead more bytes, else the
+// AEAD allocates.
+func (d *direction) seal(out []byte, typ byte, data []byte) ([]byte, error) {
+	if d.seq == ^uint64(0) {
+		return out, errSeqExhausted
+	}
+	start := len(out)
+	n := len(data) + 1 + aeadOverhead
+	out = append(out, 0x17, 0x03, 0x03, byte(n>>8), byte(n))
+	out = append(out, data...)
+	out = append(out, typ)
+	body := out[start+recordHeaderLen:]
+	sealed := d.aead.Seal(body[:0], d.nextNonce(d.seq), body, out[start:start+recordHeaderLen])
+	d.seq++
+	return out[:start+recordHeaderLen+len(sealed)], nil
+}
+
+// open decrypts a whole record (header and body) into dst, which may be
+// the record's body itself (in place) or must not overlap it, and returns
+// the inner content: its type and the plaintext without padding.
+func (d *direction) open(dst, record []byte) (byte, []byte, error) {
+	if d.seq == ^uint64(0) {
+		return 0, nil, errSeqExhausted
+	}
+	plain, err := d.aead.Open(dst, d.nextNonce(d.seq), record[recordHeaderLen:], record[:recordHeaderLen])
+	if err != nil {
+		return 0, nil, err
+	}
+	d.seq++
+	// The content type is the last non-zero byte; zeros after it are
+	// padding (RFC 8446 5.4).
+	i := len(plain) - 1
+	for i >= 0 && plain[i] == 0 {
+		i--
+	}
+	if i < 0 {
+		return 0, nil, errNoContentType
+	}
+	return plain[i], plain[:i], nil
+}
+
+// errNoContentType is a record whose plaintext is all padding.
+var errNoContentType = errors.New("transport: tls record has no content type")
