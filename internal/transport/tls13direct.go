@@ -47,13 +47,13 @@ const (
 	typeApplicationData = 23
 	msgKeyUpdate        = 24
 
-	alertCloseNotify        = 0
-	alertUnexpectedMessage  = 10
-	alertBadRecordMAC       = 20
-	alertRecordOverflow     = 22
-	alertDecodeError        = 50
-	alertLevelWarning  byte = 1
-	alertLevelFatal    byte = 2
+	alertCloseNotify            = 0
+	alertUnexpectedMessage      = 10
+	alertBadRecordMAC           = 20
+	alertRecordOverflow         = 22
+	alertDecodeError            = 50
+	alertLevelWarning      byte = 1
+	alertLevelFatal        byte = 2
 )
 
 // alertError is a fatal alert, sent or received.
