@@ -166,6 +166,9 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 		c.rc.consume(len(rec))
 		if err != nil {
 			c.releasePlain()
+			if err == errNoContentType {
+				return n, c.fail(alertUnexpectedMessage)
+			}
 			return n, c.fail(alertBadRecordMAC)
 		}
 		if typ == typeApplicationData && len(data) > 0 {

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
+	"slices"
 )
 
 // TLS 1.3 record protection (RFC 8446 section 5) for a connection whose
@@ -135,9 +136,9 @@ func (d *direction) nextNonce(seq uint64) []byte {
 var errSeqExhausted = errors.New("transport: tls record sequence number exhausted")
 
 // seal appends to out one record of content type typ carrying data:
-// header, then data, typ and the tag encrypted in place. out must have
-// room for recordHeaderLen+len(data)+1+aeadOverhead more bytes, else the
-// AEAD allocates.
+// header, then data, typ and the tag encrypted in place. It allocates
+// only when out has no room for recordHeaderLen+len(data)+1+aeadOverhead
+// more bytes.
 func (d *direction) seal(out []byte, typ byte, data []byte) ([]byte, error) {
 	if d.seq == ^uint64(0) {
 		return out, errSeqExhausted
@@ -147,6 +148,7 @@ func (d *direction) seal(out []byte, typ byte, data []byte) ([]byte, error) {
 	out = append(out, 0x17, 0x03, 0x03, byte(n>>8), byte(n))
 	out = append(out, data...)
 	out = append(out, typ)
+	out = slices.Grow(out, aeadOverhead)
 	body := out[start+recordHeaderLen:]
 	sealed := d.aead.Seal(body[:0], d.nextNonce(d.seq), body, out[start:start+recordHeaderLen])
 	d.seq++
