@@ -117,6 +117,9 @@ func outcomeFacts(r *result.Result) []fact {
 	if f, ok := http2Fact(r); ok {
 		facts = append(facts, f)
 	}
+	if f, ok := protocolsFact(r); ok {
+		facts = append(facts, f)
+	}
 	return append(facts,
 		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))})
 }
