@@ -97,7 +97,9 @@ func runFacts(r *result.Result) []fact {
 
 // outcomeFacts describe what came after the latencies: Connect (when
 // connect times were measured), TLS and Handshakes (over TLS only, see
-// tlsFacts), Schedule (open model only), Status, Errors and Connections.
+// tlsFacts), Schedule (open model only), Status, Errors, HTTP/2 (when a
+// connection spoke it), Protocols (a --proto auto run's connections per
+// protocol) and Connections.
 func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
