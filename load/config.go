@@ -56,6 +56,13 @@ type Config struct {
 	// says otherwise.
 	// Pipeline and DisableKeepAlive do not apply; Streams does.
 	HTTP2 bool
+	// AutoProtocol (gust load --proto auto) offers "h2" and "http/1.1" by
+	// ALPN to an https:// URL, unless TLS.NextProtos says otherwise, and
+	// each connection speaks what the server picks: Streams applies to
+	// the connections that get HTTP/2, Pipeline to those that get
+	// HTTP/1.1 (or no ALPN answer). It needs https://, since only TLS can
+	// negotiate, and excludes HTTP2 and DisableKeepAlive.
+	AutoProtocol bool
 	// Streams is how many streams each HTTP/2 connection keeps in flight
 	// (h2load's -m), never more than the server's
 	// SETTINGS_MAX_CONCURRENT_STREAMS (default 1; at most MaxStreams).
@@ -126,6 +133,9 @@ const (
 // Validation errors, one line each and saying what to do.
 var (
 	ErrNoStop = errors.New("give a number of requests (-n) or a duration (-z)")
+	// ErrAutoNeedsTLS refuses AutoProtocol for an http:// URL: the
+	// protocol is negotiated by TLS's ALPN, which plain TCP has not.
+	ErrAutoNeedsTLS = errors.New("--proto auto needs an https:// URL (the protocol is chosen by TLS's ALPN); for h2c with prior knowledge use --http2")
 )
 
 // target is a Config resolved for the engine.
@@ -150,7 +160,7 @@ func (c *Config) withDefaults() Config {
 	if cfg.Pipeline == 0 {
 		cfg.Pipeline = 1
 	}
-	if cfg.Streams == 0 && cfg.HTTP2 {
+	if cfg.Streams == 0 && cfg.speaksHTTP2() {
 		cfg.Streams = 1
 	}
 	if cfg.Timeout == 0 {
@@ -164,6 +174,10 @@ func (c *Config) withDefaults() Config {
 	}
 	return cfg
 }
+
+// speaksHTTP2 reports whether any connection of the run may speak HTTP/2:
+// all of them with HTTP2, those the server gives h2 with AutoProtocol.
+func (c *Config) speaksHTTP2() bool { return c.HTTP2 || c.AutoProtocol }
 
 // validate checks a defaulted Config and resolves its target.
 func (c *Config) validate() (*target, error) {
@@ -196,9 +210,13 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("loops must be positive, got %d", c.Loops)
 	case c.DisableKeepAlive && c.Pipeline > 1:
 		return nil, errors.New("pipelining needs keep-alive: drop --pipeline or --disable-keepalive")
-	case c.Streams != 0 && !c.HTTP2:
+	case c.HTTP2 && c.AutoProtocol:
+		return nil, errors.New("give either HTTP2 (h2 alone) or AutoProtocol (h2 or http/1.1, as the server picks), not both")
+	case c.AutoProtocol && c.DisableKeepAlive:
+		return nil, errors.New("HTTP/2 keeps its connections, so --proto auto does too: drop --disable-keepalive")
+	case c.Streams != 0 && !c.speaksHTTP2():
 		return nil, errors.New("streams per connection need HTTP/2: add --http2, or use --pipeline for HTTP/1.1")
-	case c.HTTP2 && (c.Streams < 1 || c.Streams > MaxStreams):
+	case c.speaksHTTP2() && (c.Streams < 1 || c.Streams > MaxStreams):
 		return nil, fmt.Errorf("streams must be between 1 and %d, got %d", MaxStreams, c.Streams)
 	case c.HTTP2 && c.Pipeline > 1:
 		return nil, errors.New("HTTP/2 multiplexes instead of pipelining: use -m (streams per connection), not --pipeline")
@@ -249,6 +267,8 @@ func resolveTarget(c *Config) (*target, error) {
 		if err := c.TLS.validate(); err != nil {
 			return nil, err
 		}
+	} else if c.AutoProtocol {
+		return nil, ErrAutoNeedsTLS
 	}
 	if !http1.IsToken(c.Method) {
 		return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", c.Method)

@@ -1,6 +1,10 @@
 package load
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gust-http/gust/result"
+)
 
 // Choosing HTTP/2 or HTTP/1.1 for a connection. Over http:// the choice
 // is the Config's (HTTP2: h2c with prior knowledge). Over TLS the server
@@ -17,14 +21,44 @@ func (e *engine) sessionScheme() string {
 }
 
 // alpnOffer is what a TLS handshake offers by ALPN for this run when
-// TLSConfig.NextProtos does not say: "h2" alone with Config.HTTP2,
-// "http/1.1" otherwise. Offering "h2,http/1.1" (a --proto auto) takes
-// what the server picks, through useProtocol.
+// TLSConfig.NextProtos does not say: "h2" alone with Config.HTTP2, "h2"
+// then "http/1.1" with Config.AutoProtocol (the server picks, and
+// useProtocol follows), "http/1.1" otherwise.
 func (e *engine) alpnOffer() []string {
-	if e.cfg.HTTP2 {
+	switch {
+	case e.cfg.HTTP2:
 		return []string{"h2"}
+	case e.cfg.AutoProtocol:
+		return []string{"h2", "http/1.1"}
 	}
 	return DefaultNextProtos
+}
+
+// speaksH2 reports whether a connection whose handshake negotiated alpn
+// speaks HTTP/2: "h2" does, and "" (the server chose none) does only with
+// Config.HTTP2, as with prior knowledge; anything else is HTTP/1.1.
+func (e *engine) speaksH2(alpn string) bool {
+	return alpn == "h2" || alpn == "" && e.cfg.HTTP2
+}
+
+// protocolsSpoken counts the connections that spoke HTTP/2 and HTTP/1.1
+// (result.Result.Protocols) from alpn, the run's handshakes by ALPN
+// result (result.TLS.ALPN, "none" when the server chose none): every
+// successful handshake gave its connection a session through useProtocol,
+// so these are the same events counted once more, not sampled.
+func (e *engine) protocolsSpoken(alpn map[string]int64) map[string]int64 {
+	out := map[string]int64{result.ProtoH2: 0, result.ProtoHTTP11: 0}
+	for proto, n := range alpn {
+		if proto == "none" {
+			proto = ""
+		}
+		if e.speaksH2(proto) {
+			out[result.ProtoH2] += n
+		} else {
+			out[result.ProtoHTTP11] += n
+		}
+	}
+	return out
 }
 
 // useProtocol makes c speak alpn, the protocol its transport negotiated:
@@ -33,7 +67,7 @@ func (e *engine) alpnOffer() []string {
 // the session of the other protocol for its next socket, so a connection
 // that changes protocol allocates once.
 func (l *loop) useProtocol(c *conn, alpn string) {
-	want := alpn == "h2" || alpn == "" && l.e.cfg.HTTP2
+	want := l.e.speaksH2(alpn)
 	if _, isH2 := c.ses.(*h2session); isH2 == want {
 		return
 	}

@@ -1,6 +1,10 @@
 package load
 
-import "testing"
+import (
+	"maps"
+	"slices"
+	"testing"
+)
 
 // TestUseProtocolFollowsALPN is the hook the TLS transport calls with the
 // protocol its handshake negotiated: "h2" gives the connection an HTTP/2
@@ -41,15 +45,45 @@ func TestUseProtocolFollowsALPN(t *testing.T) {
 	}
 }
 
-// TestALPNOffer: --http2 offers h2 alone, a plain run http/1.1.
+// TestALPNOffer: --http2 offers h2 alone, --proto auto h2 before
+// http/1.1, a plain run http/1.1.
 func TestALPNOffer(t *testing.T) {
 	for _, tt := range []struct {
-		http2 bool
-		want  string
-	}{{true, "h2"}, {false, "http/1.1"}} {
-		e := &engine{cfg: Config{HTTP2: tt.http2}}
-		if got := e.alpnOffer(); len(got) != 1 || got[0] != tt.want {
-			t.Errorf("HTTP2 %v: offer %q, want [%s]", tt.http2, got, tt.want)
+		name string
+		cfg  Config
+		want []string
+	}{
+		{"--http2", Config{HTTP2: true}, []string{"h2"}},
+		{"--proto auto", Config{AutoProtocol: true}, []string{"h2", "http/1.1"}},
+		{"HTTP/1.1", Config{}, []string{"http/1.1"}},
+	} {
+		e := &engine{cfg: tt.cfg}
+		if got := e.alpnOffer(); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: offer %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestProtocolsSpoken: the handshakes' ALPN results counted as the
+// protocols their connections spoke, as useProtocol chose them: no ALPN
+// answer is HTTP/1.1 for an auto run but HTTP/2 for --http2.
+func TestProtocolsSpoken(t *testing.T) {
+	alpn := map[string]int64{"h2": 5, "http/1.1": 3, "none": 2}
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		want map[string]int64
+	}{
+		{"--proto auto", Config{AutoProtocol: true}, map[string]int64{"h2": 5, "http/1.1": 5}},
+		{"--http2", Config{HTTP2: true}, map[string]int64{"h2": 7, "http/1.1": 3}},
+	} {
+		e := &engine{cfg: tt.cfg}
+		if got := e.protocolsSpoken(alpn); !maps.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	e := &engine{cfg: Config{AutoProtocol: true}}
+	if got := e.protocolsSpoken(nil); !maps.Equal(got, map[string]int64{"h2": 0, "http/1.1": 0}) {
+		t.Errorf("no handshakes: %v, want both protocols at 0", got)
 	}
 }

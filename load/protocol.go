@@ -93,8 +93,9 @@ type sink interface {
 }
 
 // newSession returns a connection's session in the run's protocol:
-// HTTP/2 with Config.HTTP2, HTTP/1.1 otherwise. A connection whose
-// protocol is negotiated (TLS's ALPN) swaps it with conn.useProtocol.
+// HTTP/2 with Config.HTTP2, HTTP/1.1 otherwise (AutoProtocol included).
+// A connection whose protocol is negotiated (TLS's ALPN) swaps it with
+// loop.useProtocol.
 func (e *engine) newSession() session {
 	if e.cfg.HTTP2 {
 		return newH2Session(e.cfg.Streams, e.sessionScheme())

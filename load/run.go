@@ -246,6 +246,9 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 		l.stats.mergeInto(res, l.tls)
 		l.close()
 	}
+	if e.cfg.AutoProtocol && res.TLS != nil {
+		res.Protocols = e.protocolsSpoken(res.TLS.ALPN)
+	}
 	if e.feed != nil {
 		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
 	}
@@ -276,12 +279,20 @@ func (e *engine) newResult() *result.Result {
 		Status:      make(map[int]int64),
 		Errors:      make(map[result.ErrorKind]int64),
 	}
-	if e.cfg.HTTP2 {
-		res.Protocol = "h2c"
+	switch {
+	case e.cfg.HTTP2:
+		res.Protocol = result.ProtoH2C
 		if e.sessionScheme() == "https" {
-			res.Protocol = "h2" // by ALPN, once gust load speaks TLS
+			res.Protocol = result.ProtoH2 // by ALPN
 		}
 		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
+	case e.cfg.AutoProtocol:
+		// HTTP2 is kept even if no connection gets h2: it holds -m, which
+		// gust merge compares, and the reports leave out its counters
+		// when Protocols says no connection spoke HTTP/2.
+		res.Protocol = result.ProtoAuto
+		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
+		res.Protocols = e.protocolsSpoken(nil)
 	}
 	return res
 }

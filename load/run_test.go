@@ -372,6 +372,10 @@ func TestConfigErrors(t *testing.T) {
 		{"negative rate", Config{URL: "http://127.0.0.1:1/", Requests: 1, Rate: -1}, "rate"},
 		{"pipeline without keep-alive", Config{URL: "http://127.0.0.1:1/", Requests: 1, Pipeline: 2, DisableKeepAlive: true}, "keep-alive"},
 		{"huge pipeline", Config{URL: "http://127.0.0.1:1/", Requests: 1, Pipeline: 5000}, "pipeline"},
+		{"auto over plain TCP", Config{URL: "http://127.0.0.1:1/", Requests: 1, AutoProtocol: true}, "needs an https:// URL"},
+		{"auto and HTTP2 both", Config{URL: "https://127.0.0.1:1/", Requests: 1, AutoProtocol: true, HTTP2: true}, "not both"},
+		{"auto without keep-alive", Config{URL: "https://127.0.0.1:1/", Requests: 1, AutoProtocol: true, DisableKeepAlive: true}, "drop --disable-keepalive"},
+		{"auto with too many streams", Config{URL: "https://127.0.0.1:1/", Requests: 1, AutoProtocol: true, Streams: MaxStreams + 1}, "streams must be between"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

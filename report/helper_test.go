@@ -76,6 +76,7 @@ var fixtures = []fixture{
 	{"replay", replayRun},
 	{"merged", mergedRun},
 	{"http2", http2Run},
+	{"auto", autoRun},
 	{"tls", tlsRun},
 	{"zero", func() *result.Result { return &result.Result{} }},
 }

@@ -47,20 +47,49 @@ func (s *HTTP2Stats) result() *result.HTTP2 {
 }
 
 // protocolParts describe an HTTP/2 run's protocol for the Load line, e.g.
-// "HTTP/2 (h2c)", "10 streams per connection"; nil for HTTP/1.1.
+// "HTTP/2 (h2c)", "10 streams per connection", or an auto run's,
+// "HTTP/2 or HTTP/1.1 by ALPN", "10 streams per h2 connection"; nil for
+// HTTP/1.1.
 func protocolParts(r *result.Result) []string {
 	if r.HTTP2 == nil {
 		return nil
 	}
-	return []string{"HTTP/2 (" + r.Protocol + ")", plural(int64(r.HTTP2.Streams), "stream", "streams") + " per connection"}
+	streams := plural(int64(r.HTTP2.Streams), "stream", "streams")
+	if r.Protocol == result.ProtoAuto {
+		return []string{"HTTP/2 or HTTP/1.1 by ALPN", streams + " per h2 connection"}
+	}
+	return []string{"HTTP/2 (" + r.Protocol + ")", streams + " per connection"}
+}
+
+// protocolsFact is an auto run's Protocols line: how many connections
+// spoke each protocol, h2 first, e.g. "h2: 48 connections, http/1.1: 2
+// connections"; false for a run whose protocol was not negotiated.
+func protocolsFact(r *result.Result) (fact, bool) {
+	if r.Protocols == nil {
+		return fact{}, false
+	}
+	names := []string{result.ProtoH2, result.ProtoHTTP11}
+	var others []string
+	for proto := range r.Protocols {
+		if proto != result.ProtoH2 && proto != result.ProtoHTTP11 {
+			others = append(others, proto)
+		}
+	}
+	sort.Strings(others)
+	parts := make([]string, 0, len(names)+len(others))
+	for _, proto := range append(names, others...) {
+		parts = append(parts, proto+": "+plural(r.Protocols[proto], "connection", "connections"))
+	}
+	return fact{"Protocols", strings.Join(parts, ", ")}, true
 }
 
 // http2Fact is the HTTP/2 line of the summary: frames that ended streams
 // or connections, by code, and retries, e.g. "RST_STREAM INTERNAL_ERROR:
-// 50, GOAWAY NO_ERROR: 2, 12 retried"; false for HTTP/1.1.
+// 50, GOAWAY NO_ERROR: 2, 12 retried"; false when no connection spoke
+// HTTP/2.
 func http2Fact(r *result.Result) (fact, bool) {
 	h := r.HTTP2
-	if h == nil {
+	if !r.SpokeHTTP2() {
 		return fact{}, false
 	}
 	var parts []string

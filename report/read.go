@@ -123,6 +123,7 @@ func (s Summary) Result() (*result.Result, error) {
 		Rate:         s.Rate,
 		KeepAlive:    s.KeepAlive,
 		Protocol:     s.Protocol,
+		Protocols:    s.Protocols,
 		HTTP2:        s.HTTP2.result(),
 		Duration:     time.Duration(math.Round(s.DurationS*1000)) * time.Millisecond,
 		Interrupted:  s.Interrupted,

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -74,8 +75,9 @@ func TestReadResultsRoundTrip(t *testing.T) {
 					t.Errorf("errors %s: read %d, want %d", kind, got.Errors[kind], n)
 				}
 			}
-			if got.Protocol != want.Protocol || !reflect.DeepEqual(got.HTTP2, want.HTTP2) {
-				t.Errorf("protocol %q, HTTP/2 %+v read back; want %q, %+v", got.Protocol, got.HTTP2, want.Protocol, want.HTTP2)
+			if got.Protocol != want.Protocol || !reflect.DeepEqual(got.HTTP2, want.HTTP2) || !maps.Equal(got.Protocols, want.Protocols) {
+				t.Errorf("protocol %q (%v), HTTP/2 %+v read back; want %q (%v), %+v",
+					got.Protocol, got.Protocols, got.HTTP2, want.Protocol, want.Protocols, want.HTTP2)
 			}
 			sameHist("latency", got.Latency, want.Latency)
 			sameHist("connect", got.Connect, want.Connect)

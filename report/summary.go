@@ -34,10 +34,13 @@ type Summary struct {
 	// KeepAlive is false when every request had a connection of its own.
 	KeepAlive bool `json:"keepalive"`
 	// Protocol is result.Result.Protocol: empty for HTTP/1.1, "h2c" or
-	// "h2" for HTTP/2.
+	// "h2" for HTTP/2, "auto" when ALPN chose per connection.
 	Protocol string `json:"protocol,omitempty"`
-	// HTTP2, for an HTTP/2 run, holds its streams per connection, the
-	// RST_STREAM and GOAWAY frames received by code, and the retries.
+	// Protocols, for an "auto" run, counts the connections that spoke
+	// each protocol: {"h2": 48, "http/1.1": 2}; left out otherwise.
+	Protocols map[string]int64 `json:"protocols,omitempty"`
+	// HTTP2, for an HTTP/2 or auto run, holds its streams per connection,
+	// the RST_STREAM and GOAWAY frames received by code, and the retries.
 	HTTP2 *HTTP2Stats `json:"http2,omitempty"`
 	// Shard, for one agent's share of a run (gust load --shard), is "I/N".
 	Shard string `json:"shard,omitempty"`
@@ -208,6 +211,7 @@ func NewSummary(r *result.Result) Summary {
 		Speed:        r.Speed,
 		KeepAlive:    r.KeepAlive,
 		Protocol:     r.Protocol,
+		Protocols:    r.Protocols,
 		HTTP2:        newHTTP2Stats(r.HTTP2),
 		Shard:        r.Shard.String(),
 		Start:        r.Start.UTC().Format(StartLayout),

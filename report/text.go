@@ -97,7 +97,9 @@ func runFacts(r *result.Result) []fact {
 
 // outcomeFacts describe what came after the latencies: Connect (when
 // connect times were measured), TLS and Handshakes (over TLS only, see
-// tlsFacts), Schedule (open model only), Status, Errors and Connections.
+// tlsFacts), Schedule (open model only), Status, Errors, HTTP/2 (when a
+// connection spoke it), Protocols (a --proto auto run's connections per
+// protocol) and Connections.
 func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
@@ -115,6 +117,9 @@ func outcomeFacts(r *result.Result) []fact {
 		fact{"Errors", errorCounts(r.Errors)},
 	)
 	if f, ok := http2Fact(r); ok {
+		facts = append(facts, f)
+	}
+	if f, ok := protocolsFact(r); ok {
 		facts = append(facts, f)
 	}
 	return append(facts,

@@ -21,7 +21,7 @@ type Part struct {
 // Merge combines the results of agents that each ran a share of one run
 // (see Config.Shard) into one Result, exactly: latency, connect, lateness
 // and TLS handshake histograms are added, and so are counters, status
-// codes, errors and TLS handshake counts; connections, loops and rates are summed. The timeline is added
+// codes, errors, connections per protocol and TLS handshake counts; connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
 // of the agents' histograms for that second.
@@ -97,7 +97,7 @@ func addShare(out, r *Result) {
 }
 
 // Add adds r's counters, latency, connect and lateness histograms, status
-// codes, errors and TLS handshakes to out: what sums alike over a run's
+// codes, errors, connections per protocol and TLS handshakes to out: what sums alike over a run's
 // event loops and over the agents of Merge. out's histograms and maps must be made.
 func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
@@ -123,6 +123,7 @@ func (out *Result) Add(r *Result) {
 		}
 		out.HTTP2.add(r.HTTP2)
 	}
+	out.addProtocols(r)
 	out.addTLS(r)
 }
 
@@ -172,8 +173,11 @@ func checkParts(parts []Part) error {
 
 // protoName names a Result.Protocol for an error message.
 func protoName(p string) string {
-	if p == "" {
+	switch p {
+	case "":
 		return "HTTP/1.1"
+	case ProtoAuto:
+		return "h2 or http/1.1 as ALPN chose (--proto auto)"
 	}
 	return p
 }

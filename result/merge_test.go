@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -175,6 +176,9 @@ func TestMergeRefusesMismatches(t *testing.T) {
 		{"the same shard twice", func(b *Result) { b.Shard = Shard{0, 2} }, "both shard 0/2"},
 		{"a replay", func(b *Result) { b.Endpoints = []Endpoint{{Name: "GET /"}} }, "replay"},
 		{"HTTP/2 and HTTP/1.1", func(b *Result) { b.Protocol, b.HTTP2 = "h2c", NewHTTP2(10) }, "a speaks HTTP/1.1 but b speaks h2c"},
+		{"auto and HTTP/1.1", func(b *Result) {
+			b.Protocol, b.HTTP2, b.Protocols = ProtoAuto, NewHTTP2(1), map[string]int64{ProtoH2: 0, ProtoHTTP11: 2}
+		}, "a speaks HTTP/1.1 but b speaks h2 or http/1.1 as ALPN chose (--proto auto)"},
 		{"another precision", func(b *Result) {
 			h := hdrhistogram.New(HistMin, HistMax, 2)
 			h.RecordValue(100)
@@ -252,6 +256,44 @@ func TestMergeAddsHTTP2Counts(t *testing.T) {
 	c := h2(1, 100, nil, nil, 0)
 	if _, err := Merge([]Part{{"a", a}, {"c", c}}, DefaultMaxSkew); err == nil || !strings.Contains(err.Error(), "a keeps 10 streams per connection but c keeps 100") {
 		t.Errorf("err = %v, want streams per connection refused", err)
+	}
+}
+
+// TestMergeAddsProtocolCounts: the connections per protocol of --proto
+// auto agents add up, even when one agent got no h2 at all, and an auto
+// agent is not merged with an h2 one.
+func TestMergeAddsProtocolCounts(t *testing.T) {
+	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	auto := func(i int, h2, h1 int64) *Result {
+		r := agentResult(Shard{i, 2}, start, [][]int64{{100, 200}})
+		r.URL = "https://127.0.0.1:8443/"
+		r.Protocol, r.HTTP2 = ProtoAuto, NewHTTP2(10)
+		r.Protocols = map[string]int64{ProtoH2: h2, ProtoHTTP11: h1}
+		return r
+	}
+	m, err := Merge([]Part{{"a", auto(0, 3, 1)}, {"b", auto(1, 0, 2)}}, DefaultMaxSkew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{ProtoH2: 3, ProtoHTTP11: 3}
+	if m.Protocol != ProtoAuto || !maps.Equal(m.Protocols, want) || m.HTTP2 == nil || m.HTTP2.Streams != 10 || !m.SpokeHTTP2() {
+		t.Errorf("merged %q %v %+v; want auto %v, 10 streams, HTTP/2 spoken", m.Protocol, m.Protocols, m.HTTP2, want)
+	}
+	h2 := auto(1, 0, 0)
+	h2.Protocol, h2.Protocols = ProtoH2, nil
+	_, err = Merge([]Part{{"a", auto(0, 3, 1)}, {"b", h2}}, DefaultMaxSkew)
+	if err == nil || !strings.Contains(err.Error(), "a speaks h2 or http/1.1 as ALPN chose (--proto auto) but b speaks h2") {
+		t.Errorf("err = %v, want auto and h2 agents refused", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q spans lines", err)
+	}
+	// A single run's loops add up through Add the same way, and a run
+	// that negotiated nothing keeps Protocols nil.
+	out := &Result{Latency: NewHistogram(), Connect: NewHistogram(), Lateness: NewHistogram(), Status: map[int]int64{}, Errors: map[ErrorKind]int64{}}
+	out.Add(agentResult(Shard{}, start, nil))
+	if out.Protocols != nil {
+		t.Errorf("protocols %v after adding a plain result, want nil", out.Protocols)
 	}
 }
 

@@ -29,9 +29,18 @@ type Result struct {
 	KeepAlive bool
 	// Protocol is the protocol spoken: "" for HTTP/1.1 (so that its
 	// reports read as before), "h2c" for HTTP/2 with prior knowledge over
-	// TCP, "h2" for HTTP/2 over TLS.
+	// TCP, "h2" for HTTP/2 over TLS, "auto" when each connection spoke
+	// what the server picked by ALPN (see Protocols and protocol.go).
 	Protocol string
-	// HTTP2 holds what only HTTP/2 runs measure; nil for HTTP/1.1.
+	// Protocols, for an "auto" run, counts the connections that spoke
+	// each protocol, by ALPN name: "h2" and "http/1.1" (which a server
+	// that chose nothing also gets). Like Connects it counts from the
+	// start of the run, ramp included: one per successful TLS handshake.
+	// Nil for a run whose protocol was not negotiated.
+	Protocols map[string]int64
+	// HTTP2 holds what only HTTP/2 runs measure; nil for HTTP/1.1. An
+	// "auto" run has it (for its streams per connection) whether or not a
+	// connection got h2: see SpokeHTTP2.
 	HTTP2 *HTTP2
 	// Shard is Config.Shard: the share of a larger run this result holds;
 	// zero for a whole run, and for the result of Merge.

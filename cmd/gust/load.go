@@ -36,7 +36,7 @@ type loadFlags struct {
 	keepAlive        bool
 	disableKeepAlive bool
 	pipeline         int
-	http2            bool
+	proto            protoFlags
 	streams          int
 	loops            int
 	hdrLog           string
@@ -56,9 +56,11 @@ func loadCommand(f *loadFlags) *cobra.Command {
 		Short: "Send HTTP/1.1 or HTTP/2 load to a URL (http:// or https://) and report throughput and latency",
 		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
 report throughput, latency percentiles (HdrHistogram), status codes and errors.
-With --http2, speak HTTP/2 (h2c with prior knowledge to http://, h2 by
-ALPN to https://) with -m streams per connection; latency is from a
-request's HEADERS to its response's END_STREAM.
+With --proto h2 (or --http2), speak HTTP/2 (h2c with prior knowledge to
+http://, h2 by ALPN to https://) with -m streams per connection; latency is
+from a request's HEADERS to its response's END_STREAM. With --proto auto
+(https:// only), offer h2 and http/1.1 by ALPN and let the server pick for
+each connection; the report counts the connections that got each.
 
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
@@ -83,6 +85,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
+  gust load --proto auto -m 10 -c 10 -z 10s https://api.example.test/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
@@ -105,8 +108,8 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.Float64Var(&f.rate, "rate", 0, "open model: requests per second in total, on a constant schedule")
 	fl.Float64VarP(&f.qps, "qps", "q", 0, "open model as in hey: requests per second per connection (total is q x c)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
-	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// URL, by ALPN (h2) to an https:// one")
-	fl.IntVar(&f.streams, "streams", 0, "with --http2, streams in flight per connection, at most the server's limit (default 1); -m N says the same, as in h2load")
+	f.proto.add(fl, "URL")
+	fl.IntVar(&f.streams, "streams", 0, "with --http2 or --proto auto, streams in flight per HTTP/2 connection, at most the server's limit (default 1); -m N says the same, as in h2load")
 	fl.BoolVar(&f.disableKeepAlive, "disable-keepalive", false, "open a new TCP connection for every request")
 	fl.BoolVarP(&f.keepAlive, "keepalive", "k", false, "accepted for ab users; keep-alive is the default")
 	f.method = "GET"
@@ -139,7 +142,6 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		Rate:             f.rate,
 		DisableKeepAlive: f.disableKeepAlive,
 		Pipeline:         f.pipeline,
-		HTTP2:            f.http2,
 		Streams:          f.streams,
 		Timeout:          f.timeout,
 		Loops:            f.loops,
@@ -153,10 +155,11 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, fmt.Errorf("-q must not be negative, got %g", f.qps)
 	case f.qps > 0 && f.rate > 0:
 		return cfg, errors.New("give either -q (per connection) or --rate (total), not both")
-	case f.streams != 0 && !f.http2:
-		return cfg, fmt.Errorf("-m %d (streams per connection) needs --http2; for HTTP/1.1 use --pipeline", f.streams)
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
+	}
+	if err := f.proto.apply(&cfg, url, f.streams); err != nil {
+		return cfg, err
 	}
 	if err := report.CheckFormat(f.output, report.Formats); err != nil {
 		return cfg, err

@@ -35,7 +35,7 @@ type replayFlags struct {
 	headers      []string
 	host         string
 	pipeline     int
-	http2        bool
+	proto        protoFlags
 	streams      int
 	timeout      time.Duration
 	output       string
@@ -103,8 +103,8 @@ response is in, or at -n or -z.`,
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `add header "Name: value" to every request, replacing a logged one (repeatable)`)
 	fl.StringVar(&f.host, "host", "", "Host header (default: the target's host:port)")
 	fl.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection (HTTP pipelining)")
-	fl.BoolVar(&f.http2, "http2", false, "speak HTTP/2: with prior knowledge (h2c) to an http:// target, by ALPN (h2) to an https:// one")
-	fl.IntVarP(&f.streams, "streams", "m", 0, "with --http2, streams in flight per connection (default 1), as h2load's -m")
+	f.proto.add(fl, "--target")
+	fl.IntVarP(&f.streams, "streams", "m", 0, "with --http2 or --proto auto, streams in flight per HTTP/2 connection (default 1), as h2load's -m")
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json or csv (the per-second timeline)")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
@@ -171,11 +171,13 @@ func (f *replayFlags) config(cmd *cobra.Command, logPath string) (load.Config, r
 		Duration:           f.duration,
 		Rate:               f.rate,
 		Pipeline:           f.pipeline,
-		HTTP2:              f.http2,
 		Streams:            f.streams,
 		Timeout:            f.timeout,
 		Loops:              f.loops,
 		IntervalHistograms: f.hdrLog != "",
+	}
+	if err := f.proto.apply(&cfg, targetURL, f.streams); err != nil {
+		return cfg, opts, err
 	}
 	if f.rate == 0 && !f.max {
 		cfg.Speed = 1
