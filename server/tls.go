@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/gust-http/gust/internal/transport"
@@ -67,21 +66,11 @@ func prepareTLS(cfg *tls.Config, h2 bool) (*tls.Config, error) {
 	} else if !h2 {
 		cfg.NextProtos = slices.DeleteFunc(slices.Clone(cfg.NextProtos), func(p string) bool { return p == alpnH2 })
 	}
-	if os.Getenv(recordsEnv) == recordsCryptoTLS {
-		return cfg, nil
-	}
+	// A TLS 1.3 connection on an AES-GCM suite hands its records over to
+	// gust after the handshake (internal/transport/tls13direct.go), unless
+	// GUST_TLS_RECORDS=crypto/tls.
 	return transport.PrepareServerConfig(cfg), nil
 }
-
-// recordsEnv names the environment variable that, set to
-// recordsCryptoTLS, keeps crypto/tls's record layer on every connection
-// (for A/B measurements); by default a TLS 1.3 connection on an AES-GCM
-// suite hands its records over to gust after the handshake
-// (internal/transport/tls13direct.go).
-const (
-	recordsEnv       = "GUST_TLS_RECORDS"
-	recordsCryptoTLS = "crypto/tls"
-)
 
 // h2OverTLS is the HTTP/2 hook of TLS connections, set by the HTTP/2
 // files: enabled says whether a server serves HTTP/2 (its ALPN then offers

@@ -48,10 +48,13 @@ const (
 // Apart from Handshake's callback and HandshakeDone, a TLS is used by one
 // goroutine at a time, as every Conn.
 type TLS struct {
-	rc    recordConn
-	tc    *tls.Conn // nil once d has taken over the records
-	d     *direct13 // TLS 1.3 records after the handover (tls13direct.go), or nil
-	state atomic.Int32
+	rc recordConn
+	tc *tls.Conn // nil once d has taken over the records
+	d  *direct13 // TLS 1.3 records after the handover (tls13direct.go), or nil
+
+	isClient bool
+	client   clientHandover // a client's handover, once it has a ticket (tls13client.go)
+	state    atomic.Int32
 
 	mu       sync.Mutex // guards released against the handshake goroutine's end
 	released bool
@@ -83,9 +86,16 @@ func NewServerTLS(inner Conn, config *tls.Config) *TLS {
 // whose socket is connected and non-blocking. config must name the server
 // (ServerName, for SNI and verification) or set InsecureSkipVerify; a
 // ClientSessionCache shared by the connections of a run lets them resume.
+//
+// A TLS 1.3 connection on an AES-GCM suite takes its records over from
+// crypto/tls once it has kept a session ticket (or at once without a
+// ClientSessionCache): tls13client.go.
 func NewClientTLS(inner Conn, config *tls.Config) *TLS {
-	c := &TLS{}
+	c := &TLS{isClient: true}
 	c.rc.inner = inner
+	if directRecords {
+		config = c.watchClient(config)
+	}
 	c.tc = tls.Client(&c.rc, config)
 	return c
 }
@@ -131,6 +141,9 @@ func (c *TLS) Read(p []byte) (int, error) {
 		dst = *c.plain
 	}
 	n, err := c.tc.Read(dst)
+	if c.client.ready != nil {
+		c.client.handOver(c)
+	}
 	if c.rc.pending() > 0 {
 		// crypto/tls answered something while reading (a KeyUpdate, an
 		// alert): send it now if the socket takes it, else with the next Write.

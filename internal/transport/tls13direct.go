@@ -34,6 +34,9 @@ type direct13 struct {
 	// updateOut: the peer asked for a key update; ours goes out with the
 	// next write (RFC 8446 4.6.3).
 	updateOut bool
+	// client: session tickets may come (and are let go: one kept before
+	// the handover serves the run's reconnections).
+	client bool
 }
 
 // maxUseless is how many records without application data may come in a
@@ -46,6 +49,7 @@ const (
 	typeHandshake       = 22
 	typeApplicationData = 23
 	msgKeyUpdate        = 24
+	msgNewSessionTicket = 4
 
 	alertCloseNotify            = 0
 	alertUnexpectedMessage      = 10
@@ -102,12 +106,20 @@ func (c *TLS) handOver() {
 	if cs.Version != tls.VersionTLS13 || !ok {
 		return
 	}
-	in, err := newDirection(suite, s.client)
+	mine, theirs := s.server, s.client
+	if c.isClient {
+		mine, theirs = s.client, s.server
+	}
+	in, err := newDirection(suite, theirs)
 	if err != nil {
 		return
 	}
-	out, err := newDirection(suite, s.server)
+	out, err := newDirection(suite, mine)
 	if err != nil {
+		return
+	}
+	if c.isClient {
+		c.client.prepare(c, &direct13{in: in, out: out, cs: cs, client: true})
 		return
 	}
 	sealed, ok := s.recordsSealed(out)
@@ -209,21 +221,40 @@ func (c *TLS) control(typ byte, data []byte) error {
 		c.rerr = alertError{desc: data[1], received: true}
 		return c.rerr
 	case typeHandshake:
-		// After the handshake a client may send KeyUpdate only, and each
-		// must end its record (RFC 8446 5.1).
-		if len(data) != 5 || data[0] != msgKeyUpdate || data[1] != 0 || data[2] != 0 || data[3] != 1 || data[4] > 1 {
+		return c.postHandshake(data)
+	}
+	return c.fail(alertUnexpectedMessage)
+}
+
+// postHandshake handles the handshake messages of a record after the
+// handshake: KeyUpdate from either side, which must end its record (RFC
+// 8446 5.1), and NewSessionTicket from a server, let go.
+func (c *TLS) postHandshake(data []byte) error {
+	for len(data) > 0 {
+		if len(data) < 4 {
+			return c.fail(alertDecodeError)
+		}
+		typ, n := data[0], int(data[1])<<16|int(data[2])<<8|int(data[3])
+		if len(data)-4 < n {
+			return c.fail(alertDecodeError)
+		}
+		body := data[4 : 4+n]
+		data = data[4+n:]
+		switch {
+		case typ == msgNewSessionTicket && c.d.client:
+			continue
+		case typ != msgKeyUpdate || n != 1 || body[0] > 1 || len(data) > 0:
 			return c.fail(alertUnexpectedMessage)
 		}
 		if err := c.d.in.update(); err != nil {
 			return c.fail(alertDecodeError)
 		}
-		if data[4] == 1 {
+		if body[0] == 1 {
 			c.d.updateOut = true
 			c.sendUpdate()
 		}
-		return nil
 	}
-	return c.fail(alertUnexpectedMessage)
+	return nil
 }
 
 // fail sends a fatal alert best effort and keeps its error for Read and

@@ -5,6 +5,7 @@ package transport
 import (
 	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -163,4 +164,76 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// TestDirectClientAgainstOpenSSL makes our client's requests to OpenSSL's
+// s_server, which sends two session tickets after the handshake: the client
+// hands its records over after storing the first, lets the second go, and
+// its next connection resumes.
+func TestDirectClientAgainstOpenSSL(t *testing.T) {
+	if _, err := exec.LookPath("openssl"); err != nil {
+		t.Skip("openssl not installed")
+	}
+	dir := t.TempDir()
+	leaf := getPKI(t).leaf
+	keyDER, err := x509.MarshalPKCS8PrivateKey(leaf.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]}), 0o600)
+	os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
+	probe := newListener(t)
+	port := probe.port
+	probe.ln.Close()
+	srv := exec.Command("openssl", "s_server", "-accept", fmt.Sprintf("127.0.0.1:%d", port), "-cert", cert, "-key", key, "-tls1_3", "-www")
+	out := &syncBuffer{}
+	srv.Stdout, srv.Stderr = out, out
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	waitFor(t, out, "ACCEPT")
+	cfg := clientConfig(t, tls.VersionTLS13)
+	cfg.NextProtos = nil
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	for i, wantResumed := range []bool{false, true} {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+			t.Fatal(err)
+		}
+		unix.SetNonblock(fd, true)
+		c := NewClientTLS(NewPlain(fd), cfg)
+		if err := <-handshake(c, 10*time.Second); err != nil {
+			t.Fatalf("connection %d: %v\n%s", i, err, out)
+		}
+		if c.DidResume() != wantResumed {
+			t.Fatalf("connection %d: resumed %v, want %v", i, c.DidResume(), wantResumed)
+		}
+		writeAll(t, c, []byte("GET / HTTP/1.0\r\n\r\n"))
+		var resp []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := c.Read(buf)
+			resp = append(resp, buf[:n]...)
+			if err == ErrWouldBlock {
+				waitFD(t, fd, unix.POLLIN)
+				continue
+			}
+			if err != nil {
+				break
+			}
+		}
+		if !bytes.HasPrefix(resp, []byte("HTTP/1.0 200 ok")) || !bytes.Contains(resp, []byte("</HTML>")) {
+			t.Fatalf("connection %d: response %.200q", i, resp)
+		}
+		if c.d == nil {
+			t.Fatalf("connection %d: the client kept crypto/tls's records", i)
+		}
+		c.Release()
+		unix.Close(fd)
+	}
 }

@@ -39,7 +39,7 @@ func PrepareServerConfig(cfg *tls.Config) *tls.Config {
 			}
 		}
 		r, ok := hello.Conn.(*recordConn)
-		if !ok || r.secrets == nil {
+		if !ok || r.secrets == nil || !directRecords {
 			if chosen == base {
 				return nil, nil
 			}

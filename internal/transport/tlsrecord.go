@@ -71,9 +71,13 @@ type recordConn struct {
 	out          *[]byte // ciphertext not yet written to the socket, nil when none
 	outOff       int
 	eof          bool // the inner Conn reported io.EOF
-	// secrets collects a server's TLS 1.3 secrets during the handshake
+	// secrets collects the TLS 1.3 secrets during the handshake
 	// (tls13secrets.go); nil after it.
 	secrets *secretLog
+	// recordsRead counts the records begun for crypto/tls; recordsWritten
+	// the records it wrote after the handshake: a client's sequence
+	// numbers when it hands over later (tls13client.go).
+	recordsRead, recordsWritten uint64
 }
 
 // Read gives crypto/tls the next ciphertext bytes of the current record.
@@ -86,6 +90,7 @@ func (r *recordConn) Read(p []byte) (int, error) {
 	b := *r.in
 	if r.recLeft == 0 {
 		r.recLeft = recordHeaderLen + (int(b[r.inOff+3])<<8 | int(b[r.inOff+4]))
+		r.recordsRead++
 	}
 	n := min(len(p), r.inEnd-r.inOff, r.recLeft)
 	copy(p, b[r.inOff:r.inOff+n])
@@ -249,6 +254,11 @@ func (r *recordConn) Write(p []byte) (int, error) {
 		r.out = outPool.Get().(*[]byte)
 	}
 	*r.out = append(*r.out, p...)
+	// crypto/tls writes whole records.
+	for b := p; len(b) >= recordHeaderLen; {
+		r.recordsWritten++
+		b = b[min(len(b), recordHeaderLen+(int(b[3])<<8|int(b[4]))):]
+	}
 	return len(p), nil
 }
 
