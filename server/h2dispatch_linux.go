@@ -100,19 +100,40 @@ func (l *loop) h2Answer(hc *h2conn, st *h2stream, status int, now int64) {
 	l.startPart(hc, st, h2part{status: status, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}, now)
 }
 
-// h2Dispatch runs the stream's handler: on the loop (Inline) or a worker
-// (Pooled, and Auto: per-stream budgets on the loop are not built yet).
+// h2Dispatch runs the stream's handler: on the loop now (Inline), on a
+// worker (Pooled), or at the end of the turn, on the loop or a worker as
+// Auto mode decides (queueH2Run).
 func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 	st.dispatched = true
-	if l.srv.cfg.Mode == Inline {
+	switch l.srv.cfg.Mode {
+	case Inline:
 		l.h2Inline(hc, st, now)
-		return
+	case Auto:
+		l.queueH2Run(hc, st)
+	default:
+		l.h2Submit(hc, st)
 	}
-	st.ack = make(chan error, 1)
-	if hc.remote == "" && l.srv.h2StreamsBodies() {
+}
+
+// h2Submit prepares a stream for a handler that may post its response
+// (a worker's, or one Auto mode may move off the loop) and, unless
+// queued, gives it to a worker.
+func (l *loop) h2Submit(hc *h2conn, st *h2stream) {
+	l.h2Posting(hc, st)
+	l.srv.workers.submit(st.serveWork)
+}
+
+// h2Posting prepares st for a handler that may post its response: the
+// channel its Flush waits on, and the adapter's RemoteAddr, formatted on
+// the loop before the first such stream (handlers of several streams
+// read it).
+func (l *loop) h2Posting(hc *h2conn, st *h2stream) {
+	if st.ack == nil {
+		st.ack = make(chan error, 1)
+	}
+	if _, adapter := l.srv.Handler.(*httpAdapter); adapter && hc.remote == "" {
 		hc.remote = hc.c.remoteString()
 	}
-	l.srv.workers.submit(st.serveWork)
 }
 
 // endH2Stream forgets a stream that was reset or failed: its handler sees
@@ -357,9 +378,11 @@ func (l *loop) drainH2(c *conn) {
 }
 
 // h2StreamsBodies reports whether HTTP/2 request bodies reach handlers as
-// they arrive: for the net/http adapter off the loop, whose r.Body is a
-// reader; native handlers get the whole body in Ctx.Body (bounded by
-// MaxBodyBytes), as HTTP/2 streams give no socket to read from.
+// they arrive: for the net/http adapter in Pooled and Auto modes, whose
+// r.Body is a reader (in Auto mode such a stream runs on a worker unless
+// its whole body is in when the loop starts it: see queueH2Run); native
+// handlers get the whole body in Ctx.Body (bounded by MaxBodyBytes), as
+// HTTP/2 streams give no socket to read from.
 func (s *Server) h2StreamsBodies() bool {
 	_, adapter := s.Handler.(*httpAdapter)
 	return adapter && s.cfg.Mode != Inline
