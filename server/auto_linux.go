@@ -41,7 +41,7 @@ type seat struct {
 	ctx  *Ctx
 	site site
 
-	cur   *conn  // the connection being served
+	cur *conn // the connection being served
 	// stream is the HTTP/2 stream whose handler runs on the seat, nil for
 	// HTTP/1.1: moving it off leaves its connection with the loop.
 	stream *h2stream
