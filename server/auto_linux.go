@@ -152,9 +152,14 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 		return false
 	}
 	var busy *conn // an HTTP/2 connection stays the loop's
-	if st.stream == nil {
+	if h2 := st.stream; h2 == nil {
 		busy = st.cur
 		busy.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
+	} else if h2.ack == nil {
+		// The stream's handler posts from now on, and Flush waits on ack:
+		// made here, before the loop's new goroutine and the handler's
+		// hear of the move, so both see it.
+		h2.ack = make(chan error, 1)
 	}
 	st.movedAt = l.e.now()
 	s.movedNow.Add(1)

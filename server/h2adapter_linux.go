@@ -252,10 +252,10 @@ func (w *h2Writer) Flush() { w.flush() }
 // they are framed; a handler on its loop (Auto) moves off it first, so a
 // body past flushThreshold moves it too.
 func (w *h2Writer) flush() error {
-	if w.st.ack == nil {
-		return ErrNotStreamable
-	}
 	w.c.offLoop()
+	if w.st.ack == nil {
+		return ErrNotStreamable // Inline mode
+	}
 	p := h2part{body: w.c.out}
 	if !w.st.headersPosted {
 		w.st.headersPosted = true

@@ -28,7 +28,7 @@ import "runtime"
 // is in, to be started at the end of the turn, and hc to be finished
 // after it.
 func (l *loop) queueH2Run(hc *h2conn, st *h2stream) {
-	l.h2Posting(hc, st) // a handler on the loop may still move off and post
+	l.h2Remote(hc) // a handler on the loop may still move off
 	l.h2.runq = append(l.h2.runq, st)
 	if !hc.inAfter {
 		hc.inAfter = true
@@ -76,7 +76,7 @@ func (l *loop) startH2Stream(hc *h2conn, st *h2stream, now int64) {
 	}
 	route := routeOf(st.req.Path)
 	if l.routes.waits(route) || st.streamed && !st.bodyIn() {
-		l.srv.workers.submit(st.serveWork)
+		l.h2Submit(hc, st)
 		return
 	}
 	l.h2OnLoop(hc, st, route, now)
@@ -92,7 +92,8 @@ func (st *h2stream) bodyIn() bool {
 // h2OnLoop runs st's handler on the loop, watched against the budget. If
 // it returns in time its response goes to the engine at once, as in
 // Inline mode; if it was moved off, this goroutine posts the response as
-// a worker would and ends.
+// a worker would and ends. Its stream has no ack channel (so no
+// allocation) until it is moved off (loop.moveOff makes one).
 func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
 	s := l.srv
 	seat := l.seat // this goroutine's, even once the loop has gone on

@@ -115,22 +115,17 @@ func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 	}
 }
 
-// h2Submit prepares a stream for a handler that may post its response
-// (a worker's, or one Auto mode may move off the loop) and, unless
-// queued, gives it to a worker.
+// h2Submit gives a stream to a worker, with the channel its Flush waits on.
 func (l *loop) h2Submit(hc *h2conn, st *h2stream) {
-	l.h2Posting(hc, st)
+	st.ack = make(chan error, 1)
+	l.h2Remote(hc)
 	l.srv.workers.submit(st.serveWork)
 }
 
-// h2Posting prepares st for a handler that may post its response: the
-// channel its Flush waits on, and the adapter's RemoteAddr, formatted on
-// the loop before the first such stream (handlers of several streams
-// read it).
-func (l *loop) h2Posting(hc *h2conn, st *h2stream) {
-	if st.ack == nil {
-		st.ack = make(chan error, 1)
-	}
+// h2Remote formats the client's address for the adapter's RemoteAddr on
+// the loop, before the first stream that may run off it: handlers of
+// several streams read it.
+func (l *loop) h2Remote(hc *h2conn) {
 	if _, adapter := l.srv.Handler.(*httpAdapter); adapter && hc.remote == "" {
 		hc.remote = hc.c.remoteString()
 	}

@@ -106,10 +106,10 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 // handler on its loop in Auto mode moves off it first: the client's
 // window may keep it waiting.
 func (st *h2stream) flushCtx(ctx *Ctx) error {
+	ctx.offLoop()
 	if st.ack == nil {
 		return ErrNotStreamable // Inline mode: the loop must not wait
 	}
-	ctx.offLoop()
 	p := h2part{}
 	if !st.headersPosted {
 		st.headersPosted = true
