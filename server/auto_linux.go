@@ -25,6 +25,11 @@ import (
 // would, and exits. The loop's turn (its events, its queue of sockets to
 // read again) lives in the loop, not on a stack, so the new goroutine
 // finishes it.
+//
+// An HTTP/2 stream's handler moves the same way (h2auto_linux.go), except
+// that its connection stays the loop's: the moved handler posts its
+// response to the loop as a worker does, and the loop never learns the
+// connection was involved.
 
 // seat is what a goroutine running a loop works with, and keeps if its
 // handler is moved off: the read buffer, the output, the Ctx and the site
@@ -36,7 +41,13 @@ type seat struct {
 	ctx  *Ctx
 	site site
 
-	cur   *conn  // the connection being served
+	cur *conn // the connection being served
+	// stream is the HTTP/2 stream whose handler runs on the seat, nil for
+	// HTTP/1.1: moving it off leaves its connection with the loop.
+	stream *h2stream
+	// h2ctx is the Ctx HTTP/2 streams run in on this seat (the HTTP/1.1
+	// one may hold a request half read): a moved handler keeps it.
+	h2ctx *Ctx
 	route uint32 // the route of the request being served (Auto)
 	seq   uint64 // the loop's hseq while its handler runs (Auto)
 	// moved: the loop went on without this goroutine, which has had the
@@ -70,9 +81,21 @@ func newSeat(l *loop) *seat {
 func (st *seat) release() {
 	st.ctx.reset()
 	st.ctx.peer = nil
+	if st.h2ctx != nil {
+		st.h2ctx.reset()
+		st.h2ctx.peer, st.h2ctx.h2 = nil, nil
+	}
 	st.site = site{}
-	st.l, st.cur, st.moved, st.out = nil, nil, false, st.out[:0]
+	st.l, st.cur, st.stream, st.moved, st.out = nil, nil, nil, false, st.out[:0]
 	seatPool.Put(st)
+}
+
+// h2Ctx returns the seat's Ctx for HTTP/2 streams.
+func (st *seat) h2Ctx() *Ctx {
+	if st.h2ctx == nil {
+		st.h2ctx = &Ctx{srv: st.l.srv}
+	}
+	return st.h2ctx
 }
 
 func (st *seat) waits(path []byte) bool {
@@ -110,7 +133,9 @@ func (st *seat) awaitHandOver() {
 func (st *seat) moveOff(c *Ctx) {
 	st.l.moveOff(st, st.seq, true)
 	st.awaitHandOver()
-	c.w = st.cur
+	if st.stream == nil {
+		c.w = st.cur // an HTTP/2 stream's writes are posts, not the socket's
+	}
 	c.mover = nil
 }
 
@@ -126,24 +151,35 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 	if !l.hseq.CompareAndSwap(seq, seq+1) {
 		return false
 	}
-	c := st.cur
-	c.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
+	var busy *conn // an HTTP/2 connection stays the loop's
+	if h2 := st.stream; h2 == nil {
+		busy = st.cur
+		busy.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
+	} else if h2.ack == nil {
+		// The stream's handler posts from now on, and Flush waits on ack:
+		// made here, before the loop's new goroutine and the handler's
+		// hear of the move, so both see it.
+		h2.ack = make(chan error, 1)
+	}
 	st.movedAt = l.e.now()
 	s.movedNow.Add(1)
 	s.counters.movedOff.Add(1)
-	go l.resume(c, st.route) // it takes over this goroutine's place in e.running
+	go l.resume(busy, st.route) // it takes over this goroutine's place in e.running
 	st.handed <- struct{}{}
 	return true
 }
 
-// resume runs l on a new goroutine after its handler on c, for route, was
-// moved off.
-func (l *loop) resume(c *conn, route uint32) {
+// resume runs l on a new goroutine after its handler for route was moved
+// off; busy is the handler's HTTP/1.1 connection (nil for an HTTP/2
+// stream), which the wheel now checks as a worker's.
+func (l *loop) resume(busy *conn, route uint32) {
 	st := newSeat(l)
 	l.seat = st
 	l.seatNow.Store(st)
 	l.routes.moved(route)
-	l.wheel.schedule(&c.we, l.e.now()+l.minTimer)
+	if busy != nil {
+		l.wheel.schedule(&busy.we, l.e.now()+l.minTimer)
+	}
 	if l.closingIdle {
 		l.closingIdle = false
 		l.closeIdleReq.Store(true) // start it again: it is idempotent
@@ -188,13 +224,7 @@ func (l *loop) serveOn(st *seat) {
 // response, then what else its client sent) and exits.
 func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 	st.awaitHandOver()
-	if l.e.now()-st.movedAt < int64(l.srv.cfg.HandlerBudget) {
-		// It returned at once after the move: it was not waiting but held
-		// up (by the system, or the collector). Unlearn the route.
-		l.mu.Lock()
-		l.blips = append(l.blips, st.route)
-		l.mu.Unlock()
-	}
+	l.blipIfQuick(st)
 	closing := st.ctx.closeConn
 	c.linger = closing && len(rest) > 0 // the client may still be sending
 	if !closing {
@@ -211,6 +241,18 @@ func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 		c.serveWork()
 	}
 	runtime.Goexit() // off the loop's stack: serveOn sees st.moved
+}
+
+// blipIfQuick unlearns the route of st's handler, moved off its loop, if
+// it returned at once after the move: it was not waiting but held up (by
+// the system, or the collector). Called off the loop, it leaves the
+// route for the loop to fix (takeHandoffs).
+func (l *loop) blipIfQuick(st *seat) {
+	if l.e.now()-st.movedAt < int64(l.srv.cfg.HandlerBudget) {
+		l.mu.Lock()
+		l.blips = append(l.blips, st.route)
+		l.mu.Unlock()
+	}
 }
 
 // exitedOffLoop finishes a request whose handler called runtime.Goexit on

@@ -19,8 +19,13 @@ const (
 	// own response as a worker would. The loop learns which routes (a hash
 	// of the path) wait (two handlers in a row moved off) and sends their
 	// requests to workers up front, as Pooled does, trying one on the loop
-	// now and then in case the route became fast. Handlers may block. This is the default, for native
-	// handlers and HTTPHandler alike.
+	// now and then in case the route became fast. HTTP/2 streams are
+	// dispatched the same way, one by one (a stream whose handler is moved
+	// off leaves its connection with the loop), except that an HTTPHandler
+	// stream whose request body is still arriving when the loop starts it
+	// goes to a worker, as an HTTP/1.1 body still arriving does. Handlers
+	// may block. This is the default, for native handlers and HTTPHandler
+	// alike.
 	Auto Mode = iota
 	// Pooled runs each request's handler on a worker goroutine from a pool
 	// whose size follows the number of requests in flight. Handlers may

@@ -115,6 +115,8 @@ var h2Setups = []struct {
 	{"native inline", func() Handler { return HandlerFunc(h2Native) }, Inline},
 	{"native pooled", func() Handler { return HandlerFunc(h2Native) }, Pooled},
 	{"adapter pooled", func() Handler { return HTTPHandler(h2Mux()) }, Pooled},
+	{"native auto", func() Handler { return HandlerFunc(h2Native) }, Auto},
+	{"adapter auto", func() Handler { return HTTPHandler(h2Mux()) }, Auto},
 }
 
 func h2Get(t *testing.T, client *http.Client, url string) (*http.Response, string) {
@@ -212,7 +214,7 @@ func TestH2CWithNetHTTPClient(t *testing.T) {
 					t.Error(err)
 				}
 			})
-			t.Run("Flush sends pieces in Pooled mode", func(t *testing.T) {
+			t.Run("Flush sends pieces in Pooled and Auto modes", func(t *testing.T) {
 				_, body := h2Get(t, client, base+"/flush")
 				want := "piece 0;piece 1;piece 2;"
 				if setup.mode == Inline {

@@ -248,9 +248,13 @@ func (w *h2Writer) WriteString(s string) (int, error) { return w.Write([]byte(s)
 // Flush sends the headers and the body written so far (http.Flusher).
 func (w *h2Writer) Flush() { w.flush() }
 
+// flush posts the headers (once) and the body so far and waits until
+// they are framed; a handler on its loop (Auto) moves off it first, so a
+// body past flushThreshold moves it too.
 func (w *h2Writer) flush() error {
+	w.c.offLoop()
 	if w.st.ack == nil {
-		return ErrNotStreamable
+		return ErrNotStreamable // Inline mode
 	}
 	p := h2part{body: w.c.out}
 	if !w.st.headersPosted {

@@ -274,13 +274,13 @@ func TestH2ShutdownFinishesAcceptedStreams(t *testing.T) {
 	for _, setup := range []struct {
 		name string
 		mode Mode
-	}{{"pooled", Pooled}, {"inline", Inline}} {
+	}{{"pooled", Pooled}, {"inline", Inline}, {"auto", Auto}} {
 		t.Run(setup.name, func(t *testing.T) {
 			entered := make(chan struct{}, 1)
 			s := &Server{Config: Config{H2C: true, Mode: setup.mode}, Handler: HandlerFunc(func(c *Ctx) {
 				if string(c.Path()) == "/slow" {
 					entered <- struct{}{}
-					if setup.mode == Pooled {
+					if setup.mode != Inline {
 						time.Sleep(300 * time.Millisecond)
 					}
 				}

@@ -16,7 +16,8 @@ import (
 // (internal/http2.ServerConn) fed with what the transport reads, its output
 // written through the same transport, streams dispatched to handlers like
 // HTTP/1.1 requests (on the loop in Inline mode, on a worker in Pooled
-// mode), and what workers hand back applied here. The loop owns the
+// mode, on the loop and then off it if they wait in Auto mode), and what
+// workers and moved handlers hand back applied here. The loop owns the
 // connection throughout: an HTTP/2 connection is never stBusy.
 
 // h2conn is a connection's HTTP/2 state. Fields without a comment are the
@@ -34,6 +35,9 @@ type h2conn struct {
 	// remote is the client's address for the adapter, formatted on the
 	// loop before the first stream: workers of several streams read it.
 	remote string
+	// inAfter: in the loop's list of connections to finish after the
+	// turn's streams have run (Auto).
+	inAfter bool
 
 	mu     sync.Mutex  // guards what workers hand over: ready, spare, queued, dead
 	ready  []*h2stream // streams with a part or credit posted by a worker
@@ -44,10 +48,17 @@ type h2conn struct {
 
 // h2loop is a loop's HTTP/2 state.
 type h2loop struct {
-	ctx    *Ctx // Inline mode's Ctx for HTTP/2 streams (the loop's own serves HTTP/1.1)
 	fields fieldScratch
 	// ready lists connections with posts from workers; guarded by l.mu.
 	ready, spare []*h2conn
+	// Auto mode's streams to start at the end of the turn and the
+	// connections to finish after them, with how far the loop got: kept
+	// here, not on a stack, so that the loop's new goroutine goes on
+	// where a handler that was moved off left it (h2auto_linux.go).
+	runq      []*h2stream
+	runNext   int
+	after     []*h2conn
+	afterNext int
 }
 
 // outHigh bounds the response bytes a connection queues for the socket:

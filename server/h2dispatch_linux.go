@@ -100,19 +100,35 @@ func (l *loop) h2Answer(hc *h2conn, st *h2stream, status int, now int64) {
 	l.startPart(hc, st, h2part{status: status, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}, now)
 }
 
-// h2Dispatch runs the stream's handler: on the loop (Inline) or a worker
-// (Pooled, and Auto: per-stream budgets on the loop are not built yet).
+// h2Dispatch runs the stream's handler: on the loop now (Inline), on a
+// worker (Pooled), or at the end of the turn, on the loop or a worker as
+// Auto mode decides (queueH2Run).
 func (l *loop) h2Dispatch(hc *h2conn, st *h2stream, now int64) {
 	st.dispatched = true
-	if l.srv.cfg.Mode == Inline {
+	switch l.srv.cfg.Mode {
+	case Inline:
 		l.h2Inline(hc, st, now)
-		return
+	case Auto:
+		l.queueH2Run(hc, st)
+	default:
+		l.h2Submit(hc, st)
 	}
+}
+
+// h2Submit gives a stream to a worker, with the channel its Flush waits on.
+func (l *loop) h2Submit(hc *h2conn, st *h2stream) {
 	st.ack = make(chan error, 1)
-	if hc.remote == "" && l.srv.h2StreamsBodies() {
+	l.h2Remote(hc)
+	l.srv.workers.submit(st.serveWork)
+}
+
+// h2Remote formats the client's address for the adapter's RemoteAddr on
+// the loop, before the first stream that may run off it: handlers of
+// several streams read it.
+func (l *loop) h2Remote(hc *h2conn) {
+	if _, adapter := l.srv.Handler.(*httpAdapter); adapter && hc.remote == "" {
 		hc.remote = hc.c.remoteString()
 	}
-	l.srv.workers.submit(st.serveWork)
 }
 
 // endH2Stream forgets a stream that was reset or failed: its handler sees
@@ -357,9 +373,11 @@ func (l *loop) drainH2(c *conn) {
 }
 
 // h2StreamsBodies reports whether HTTP/2 request bodies reach handlers as
-// they arrive: for the net/http adapter off the loop, whose r.Body is a
-// reader; native handlers get the whole body in Ctx.Body (bounded by
-// MaxBodyBytes), as HTTP/2 streams give no socket to read from.
+// they arrive: for the net/http adapter in Pooled and Auto modes, whose
+// r.Body is a reader (in Auto mode such a stream runs on a worker unless
+// its whole body is in when the loop starts it: see queueH2Run); native
+// handlers get the whole body in Ctx.Body (bounded by MaxBodyBytes), as
+// HTTP/2 streams give no socket to read from.
 func (s *Server) h2StreamsBodies() bool {
 	_, adapter := s.Handler.(*httpAdapter)
 	return adapter && s.cfg.Mode != Inline

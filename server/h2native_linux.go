@@ -11,16 +11,14 @@ import (
 )
 
 // Handlers on HTTP/2 streams: the native Ctx on the loop (Inline) or a
-// worker (Pooled), the net/http adapter on a worker; their responses
-// turned into parts for the engine.
+// worker (Pooled), the net/http adapter on a worker (Pooled; both on the
+// loop first in Auto mode, h2auto_linux.go); their responses turned into
+// parts for the engine.
 
 // h2Inline runs a stream's handler on the loop and starts its response.
 func (l *loop) h2Inline(hc *h2conn, st *h2stream, now int64) {
 	s := l.srv
-	if l.h2.ctx == nil {
-		l.h2.ctx = &Ctx{srv: s}
-	}
-	ctx := l.h2.ctx
+	ctx := l.seat.h2Ctx()
 	st.fill(ctx)
 	s.counters.inflight.Add(1)
 	panicked := s.runHandler(ctx, nil)
@@ -104,8 +102,11 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 }
 
 // flushCtx is Ctx.Flush for a stream: the headers (once) and the body so
-// far go out as the windows allow; it returns once they are framed.
+// far go out as the windows allow; it returns once they are framed. A
+// handler on its loop in Auto mode moves off it first: the client's
+// window may keep it waiting.
 func (st *h2stream) flushCtx(ctx *Ctx) error {
+	ctx.offLoop()
 	if st.ack == nil {
 		return ErrNotStreamable // Inline mode: the loop must not wait
 	}

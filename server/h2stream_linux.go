@@ -13,8 +13,9 @@ import (
 )
 
 // h2stream is one HTTP/2 request and its response. The loop creates it
-// from the request's HEADERS; a handler runs on it once (on the loop or a
-// worker); it ends when the response is complete or the stream is reset.
+// from the request's HEADERS; a handler runs on it once (on the loop, on
+// a worker, or on the loop and then off it: Auto mode); it ends when the
+// response is complete or the stream is reset.
 type h2stream struct {
 	id  uint32
 	hc  *h2conn
@@ -24,7 +25,7 @@ type h2stream struct {
 	raw      []byte // method, target, authority and fields copied: req's views point here
 	req      http1.RequestHead
 	body     []byte // the whole body, for handlers that take it whole
-	streamed bool   // the body is read as the handler goes (the adapter in Pooled mode)
+	streamed bool   // the body is read as the handler goes (the adapter in Pooled and Auto modes)
 	noBody   bool   // the request ended with its HEADERS
 
 	// The streamed body, guarded by mu.
@@ -44,7 +45,10 @@ type h2stream struct {
 	hasPost bool
 	credit  int  // streamed body bytes the handler took: window to give back
 	queued  bool // in hc.ready
-	ack     chan error
+	// ack is what a posting handler's Flush waits on: made before a
+	// worker or a handler moved off its loop posts (h2Submit,
+	// loop.moveOff), nil while the handler runs on its loop.
+	ack chan error
 
 	// The worker's.
 	headersPosted bool

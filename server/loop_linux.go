@@ -115,8 +115,9 @@ func (l *loop) run() error {
 			l.closeIdleConns()
 		}
 		var err error
-		if len(l.later) > 0 {
-			// Sockets wait for their next turn: look for events, do not wait.
+		if len(l.later) > 0 || l.h2RunsPending() {
+			// Sockets wait for their next turn, or streams (queued by
+			// closeIdleConns' reads) to start: look for events, do not wait.
 			l.events, err = l.poller.Poll(l.events[:0])
 		} else {
 			l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(l.wheel.next)))
@@ -142,8 +143,8 @@ func (l *loop) run() error {
 }
 
 // finishTurn handles the events of the turn not yet handled, gives the
-// connections queued for another read their turn, and does the loop's
-// chores.
+// connections queued for another read their turn, starts the HTTP/2
+// streams they brought (Auto mode), and does the loop's chores.
 func (l *loop) finishTurn() {
 	now := l.turnNow
 	for l.evNext < len(l.events) {
@@ -170,6 +171,9 @@ func (l *loop) finishTurn() {
 	if l.acceptRetry && l.lnfd >= 0 && now >= l.wheel.next {
 		l.acceptRetry = false
 		l.accept(now)
+	}
+	if l.h2RunsPending() {
+		l.runH2(now) // Auto mode's HTTP/2 streams, once the turn's reads are in
 	}
 	l.wheel.advance(now)
 }
