@@ -10,6 +10,8 @@
 #
 # usage: scripts/bench-h2-load.sh [seconds-per-run] [rounds]
 #   SERVER_CPU=0 CLIENT_CPU=1 CONNS=100 STREAMS="1 10 100" ADDR=127.0.0.1:18090
+#   QUOTA=50: each generator capped at 50% of its core (scripts/cpu-quota.sh),
+#   so that nginx on its whole core is faster than the generator
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +22,8 @@ client_cpu=${CLIENT_CPU:-1}
 conns=${CONNS:-100}
 streams_list=${STREAMS:-"1 10 100"}
 addr=${ADDR:-127.0.0.1:18090}
+quota=()
+[ -z "${QUOTA:-}" ] || quota=(scripts/cpu-quota.sh "$QUOTA")
 url="http://$addr/"
 
 command -v h2load >/dev/null || { echo "bench-h2-load.sh: h2load is not installed (apt-get install nghttp2-client)" >&2; exit 1; }
@@ -40,8 +44,8 @@ run_gen() {
 	local gen=$1 m=$2 out; out=$(mktemp)
 	TIMEFORMAT='%U %S'
 	case $gen in
-	gust) { time taskset -c "$client_cpu" bin/gust load --http2 -m "$m" --loops 1 --quiet -o json -c "$conns" -z "${secs}s" "$url" >"$out"; } 2>"$out.time" ;;
-	h2load) { time taskset -c "$client_cpu" h2load -t1 -c "$conns" -m "$m" -D "$secs" "$url" >"$out"; } 2>"$out.time" ;;
+	gust) { time "${quota[@]}" taskset -c "$client_cpu" bin/gust load --http2 -m "$m" --loops 1 --quiet -o json -c "$conns" -z "${secs}s" "$url" >"$out"; } 2>"$out.time" ;;
+	h2load) { time "${quota[@]}" taskset -c "$client_cpu" h2load -t1 -c "$conns" -m "$m" -D "$secs" "$url" >"$out"; } 2>"$out.time" ;;
 	esac
 	local rps reqs
 	case $gen in

@@ -13,7 +13,9 @@ go build -o bin/gust ./cmd/gust
 ulimit -n "$(ulimit -Hn)"  # 1000 h2load connections and 10000 idle ones need it high
 hz=$(getconf CLK_TCK); port=19400
 dur=${DURATION:-30s}; warm=${WARMUP:-5s}; secs=${dur%s}; wsecs=${warm%s}
-servers=("gust inline native:--engine gust --mode inline --api native"
+servers=("gust auto native:--engine gust --mode auto --api native"
+         "gust auto adapter:--engine gust --mode auto --api nethttp"
+         "gust inline native:--engine gust --mode inline --api native"
          "gust pooled native:--engine gust --mode pooled --api native"
          "gust pooled adapter:--engine gust --mode pooled --api nethttp"
          "net/http h2c:--engine nethttp")
@@ -45,7 +47,7 @@ done
 echo
 echo "| server | idle HTTP/2 connections | RSS before KiB | RSS after KiB | bytes per connection |"
 echo "|---|---|---|---|---|"
-for entry in "gust inline native:--engine gust --mode inline" "net/http h2c:--engine nethttp"; do
+for entry in "gust auto native:--engine gust --mode auto" "net/http h2c:--engine nethttp"; do
   name=${entry%%:*}; flags=${entry#*:}
   start_server "$flags"
   taskset -c 1 bin/idleconns -h2c -pid $srv -n ${IDLE:-10000} $url > /tmp/idle.$$ || true

@@ -9,6 +9,9 @@
 #
 # usage: scripts/bench-load-tls.sh [seconds-per-run] [rounds]
 #   SERVER_CPUS=1-3 CLIENT_CPU=0 SERVERS="fasthttp nbio nethttp" CONNS="200" PORT=18443
+#   QUOTA=50 caps each generator at 50% of its core (scripts/cpu-quota.sh), so
+#   that a target on one core is faster than the generator; SERVERS may name
+#   gust (gust serve --tls-self-signed)
 #   MODES="keepalive close" (close: a new connection per request, resumed
 #   handshakes: gust --disable-keepalive, wrk -H 'Connection: close')
 set -euo pipefail
@@ -22,6 +25,8 @@ conns_list=${CONNS:-"200"}
 servers=${SERVERS:-"fasthttp nbio"}
 modes=${MODES:-"keepalive"}
 port=${PORT:-18443}
+quota=()
+[ -z "${QUOTA:-}" ] || quota=(scripts/cpu-quota.sh "$QUOTA")
 
 ulimit -n "$(ulimit -Hn)"
 mkdir -p bin
@@ -35,7 +40,11 @@ ncpus=$(taskset -c "$server_cpus" nproc)
 
 start_server() { # name -> sets srv_pid, url
   url=https://127.0.0.1:$port/
-  GOMAXPROCS=$ncpus taskset -c "$server_cpus" "bin/$1" -addr 127.0.0.1:$port -tls-self-signed 2>/dev/null & srv_pid=$!
+  if [ "$1" = gust ]; then
+    GOMAXPROCS=$ncpus taskset -c "$server_cpus" bin/gust serve --addr 127.0.0.1:$port --tls-self-signed >/dev/null 2>&1 & srv_pid=$!
+  else
+    GOMAXPROCS=$ncpus taskset -c "$server_cpus" "bin/$1" -addr 127.0.0.1:$port -tls-self-signed 2>/dev/null & srv_pid=$!
+  fi
   for _ in $(seq 50); do
     kill -0 "$srv_pid" 2>/dev/null || { echo "server $1 exited (port taken?)" >&2; exit 1; }
     curl -sk -o /dev/null "$url" && return
@@ -52,8 +61,8 @@ run_gen() {
   if [ "$mode" = close ]; then gust_extra=(--disable-keepalive); wrk_extra=(-H 'Connection: close'); fi
   TIMEFORMAT='%U %S'
   case $gen in
-  gust) { time taskset -c "$client_cpu" bin/gust load --quiet --insecure --loops 1 -o json -c "$c" -z "${secs}s" "${gust_extra[@]}" "$u" >"$out"; } 2>"$out.time" ;;
-  wrk) { time taskset -c "$client_cpu" wrk -t1 -c "$c" -d "${secs}s" "${wrk_extra[@]}" "$u" >"$out"; } 2>"$out.time" ;;
+  gust) { time "${quota[@]}" taskset -c "$client_cpu" bin/gust load --quiet --insecure --loops 1 -o json -c "$c" -z "${secs}s" "${gust_extra[@]}" "$u" >"$out"; } 2>"$out.time" ;;
+  wrk) { time "${quota[@]}" taskset -c "$client_cpu" wrk -t1 -c "$c" -d "${secs}s" "${wrk_extra[@]}" "$u" >"$out"; } 2>"$out.time" ;;
   esac
   local rps reqs
   case $gen in
