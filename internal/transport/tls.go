@@ -233,11 +233,18 @@ func (c *TLS) flush() error {
 // when Read would return ErrWouldBlock, and after a handshake it counts the
 // records that arrived with the handshake's last flight (a client's first
 // request): the loop must Read them, no readiness event will announce them.
+// With crypto/tls's records, whose Read returns one record at a time, it
+// is at least 1 while part of a record is held and the last read(2) filled
+// its buffer: the socket may hold the rest, and no new edge would say so.
 func (c *TLS) Buffered() int {
 	if c.state.Load() != stateReady {
 		return 0
 	}
-	return c.pEnd - c.pOff + c.rc.buffered()
+	n := c.pEnd - c.pOff + c.rc.buffered()
+	if n == 0 && c.d == nil && !c.rc.drained && c.rc.in != nil {
+		return 1
+	}
+	return n
 }
 
 // Pending reports the encrypted bytes held for the socket: Write(nil)
@@ -285,9 +292,11 @@ func (c *TLS) CloseNotify() error {
 	if c.d != nil {
 		return c.closeNotifyDirect()
 	}
+	c.client.ready, c.rc.watch = nil, nil // crypto/tls's close_notify ends the writing: no handover
 	if err := c.tc.CloseWrite(); err != nil {
 		return err
 	}
+	c.werr = errClosedWrite
 	return c.flush()
 }
 

@@ -20,6 +20,12 @@ var directRecords = os.Getenv("GUST_TLS_RECORDS") != "crypto/tls"
 // record: its sequence numbers are the records crypto/tls read and wrote
 // since the handshake. Later tickets are let go. A server that sends no
 // ticket leaves the connection on crypto/tls's records.
+//
+// Until then every record is opened here too, before crypto/tls reads it
+// (peek): only application data and whole session tickets may come, so
+// that crypto/tls's keys are still the first ones and its sequence
+// numbers are the counts. A key update, a change_cipher_spec, an alert, a
+// ticket cut across records: the connection keeps crypto/tls's records.
 
 // clientHandover is a client TLS's state between its handshake and the
 // handover.
@@ -29,6 +35,7 @@ type clientHandover struct {
 	ticket    bool      // the cache got this connection's ticket
 	readMark  uint64    // recordsRead when the handshake ended
 	writeMark uint64    // recordsWritten when the handshake ended
+	peeked    uint64    // records since the handshake opened by peek
 }
 
 // watchClient returns the config of one client connection: config's
@@ -50,6 +57,7 @@ func (c *TLS) watchClient(config *tls.Config) *tls.Config {
 func (h *clientHandover) prepare(c *TLS, d *direct13) {
 	h.readMark, h.writeMark = c.rc.recordsRead, c.rc.recordsWritten
 	h.ready = d
+	c.rc.watch = h
 	h.handOver(c)
 }
 
@@ -63,7 +71,40 @@ func (h *clientHandover) handOver(c *TLS) {
 	d.in.seq = c.rc.recordsRead - h.readMark
 	d.out.seq = c.rc.recordsWritten - h.writeMark
 	h.ready = nil
+	c.rc.watch = nil
 	c.d, c.tc = d, nil
+}
+
+// peek opens, on a copy, the record crypto/tls is starting (whole: see
+// recordConn.Read), and gives the handover up on any record but
+// application data or whole session tickets.
+func (h *clientHandover) peek(rec []byte) {
+	if h.ready == nil {
+		return // given up already
+	}
+	in := h.ready.in
+	in.seq = h.peeked
+	typ, data, err := in.open(nil, rec)
+	h.peeked++
+	if rec[0] != 0x17 || err != nil || !(typ == typeApplicationData || typ == typeHandshake && wholeTickets(data)) {
+		h.ready = nil
+	}
+}
+
+// wholeTickets reports whether data is one or more whole NewSessionTicket
+// messages.
+func wholeTickets(data []byte) bool {
+	for len(data) > 0 {
+		if len(data) < 4 || data[0] != msgNewSessionTicket {
+			return false
+		}
+		n := 4 + (int(data[1])<<16 | int(data[2])<<8 | int(data[3]))
+		if len(data) < n {
+			return false
+		}
+		data = data[n:]
+	}
+	return true
 }
 
 // ticketWatch is a ClientSessionCache that notes a stored ticket.

@@ -31,12 +31,11 @@ type direct13 struct {
 	// useless counts records in a row that carried no application data
 	// (empty records, key updates): past maxUseless the peer is flooding.
 	useless int
-	// updateOut: the peer asked for a key update; ours goes out with the
-	// next write (RFC 8446 4.6.3).
-	updateOut bool
 	// client: session tickets may come (and are let go: one kept before
-	// the handover serves the run's reconnections).
+	// the handover serves the run's reconnections); skip counts the bytes
+	// of one cut across records still to come.
 	client bool
+	skip   int
 }
 
 // maxUseless is how many records without application data may come in a
@@ -56,6 +55,8 @@ const (
 	alertBadRecordMAC           = 20
 	alertRecordOverflow         = 22
 	alertDecodeError            = 50
+	alertIllegalParameter       = 47
+	alertUserCanceled           = 90
 	alertLevelWarning      byte = 1
 	alertLevelFatal        byte = 2
 )
@@ -83,6 +84,8 @@ func alertText(desc byte) string {
 		return "record too long"
 	case alertDecodeError:
 		return "malformed record"
+	case alertIllegalParameter:
+		return "illegal parameter"
 	}
 	return "error"
 }
@@ -131,7 +134,9 @@ func (c *TLS) handOver() {
 	c.tc = nil
 }
 
-// readDirect is Read after the handover.
+// readDirect is Read after the handover. It reads the socket until it
+// would block or p is full, so that an edge-triggered loop that sees a
+// short Read with nothing Buffered has drained the socket.
 func (c *TLS) readDirect(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
@@ -140,7 +145,7 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 			return n, c.fail(alertRecordOverflow)
 		}
 		if rec == nil {
-			if n > 0 {
+			if n > 0 && c.rc.drained {
 				return n, nil
 			}
 			err := c.rc.fill()
@@ -148,7 +153,12 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 			case err == nil:
 				continue
 			case errors.Is(err, errWouldBlock):
+				if n > 0 {
+					return n, nil
+				}
 				return 0, ErrWouldBlock
+			case n > 0:
+				return n, nil // the error comes with the next Read
 			case err == io.EOF:
 				// A close without close_notify: a truncation, which
 				// HTTP/1.1's framing detects; reported as the end.
@@ -176,12 +186,16 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 		}
 		typ, data, err := c.d.in.open(dst, rec)
 		c.rc.consume(len(rec))
-		if err != nil {
+		switch {
+		case err == errNoContentType:
 			c.releasePlain()
-			if err == errNoContentType {
-				return n, c.fail(alertUnexpectedMessage)
-			}
+			return n, c.fail(alertUnexpectedMessage)
+		case err != nil:
+			c.releasePlain()
 			return n, c.fail(alertBadRecordMAC)
+		case len(data) > maxPlaintext:
+			c.releasePlain()
+			return n, c.fail(alertRecordOverflow)
 		}
 		if typ == typeApplicationData && len(data) > 0 {
 			c.d.useless = 0
@@ -192,8 +206,9 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 			n += len(data)
 			continue
 		}
+		err = c.control(typ, data) // before data's buffer goes back to its pool
 		c.releasePlain()
-		if err := c.control(typ, data); err != nil {
+		if err != nil {
 			return n, err
 		}
 	}
@@ -201,7 +216,7 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 }
 
 // control handles a record without application data: an alert, a key
-// update, an empty record.
+// update, a session ticket, an empty record.
 func (c *TLS) control(typ byte, data []byte) error {
 	c.d.useless++
 	if c.d.useless > maxUseless {
@@ -214,13 +229,19 @@ func (c *TLS) control(typ byte, data []byte) error {
 		if len(data) != 2 {
 			return c.fail(alertDecodeError)
 		}
-		if data[1] == alertCloseNotify {
+		switch data[1] {
+		case alertCloseNotify:
 			c.rerr = io.EOF
 			return io.EOF
+		case alertUserCanceled:
+			return nil // a warning, as crypto/tls takes it
 		}
 		c.rerr = alertError{desc: data[1], received: true}
 		return c.rerr
 	case typeHandshake:
+		if len(data) == 0 {
+			return c.fail(alertUnexpectedMessage) // RFC 8446 5.1
+		}
 		return c.postHandshake(data)
 	}
 	return c.fail(alertUnexpectedMessage)
@@ -228,31 +249,42 @@ func (c *TLS) control(typ byte, data []byte) error {
 
 // postHandshake handles the handshake messages of a record after the
 // handshake: KeyUpdate from either side, which must end its record (RFC
-// 8446 5.1), and NewSessionTicket from a server, let go.
+// 8446 5.1), and NewSessionTicket from a server, let go (skipped by
+// length, across records if it was cut).
 func (c *TLS) postHandshake(data []byte) error {
+	if c.d.skip > 0 {
+		k := min(c.d.skip, len(data))
+		c.d.skip -= k
+		data = data[k:]
+	}
 	for len(data) > 0 {
 		if len(data) < 4 {
 			return c.fail(alertDecodeError)
 		}
 		typ, n := data[0], int(data[1])<<16|int(data[2])<<8|int(data[3])
-		if len(data)-4 < n {
-			return c.fail(alertDecodeError)
-		}
-		body := data[4 : 4+n]
-		data = data[4+n:]
-		switch {
-		case typ == msgNewSessionTicket && c.d.client:
+		body := data[4:]
+		if typ == msgNewSessionTicket && c.d.client {
+			k := min(n, len(body))
+			c.d.skip = n - k
+			data = body[k:]
 			continue
-		case typ != msgKeyUpdate || n != 1 || body[0] > 1 || len(data) > 0:
+		}
+		switch {
+		case typ != msgKeyUpdate:
 			return c.fail(alertUnexpectedMessage)
+		case n != 1 || len(body) != 1:
+			return c.fail(alertDecodeError)
+		case body[0] > 1:
+			return c.fail(alertIllegalParameter)
 		}
 		if err := c.d.in.update(); err != nil {
 			return c.fail(alertDecodeError)
 		}
-		if body[0] == 1 {
-			c.d.updateOut = true
+		if body[0] == 1 && c.werr == nil {
 			c.sendUpdate()
+			c.flush() // a peer that only reads must still get it
 		}
+		return nil
 	}
 	return nil
 }
@@ -284,7 +316,6 @@ func (c *TLS) sealControl(typ byte, data []byte) {
 // sendUpdate seals our KeyUpdate (not asking for one back) and moves our
 // key on: asked by the peer, or after keyUpdateEvery records.
 func (c *TLS) sendUpdate() {
-	c.d.updateOut = false
 	c.sealControl(typeHandshake, []byte{msgKeyUpdate, 0, 0, 1, 0})
 	if err := c.d.out.update(); err != nil {
 		c.werr = err
@@ -305,7 +336,7 @@ func (c *TLS) writeDirect(p []byte) (int, error) {
 		}
 		end := min(len(p), taken+writeChunk)
 		for taken < end {
-			if c.d.updateOut || c.d.out.seq >= keyUpdateEvery {
+			if c.d.out.seq >= keyUpdateEvery {
 				c.sendUpdate()
 			}
 			m := min(end-taken, maxPlaintext)

@@ -175,7 +175,22 @@ func TestDirectRecordsRefuseWhatTLS13Forbids(t *testing.T) {
 		}, alertUnexpectedMessage},
 		{"a KeyUpdate with a bad request value", func(t *testing.T, p *directPair) {
 			p.send(t, recHandshake, []byte{msgKeyUpdate, 0, 0, 1, 2})
+		}, alertIllegalParameter},
+		{"a KeyUpdate of the wrong length", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgKeyUpdate, 0, 0, 2, 0, 0})
+		}, alertDecodeError},
+		{"a KeyUpdate not at the end of its record", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgKeyUpdate, 0, 0, 1, 0, msgKeyUpdate, 0, 0, 1, 0})
+		}, alertDecodeError},
+		{"an empty handshake record", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, nil)
 		}, alertUnexpectedMessage},
+		{"a session ticket sent to a server", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgNewSessionTicket, 0, 0, 0})
+		}, alertUnexpectedMessage},
+		{"a plaintext longer than 2^14", func(t *testing.T, p *directPair) {
+			p.send(t, recAppData, make([]byte, maxPlaintext+1))
+		}, alertRecordOverflow},
 		{"an alert of three bytes", func(t *testing.T, p *directPair) {
 			p.send(t, recAlert, []byte{2, 40, 0})
 		}, alertDecodeError},
@@ -228,6 +243,11 @@ func TestDirectRecordsAcceptWhatTLS13Allows(t *testing.T) {
 	if got := readN(t, p.s, make([]byte, 64), 6); string(got) != "padded" {
 		t.Fatalf("read %q", got)
 	}
+	// user_canceled is a warning, as crypto/tls takes it.
+	p.send(t, recAlert, []byte{1, alertUserCanceled}, recAppData, []byte("more"))
+	if got := readN(t, p.s, make([]byte, 64), 4); string(got) != "more" {
+		t.Fatalf("read %q after user_canceled", got)
+	}
 	// close_notify ends the stream; writing still works until ours.
 	p.send(t, recAlert, []byte{1, alertCloseNotify})
 	if got, err := readErr(t, p.s); err != io.EOF || len(got) != 0 {
@@ -252,4 +272,51 @@ func sealPadded(d *direction, typ byte, data []byte, pad int) []byte {
 	out := d.aead.Seal(append([]byte{}, hdr...), d.nextNonce(d.seq), inner, hdr)
 	d.seq++
 	return out
+}
+
+// TestDirectClientKeepsCryptoTLSAfterAKeyUpdate: a server that updates its
+// key (asking for ours) before the client has stored a ticket leaves
+// crypto/tls's keys past the first ones: the client must not hand over.
+func TestDirectClientKeepsCryptoTLSAfterAKeyUpdate(t *testing.T) {
+	fd, peer := newListener(t).pair(t)
+	keys := &secretLog{}
+	scfg := cryptoTLSServerConfig(t, tls.VersionTLS13)
+	scfg.KeyLogWriter = keys
+	server := tls.Server(peer, scfg)
+	defer server.Close()
+	ccfg := clientConfig(t, tls.VersionTLS13)
+	ccfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	c := NewClientTLS(NewPlain(fd), ccfg)
+	defer c.Release()
+	hc := handshake(c, 5*time.Second)
+	if err := server.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-hc; err != nil {
+		t.Fatal(err)
+	}
+	suite, _ := suiteFor(server.ConnectionState().CipherSuite)
+	forge, err := newDirection(suite, keys.server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forge.seq = 1 // after crypto/tls's one ticket, sealed in its first flight
+	b, _ := forge.seal(nil, typeHandshake, []byte{msgKeyUpdate, 0, 0, 1, 1})
+	forge.update()
+	b, _ = forge.seal(b, typeApplicationData, []byte("hello"))
+	peer.Write(b)
+	if got := readN(t, c, make([]byte, 64), 5); string(got) != "hello" {
+		t.Fatalf("read %q", got)
+	}
+	if c.d != nil {
+		t.Fatal("the client handed over with keys crypto/tls had already updated")
+	}
+	// The client's next record is under its updated key, which crypto/tls's
+	// server follows.
+	writeAll(t, c, []byte("ping"))
+	server.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(server, got); err != nil || string(got) != "ping" {
+		t.Fatalf("the server read %q, %v", got, err)
+	}
 }

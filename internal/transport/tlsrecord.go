@@ -71,6 +71,7 @@ type recordConn struct {
 	out          *[]byte // ciphertext not yet written to the socket, nil when none
 	outOff       int
 	eof          bool // the inner Conn reported io.EOF
+	drained      bool // the last non-blocking read was short: the socket was empty
 	// secrets collects the TLS 1.3 secrets during the handshake
 	// (tls13secrets.go); nil after it.
 	secrets *secretLog
@@ -78,11 +79,17 @@ type recordConn struct {
 	// the records it wrote after the handshake: a client's sequence
 	// numbers when it hands over later (tls13client.go).
 	recordsRead, recordsWritten uint64
+	// watch is a client's handover waiting for a ticket: it sees each
+	// record crypto/tls starts after the handshake (whole, then).
+	watch *clientHandover
 }
 
 // Read gives crypto/tls the next ciphertext bytes of the current record.
+// After the handshake it starts a record only once the whole of it is
+// held, so crypto/tls never keeps part of one (a client's handover opens
+// each record before crypto/tls reads it: tls13client.go).
 func (r *recordConn) Read(p []byte) (int, error) {
-	for r.inEnd-r.inOff == 0 || (r.recLeft == 0 && r.inEnd-r.inOff < recordHeaderLen) {
+	for r.inEnd-r.inOff == 0 || (r.recLeft == 0 && !r.startable()) {
 		if err := r.fill(); err != nil {
 			return 0, err
 		}
@@ -91,6 +98,9 @@ func (r *recordConn) Read(p []byte) (int, error) {
 	if r.recLeft == 0 {
 		r.recLeft = recordHeaderLen + (int(b[r.inOff+3])<<8 | int(b[r.inOff+4]))
 		r.recordsRead++
+		if r.watch != nil {
+			r.watch.peek(b[r.inOff : r.inOff+r.recLeft])
+		}
 	}
 	n := min(len(p), r.inEnd-r.inOff, r.recLeft)
 	copy(p, b[r.inOff:r.inOff+n])
@@ -100,6 +110,16 @@ func (r *recordConn) Read(p []byte) (int, error) {
 		r.releaseIn()
 	}
 	return n, nil
+}
+
+// startable reports whether crypto/tls may start the record at the front:
+// its header is held, and after the handshake the whole record.
+func (r *recordConn) startable() bool {
+	if r.hs != nil {
+		return r.inEnd-r.inOff >= recordHeaderLen
+	}
+	rec, _ := r.wholeRecord()
+	return rec != nil
 }
 
 // fill reads more ciphertext: from the dup, blocking, during the handshake;
@@ -112,7 +132,9 @@ func (r *recordConn) fill() error {
 		return r.fillBlocking()
 	}
 	r.takeIn()
+	room := len(*r.in) - r.inEnd
 	n, err := r.inner.Read((*r.in)[r.inEnd:])
+	r.drained = n < room
 	return r.filled(n, err)
 }
 
