@@ -179,7 +179,7 @@ func (l *loop) readH2(c *conn, hangup bool, now int64) {
 		n, err := c.t.Read(l.seat.buf)
 		if n > 0 {
 			l.srv.counters.bytesIn.Add(int64(n))
-			drained := n < len(l.seat.buf) && !hangup && !c.layered
+			drained := n < len(l.seat.buf) && !hangup && c.shortReadDrains()
 			data := l.seat.buf[:n]
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)

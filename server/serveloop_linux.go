@@ -121,8 +121,9 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 			// A short read from the plain transport drained the socket:
 			// edge-triggered polling announces what comes next. A layered
 			// one (TLS) may hold bytes no event will announce, or have
-			// read the socket full: it is read until ErrWouldBlock.
-			drained := n < len(buf) && !hangup && !c.layered
+			// read the socket full: it is read until ErrWouldBlock, unless
+			// it says the socket is drained (TLS 1.3 on gust's records).
+			drained := n < len(buf) && !hangup && c.shortReadDrains()
 			data := buf[:n]
 			if len(c.in) > 0 {
 				c.in = append(c.in, data...)

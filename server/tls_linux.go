@@ -168,6 +168,12 @@ func (c *conn) endTLS() {
 	c.tls.Release()
 }
 
+// shortReadDrains reports whether the short read just made emptied the
+// socket: always on plain TCP, and on TLS when the transport says so.
+func (c *conn) shortReadDrains() bool {
+	return !c.layered || (c.tls != nil && c.tls.Drained())
+}
+
 // closeNotify sends close_notify on a TLS connection about to shut down
 // its write side (a lingering close): the client then reads the end of the
 // TLS stream, not a truncation.

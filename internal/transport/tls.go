@@ -247,6 +247,15 @@ func (c *TLS) Buffered() int {
 	return n
 }
 
+// Drained reports whether the last Read, short, left the socket empty:
+// true only once the records are gust's (tls13direct.go), whose Read goes
+// on reading the socket until a read(2) comes back short, and with nothing
+// Buffered. An edge-triggered loop may then wait for the next event as
+// after a short read of plain TCP; otherwise it reads until ErrWouldBlock.
+func (c *TLS) Drained() bool {
+	return c.d != nil && c.rc.drained && c.rerr == nil && !c.rc.eof && c.Buffered() == 0
+}
+
 // Pending reports the encrypted bytes held for the socket: Write(nil)
 // writes them once it is writable.
 func (c *TLS) Pending() int {
