@@ -27,35 +27,29 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 	ln := newListener(t)
 	req := []byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	resp := make([]byte, 100)
+	// openServer makes one idle server connection of ours on cfg.
+	openServer := func(cfg *tls.Config) (any, *tls.Conn, func()) {
+		fd, peer := ln.pair(t)
+		s := NewServerTLS(NewPlain(fd), cfg)
+		hs := handshake(s, 10*time.Second)
+		client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
+		go func() { client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
+		if err := <-hs; err != nil {
+			t.Fatal(err)
+		}
+		readN(t, s, make([]byte, 4096), len(req))
+		writeAll(t, s, resp)
+		return s, s.tc, func() { peer.Close() }
+	}
 	cases := []struct {
 		name string
 		open func() (keep any, tc *tls.Conn, drop func())
 	}{
 		{"gust server", func() (any, *tls.Conn, func()) {
-			fd, peer := ln.pair(t)
-			s := NewServerTLS(NewPlain(fd), serverConfig(t, tls.VersionTLS13))
-			hs := handshake(s, 10*time.Second)
-			client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
-			go func() { client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
-			if err := <-hs; err != nil {
-				t.Fatal(err)
-			}
-			readN(t, s, make([]byte, 4096), len(req))
-			writeAll(t, s, resp)
-			return s, s.tc, func() { peer.Close() }
+			return openServer(serverConfig(t, tls.VersionTLS13))
 		}},
 		{"gust server, crypto/tls records", func() (any, *tls.Conn, func()) {
-			fd, peer := ln.pair(t)
-			s := NewServerTLS(NewPlain(fd), cryptoTLSServerConfig(t, tls.VersionTLS13))
-			hs := handshake(s, 10*time.Second)
-			client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
-			go func() { client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
-			if err := <-hs; err != nil {
-				t.Fatal(err)
-			}
-			readN(t, s, make([]byte, 4096), len(req))
-			writeAll(t, s, resp)
-			return s, s.tc, func() { peer.Close() }
+			return openServer(cryptoTLSServerConfig(t, tls.VersionTLS13))
 		}},
 		{"gust client", func() (any, *tls.Conn, func()) {
 			fd, peer := ln.pair(t)
