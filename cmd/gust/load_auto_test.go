@@ -154,12 +154,7 @@ func TestProtoFlagErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := gust(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %q spans lines", err)
-			}
+			wantOneLineError(t, err, tt.want)
 			if code := exitCode(err); code != 2 {
 				t.Errorf("exit status %d, want 2", code)
 			}

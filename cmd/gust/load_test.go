@@ -28,6 +28,18 @@ func gust(t *testing.T, args ...string) (string, string, error) {
 	return stdout.String(), stderr.String(), err
 }
 
+// wantOneLineError fails t unless err is an error of one line that
+// mentions want: what every refused flag must give the user.
+func wantOneLineError(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want one mentioning %q", err, want)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q spans lines", err)
+	}
+}
+
 func TestLoadRejectsBadInput(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,12 +76,7 @@ func TestLoadRejectsBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := gust(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %q spans lines", err)
-			}
+			wantOneLineError(t, err, tt.want)
 		})
 	}
 }

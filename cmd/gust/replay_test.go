@@ -111,12 +111,7 @@ func TestReplayRejectsBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := gust(t, tt.args...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want one mentioning %q", err, tt.want)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("error %q spans lines", err)
-			}
+			wantOneLineError(t, err, tt.want)
 		})
 	}
 }
