@@ -77,7 +77,7 @@ func NewServerTLS(inner Conn, config *tls.Config) *TLS {
 	c := &TLS{}
 	c.rc.inner = inner
 	c.rc.checkFirst = true
-	c.rc.secrets = &secretLog{}
+	c.rc.secrets = &secretLog{captures: true}
 	c.tc = tls.Server(&c.rc, config)
 	return c
 }

@@ -98,7 +98,7 @@ func wholeTickets(data []byte) bool {
 		if len(data) < 4 || data[0] != msgNewSessionTicket {
 			return false
 		}
-		n := 4 + (int(data[1])<<16 | int(data[2])<<8 | int(data[3]))
+		n := 4 + handshakeLen(data)
 		if len(data) < n {
 			return false
 		}

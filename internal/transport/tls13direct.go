@@ -261,7 +261,7 @@ func (c *TLS) postHandshake(data []byte) error {
 		if len(data) < 4 {
 			return c.fail(alertDecodeError)
 		}
-		typ, n := data[0], int(data[1])<<16|int(data[2])<<8|int(data[3])
+		typ, n := data[0], handshakeLen(data)
 		body := data[4:]
 		if typ == msgNewSessionTicket && c.d.client {
 			k := min(n, len(body))
@@ -287,6 +287,12 @@ func (c *TLS) postHandshake(data []byte) error {
 		return nil
 	}
 	return nil
+}
+
+// handshakeLen is the body length in a handshake message's 4-byte header
+// (RFC 8446 4: type, then a 24-bit length).
+func handshakeLen(hdr []byte) int {
+	return int(hdr[1])<<16 | int(hdr[2])<<8 | int(hdr[3])
 }
 
 // fail sends a fatal alert best effort and keeps its error for Read and

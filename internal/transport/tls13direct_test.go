@@ -269,7 +269,7 @@ func sealPadded(d *direction, typ byte, data []byte, pad int) []byte {
 	inner := append(append(append([]byte{}, data...), typ), make([]byte, pad)...)
 	n := len(inner) + aeadOverhead
 	hdr := []byte{0x17, 3, 3, byte(n >> 8), byte(n)}
-	out := d.aead.Seal(append([]byte{}, hdr...), d.nextNonce(d.seq), inner, hdr)
+	out := d.aead.Seal(append([]byte{}, hdr...), d.nextNonce(), inner, hdr)
 	d.seq++
 	return out
 }

@@ -118,12 +118,12 @@ func (d *direction) update() error {
 	return d.setSecret(next)
 }
 
-// nextNonce returns the nonce of the record with sequence number seq:
-// the IV with seq, big-endian, XORed into its last eight bytes.
-func (d *direction) nextNonce(seq uint64) []byte {
+// nextNonce returns the nonce of the record at d.seq: the IV with the
+// sequence number, big-endian, XORed into its last eight bytes.
+func (d *direction) nextNonce() []byte {
 	d.nonce = d.iv
 	var s [8]byte
-	binary.BigEndian.PutUint64(s[:], seq)
+	binary.BigEndian.PutUint64(s[:], d.seq)
 	for i := range s {
 		d.nonce[4+i] ^= s[i]
 	}
@@ -150,7 +150,7 @@ func (d *direction) seal(out []byte, typ byte, data []byte) ([]byte, error) {
 	out = append(out, typ)
 	out = slices.Grow(out, aeadOverhead)
 	body := out[start+recordHeaderLen:]
-	sealed := d.aead.Seal(body[:0], d.nextNonce(d.seq), body, out[start:start+recordHeaderLen])
+	sealed := d.aead.Seal(body[:0], d.nextNonce(), body, out[start:start+recordHeaderLen])
 	d.seq++
 	return out[:start+recordHeaderLen+len(sealed)], nil
 }
@@ -162,7 +162,7 @@ func (d *direction) open(dst, record []byte) (byte, []byte, error) {
 	if d.seq == ^uint64(0) {
 		return 0, nil, errSeqExhausted
 	}
-	plain, err := d.aead.Open(dst, d.nextNonce(d.seq), record[recordHeaderLen:], record[:recordHeaderLen])
+	plain, err := d.aead.Open(dst, d.nextNonce(), record[recordHeaderLen:], record[:recordHeaderLen])
 	if err != nil {
 		return 0, nil, err
 	}

@@ -61,6 +61,7 @@ func PrepareServerConfig(cfg *tls.Config) *tls.Config {
 // records crypto/tls sealed under that key.
 type secretLog struct {
 	next           io.Writer // the user's KeyLogWriter, if any
+	captures       bool      // keep the writes (a server's; a client counts its own records)
 	client, server []byte    // CLIENT_ and SERVER_TRAFFIC_SECRET_0
 	written        []byte    // the server's records written after server was set
 }
@@ -101,7 +102,7 @@ func (s *secretLog) Write(line []byte) (int, error) {
 // sent keeps a copy of bytes the server wrote during the handshake, once
 // its application secret is known.
 func (s *secretLog) sent(p []byte) {
-	if s.server != nil {
+	if s.captures && s.server != nil {
 		s.written = append(s.written, p...)
 	}
 }
@@ -115,7 +116,7 @@ func (s *secretLog) recordsSealed(d *direction) (n uint64, ok bool) {
 	var scratch []byte
 	started := false
 	for b := s.written; len(b) >= recordHeaderLen; {
-		end := recordHeaderLen + (int(b[3])<<8 | int(b[4]))
+		end := recordSize(b)
 		if end > len(b) {
 			return 0, false
 		}

@@ -13,6 +13,12 @@ import (
 // recordHeaderLen is the size of a TLS record header: type, version, length.
 const recordHeaderLen = 5
 
+// recordSize is the size of the record whose header starts hdr: the header
+// and the length it declares.
+func recordSize(hdr []byte) int {
+	return recordHeaderLen + (int(hdr[3])<<8 | int(hdr[4]))
+}
+
 // recordTypeHandshake starts every ClientHello.
 const recordTypeHandshake = 0x16
 
@@ -96,7 +102,7 @@ func (r *recordConn) Read(p []byte) (int, error) {
 	}
 	b := *r.in
 	if r.recLeft == 0 {
-		r.recLeft = recordHeaderLen + (int(b[r.inOff+3])<<8 | int(b[r.inOff+4]))
+		r.recLeft = recordSize(b[r.inOff:])
 		r.recordsRead++
 		if r.watch != nil {
 			r.watch.peek(b[r.inOff : r.inOff+r.recLeft])
@@ -216,7 +222,7 @@ func (r *recordConn) wholeRecord() (rec []byte, size int) {
 		return nil, 0
 	}
 	b := (*r.in)[r.inOff:r.inEnd]
-	size = recordHeaderLen + (int(b[3])<<8 | int(b[4]))
+	size = recordSize(b)
 	if len(b) < size {
 		return nil, size
 	}
@@ -252,7 +258,7 @@ func (r *recordConn) buffered() int {
 			if len(b) < recordHeaderLen {
 				return whole
 			}
-			left = recordHeaderLen + (int(b[3])<<8 | int(b[4]))
+			left = recordSize(b)
 		}
 		if len(b) < left {
 			return whole
@@ -279,7 +285,7 @@ func (r *recordConn) Write(p []byte) (int, error) {
 	// crypto/tls writes whole records.
 	for b := p; len(b) >= recordHeaderLen; {
 		r.recordsWritten++
-		b = b[min(len(b), recordHeaderLen+(int(b[3])<<8|int(b[4]))):]
+		b = b[min(len(b), recordSize(b)):]
 	}
 	return len(p), nil
 }
