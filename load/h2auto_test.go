@@ -6,8 +6,10 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gust-http/gust/result"
 )
@@ -21,14 +23,30 @@ type alpnServer struct {
 	h1, h2 atomic.Int64
 }
 
-func newALPNServer(t *testing.T, offer func(n int64) []string) *alpnServer {
+// newALPNServer starts an alpnServer. With holdUntilBoth, a request is
+// answered only once both protocols have had one (or after 5 s): the
+// run's request budget is shared, and the connections that finish their
+// handshakes first could otherwise spend all of it before the others
+// send anything.
+func newALPNServer(t *testing.T, offer func(n int64) []string, holdUntilBoth bool) *alpnServer {
 	t.Helper()
 	s := &alpnServer{}
+	both := make(chan struct{})
+	var bothOnce sync.Once
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor == 2 {
 			s.h2.Add(1)
 		} else {
 			s.h1.Add(1)
+		}
+		if holdUntilBoth {
+			if s.h1.Load() > 0 && s.h2.Load() > 0 {
+				bothOnce.Do(func() { close(both) })
+			}
+			select {
+			case <-both:
+			case <-time.After(5 * time.Second):
+			}
 		}
 		io.Copy(io.Discard, r.Body)
 		w.Write([]byte("Hello, Go!"))
@@ -80,7 +98,7 @@ func TestAutoProtocolFollowsTheServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newALPNServer(t, tt.offer)
+			srv := newALPNServer(t, tt.offer, tt.wantH1 && tt.wantH2)
 			res := run(t, Config{
 				URL: srv.url, Connections: 4, Loops: 2, Requests: n, AutoProtocol: true, Streams: 8,
 				Pipeline: tt.pipeline, TLS: TLSConfig{Insecure: true},
