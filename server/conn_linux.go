@@ -54,9 +54,10 @@ type conn struct {
 	// linger: when it closes, the client may still be sending (an unread
 	// body, bytes after the last request served): close with a lingering
 	// close (linger_linux.go). lingering: that close is under way, and
-	// lingerLeft bytes more may be read and discarded.
-	linger, lingering bool
-	lingerLeft        int
+	// lingerLeft bytes more may be read and discarded; lingerQueued: it is
+	// in its loop's queue of lingering connections to read.
+	linger, lingering, lingerQueued bool
+	lingerLeft                      int
 	rd                reading // the request being read: chunked progress, 100 Continue
 	// moreToRead says the socket may hold bytes the loop did not read
 	// before handing the connection to a worker (a full read buffer or a

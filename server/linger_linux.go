@@ -3,6 +3,8 @@
 package server
 
 import (
+	"time"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/gust-http/gust/internal/transport"
@@ -30,32 +32,92 @@ func (l *loop) closeAfterResponse(c *conn) {
 	l.discard(c)
 }
 
-// discard reads and drops what a lingering connection's client still
-// sends, and closes the connection at the client's end of stream, past
-// lingerBytes, or on an error. Every read lands in the loop's buffer, so a
-// lingering connection holds no memory of its own.
+// lingerPace is a loop's share of lingering closes: the connections with
+// bytes maybe left to discard, and the bytes the loop may still read for
+// them. Reads are paced by time, not by turns: when the loop turned for
+// every readiness, a flood of endless uploads was read faster the less
+// else the loop had to do, and took most of it (see lingerRate).
+type lingerPace struct {
+	lingerQ, lingerRequeue []*conn
+	lingerBudget           int64 // bytes
+	lingerRefilled         int64 // when the budget was last topped up (loop clock ns)
+	lingerWakeAt           int64 // when the budget allows the next read, if some wait; else 0
+}
+
+const (
+	// lingerRate is how many bytes a second a loop reads and drops for all
+	// its lingering connections together. Measured beside 50 endless
+	// uploads (gust bench big-bodies-50, docs/BENCHMARKS.md): reading 4
+	// KiB per connection per turn let the flood take 84% of the server's
+	// core on 2026-11-25 (the other clients kept 16%); a rate bounds what
+	// it can take whatever the load. A lone client's 2 MB upload still
+	// drains in tens of milliseconds.
+	lingerRate = 64 << 20
+	// lingerChunk is one read of a lingering connection: large enough that
+	// the system call is not most of the cost, small enough that many
+	// lingering connections share the budget in turn.
+	lingerChunk = 16 << 10
+	// lingerBurst bounds the budget an idle loop saves up.
+	lingerBurst = 16 * lingerChunk
+)
+
+// discard queues a lingering connection whose socket has bytes to be
+// read and dropped at the end of the turn (discardSome).
 func (l *loop) discard(c *conn) {
-	// One small read a turn: a lingering client gets just enough to finish
-	// sending, while the clients still being served get the loop. Its
-	// kernel buffers fill in between, and TCP slows it down.
-	n, err := c.t.Read(l.seat.buf[:min(len(l.seat.buf), lingerReadPerTurn, c.lingerLeft)])
-	switch {
-	case n > 0:
-		l.srv.counters.bytesIn.Add(int64(n))
-		if c.lingerLeft -= n; c.lingerLeft <= 0 {
-			l.closeConn(c)
-			return
-		}
-		l.readLater(c, false)
-	case err != transport.ErrWouldBlock:
-		l.closeConn(c) // io.EOF: the client has read the response and closed
+	if !c.lingerQueued {
+		c.lingerQueued = true
+		l.lingerQ = append(l.lingerQ, c)
 	}
 }
 
-// lingerReadPerTurn is what a lingering connection may read each time its
-// loop turns to it. Measured beside 50 endless uploads (gust bench
-// big-bodies-50, 2026-11-24): with four 64 KiB reads a turn the other
-// clients kept 11% of their req/s, with one 16 KiB read 20%, with one
-// 4 KiB read 82% (92% through the adapter); a client's 2 MB upload still
-// drains well within lingerTime (server/clients_test.go).
-const lingerReadPerTurn = 4 << 10
+// discardSome reads the queued lingering connections in turn, a chunk
+// each, as far as the budget goes. A connection is closed at the client's
+// end of stream, past lingerBytes, or on an error. Every read lands in the
+// loop's buffer, so a lingering connection holds no memory of its own.
+func (l *loop) discardSome(now int64) {
+	l.lingerBudget = min(lingerBurst, l.lingerBudget+min(now-l.lingerRefilled, int64(time.Second))*lingerRate/int64(time.Second))
+	l.lingerRefilled = now
+	l.lingerWakeAt = 0
+	if len(l.lingerQ) == 0 {
+		return
+	}
+	q, i := l.lingerQ, 0
+	requeue := l.lingerRequeue[:0]
+	for ; i < len(q) && l.lingerBudget >= lingerChunk; i++ {
+		c := q[i]
+		q[i] = nil
+		if c.state.Load() != stIdle {
+			c.lingerQueued = false // closed meanwhile
+			continue
+		}
+		want := min(lingerChunk, len(l.seat.buf), c.lingerLeft)
+		n, err := c.t.Read(l.seat.buf[:want])
+		switch {
+		case n > 0:
+			l.lingerBudget -= int64(n)
+			l.srv.counters.bytesIn.Add(int64(n))
+			if c.lingerLeft -= n; c.lingerLeft <= 0 {
+				c.lingerQueued = false
+				l.closeConn(c)
+			} else if n < want && c.shortReadDrains() {
+				c.lingerQueued = false // drained: an event announces more
+			} else {
+				requeue = append(requeue, c)
+			}
+		case err == transport.ErrWouldBlock:
+			c.lingerQueued = false
+		default:
+			c.lingerQueued = false
+			l.closeConn(c) // io.EOF: the client has read the response and closed
+		}
+	}
+	// Those not reached go first next time, then those read now.
+	rest := copy(q, q[i:])
+	clear(q[rest:])
+	l.lingerQ = append(q[:rest], requeue...)
+	clear(requeue)
+	l.lingerRequeue = requeue[:0]
+	if len(l.lingerQ) > 0 {
+		l.lingerWakeAt = now + (lingerChunk-l.lingerBudget)*int64(time.Second)/lingerRate
+	}
+}

@@ -106,3 +106,69 @@ func TestAFloodOfUnreadUploadsStaysBounded(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestLingeringReadsArePacedByTime: endless uploads sent as fast as the
+// clients can, to a handler that reads none of them, make their loop read
+// and drop at most lingerRate bytes a second between them, however little
+// else it has to do (a loop that read each lingering socket once a turn
+// let such a flood take most of its core).
+func TestLingeringReadsArePacedByTime(t *testing.T) {
+	const uploads = 50
+	s := start(t, HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Loops: 1})
+	chunk := strings.Repeat(fmt.Sprintf("%x\r\n%s\r\n", 16<<10, strings.Repeat("x", 16<<10)), 4)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() { close(stop); wg.Wait() }()
+	responses := make(chan error, uploads)
+	for range uploads {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		wg.Add(1)
+		go func() { // flat out, until the server closes or the test ends
+			defer wg.Done()
+			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := io.WriteString(c, chunk); err != nil {
+					return
+				}
+			}
+		}()
+		go func() {
+			_, err := http.ReadResponse(bufio.NewReader(c), nil)
+			responses <- err
+		}()
+	}
+	for range uploads {
+		if err := <-responses; err != nil {
+			t.Fatalf("an upload got no response: %v", err)
+		}
+	}
+	// All are lingering now: what the server reads from here on is
+	// discarded, and only a connection's own end could close it before
+	// lingerTime, which the window stays well inside.
+	from, start := s.Stats().BytesRead, time.Now()
+	time.Sleep(time.Second)
+	read, took := s.Stats().BytesRead-from, time.Since(start)
+	// Slack: the loop's clock and the test's are read at slightly
+	// different moments, and a read may overshoot the budget by a chunk.
+	limit := int64(took.Seconds()*lingerRate*1.02) + lingerBurst + 2*lingerChunk
+	t.Logf("%d lingering uploads: the loop read %d KiB in %v (at most %d KiB)", uploads, read>>10, took.Round(time.Millisecond), limit>>10)
+	if read > limit {
+		t.Errorf("the loop read %d bytes of lingering uploads in %v, more than lingerRate allows (%d)", read, took, limit)
+	}
+	if read < lingerChunk {
+		t.Errorf("the loop read %d bytes of lingering uploads in %v: it is not lingering on them", read, took)
+	}
+	if open := s.Stats().OpenConns; open < uploads/2 {
+		t.Errorf("only %d of %d uploads still lingering: the window was not inside lingerTime", open, uploads)
+	}
+}

@@ -64,6 +64,7 @@ type loop struct {
 	conns atomic.Int64 // connections this loop holds, for tests and balance checks
 
 	later, laterSpare []*conn // sockets whose turn ended before they were drained
+	lingerPace                // lingering connections and their read budget (linger_linux.go)
 
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
@@ -120,7 +121,11 @@ func (l *loop) run() error {
 			// closeIdleConns' reads) to start: look for events, do not wait.
 			l.events, err = l.poller.Poll(l.events[:0])
 		} else {
-			l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(l.wheel.next)))
+			wakeAt := l.wheel.next
+			if l.lingerWakeAt > 0 {
+				wakeAt = min(wakeAt, l.lingerWakeAt) // lingering sockets wait for their budget
+			}
+			l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
 		}
 		if err != nil {
 			l.shutdownAll()
@@ -175,6 +180,7 @@ func (l *loop) finishTurn() {
 	if l.h2RunsPending() {
 		l.runH2(now) // Auto mode's HTTP/2 streams, once the turn's reads are in
 	}
+	l.discardSome(now)
 	l.wheel.advance(now)
 }
 
