@@ -58,7 +58,7 @@ type conn struct {
 	// in its loop's queue of lingering connections to read.
 	linger, lingering, lingerQueued bool
 	lingerLeft                      int
-	rd                reading // the request being read: chunked progress, 100 Continue
+	rd                              reading // the request being read: chunked progress, 100 Continue
 	// moreToRead says the socket may hold bytes the loop did not read
 	// before handing the connection to a worker (a full read buffer or a
 	// hang-up): with edge-triggered polling no new event will announce
