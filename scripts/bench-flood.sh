@@ -1,39 +1,30 @@
 #!/usr/bin/env bash
 # The native upload flood of issue 12, round by round: keep-alive load
 # alone, then beside 50 endless uploads (big-bodies-50), for each server,
-# with `gust bench --repeat 1` per round (server on CPU 0, generator and
-# attack on CPU 1). Prints each round's req/s and the share kept beside
-# the flood, then the median of those per-round shares: on a noisy host a
-# ratio taken within one round is steadier than a ratio of medians.
+# through scripts/bench-rounds.sh (server on CPU 0, generator and attack on
+# CPU 1). Prints bench-rounds' table, then each round's req/s and the share
+# each server kept beside the flood, and the median of those shares: on a
+# noisy host a ratio taken within one round is steadier than a ratio of
+# medians.
 #
 # usage: scripts/bench-flood.sh [rounds] [servers]
 #   (default 5 rounds; servers as gust bench --servers, default
-#   gust-auto,gust-auto-adapter; or NAME=COMMAND pairs in SERVER_FLAGS)
-#   OUT=out/flood-rounds
+#   gust-auto,gust-auto-adapter; more as NAME=COMMAND lines in
+#   SERVER_FLAGS); OUT=out/flood-rounds
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=${1:-5}
 servers=${2:-gust-auto,gust-auto-adapter}
-out=${OUT:-out/flood-rounds}
-mkdir -p "$out" bin
-go build -o bin/gust ./cmd/gust
-ulimit -n "$(ulimit -Hn)"
-python3 - lab/scenarios/auto.json "$out/flood.json" <<'PY'
+export OUT=${OUT:-out/flood-rounds}
+mkdir -p "$OUT"
+python3 - lab/scenarios/auto.json "$OUT/flood.json" <<'PY'
 import json, sys
 sc = [s for s in json.load(open(sys.argv[1]))["scenarios"] if s["name"] in ("keepalive-200", "big-bodies-50")]
 json.dump({"scenarios": sc}, open(sys.argv[2], "w"), indent=1)
 PY
-extra=()
-if [ -n "${SERVER_FLAGS:-}" ]; then
-	while IFS= read -r line; do [ -n "$line" ] && extra+=(--server "$line"); done <<<"$SERVER_FLAGS"
-fi
-for r in $(seq "$rounds"); do
-	echo "== round $r ($(date -u +%FT%TZ))"
-	bin/gust bench --config "$out/flood.json" --server-cpus 0 --client-cpus 1 --quiet --repeat 1 \
-		--out "$out/round$r" --servers "$servers" "${extra[@]}" >/dev/null
-done
-python3 - "$out" "$rounds" <<'PY'
+scripts/bench-rounds.sh "$OUT/flood.json" "$servers" "$rounds"
+python3 - "$OUT" "$rounds" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 kept = {}

@@ -29,43 +29,10 @@ func TestAFloodOfUnreadUploadsStaysBounded(t *testing.T) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 
+	// 640 KiB/s each: the connections reach lingerTime before
+	// lingerBytes, so the server lingers on all at once.
 	chunk := fmt.Sprintf("%x\r\n%s\r\n", 32<<10, strings.Repeat("x", 32<<10))
-	var wg sync.WaitGroup
-	responses := make(chan error, uploads)
-	stop := make(chan struct{})
-	for range uploads {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		wg.Add(1)
-		go func() { // the endless upload, until the server closes or the test ends
-			defer wg.Done()
-			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := io.WriteString(c, chunk); err != nil {
-					return
-				}
-				// 640 KiB/s: the connection reaches lingerTime before
-				// lingerBytes, so the server lingers on all at once.
-				time.Sleep(50 * time.Millisecond)
-			}
-		}()
-		go func() {
-			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-			if err == nil && (resp.StatusCode != 200 || !resp.Close) {
-				err = fmt.Errorf("status %d, close %v", resp.StatusCode, resp.Close)
-			}
-			responses <- err
-		}()
-	}
+	responses := endlessUploads(t, s.Addr().String(), uploads, chunk, 50*time.Millisecond)
 	for range uploads {
 		if err := <-responses; err != nil {
 			t.Fatalf("an upload got no whole response with Connection: close: %v", err)
@@ -103,8 +70,6 @@ func TestAFloodOfUnreadUploadsStaysBounded(t *testing.T) {
 	if !waitFor(lingerTime+3*time.Second, func() bool { return s.Stats().OpenConns == 0 }) {
 		t.Errorf("%d connections still open after lingerTime", s.Stats().OpenConns)
 	}
-	close(stop)
-	wg.Wait()
 }
 
 // TestLingeringReadsArePacedByTime: endless uploads sent as fast as the
@@ -116,40 +81,10 @@ func TestLingeringReadsArePacedByTime(t *testing.T) {
 	const uploads = 50
 	s := start(t, HTTPHandler(http.HandlerFunc(ignoreBodyHTTP)), Config{Loops: 1})
 	chunk := strings.Repeat(fmt.Sprintf("%x\r\n%s\r\n", 16<<10, strings.Repeat("x", 16<<10)), 4)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	defer func() { close(stop); wg.Wait() }()
-	responses := make(chan error, uploads)
-	for range uploads {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(20 * time.Second))
-		wg.Add(1)
-		go func() { // flat out, until the server closes or the test ends
-			defer wg.Done()
-			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := io.WriteString(c, chunk); err != nil {
-					return
-				}
-			}
-		}()
-		go func() {
-			_, err := http.ReadResponse(bufio.NewReader(c), nil)
-			responses <- err
-		}()
-	}
+	responses := endlessUploads(t, s.Addr().String(), uploads, chunk, 0)
 	for range uploads {
 		if err := <-responses; err != nil {
-			t.Fatalf("an upload got no response: %v", err)
+			t.Fatalf("an upload got no whole response with Connection: close: %v", err)
 		}
 	}
 	// All are lingering now: what the server reads from here on is
@@ -171,4 +106,51 @@ func TestLingeringReadsArePacedByTime(t *testing.T) {
 	if open := s.Stats().OpenConns; open < uploads/2 {
 		t.Errorf("only %d of %d uploads still lingering: the window was not inside lingerTime", open, uploads)
 	}
+}
+
+// endlessUploads opens n connections to addr, each sending a chunked
+// upload that never ends (chunk after chunk, pause between them) until the
+// server closes it or the test ends, and reading its response. Each
+// response's outcome comes on the channel: nil for a 200 that says
+// Connection: close.
+func endlessUploads(t *testing.T, addr string, n int, chunk string, pause time.Duration) <-chan error {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(stop); wg.Wait() }) // after the connections' Close below
+	responses := make(chan error, n)
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := io.WriteString(c, chunk); err != nil {
+					return
+				}
+				if pause > 0 {
+					time.Sleep(pause)
+				}
+			}
+		}()
+		go func() {
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err == nil && (resp.StatusCode != 200 || !resp.Close) {
+				err = fmt.Errorf("status %d, close %v", resp.StatusCode, resp.Close)
+			}
+			responses <- err
+		}()
+	}
+	return responses
 }
