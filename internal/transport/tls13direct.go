@@ -36,6 +36,11 @@ type direct13 struct {
 	// of one cut across records still to come.
 	client bool
 	skip   int
+	// part holds the start of a handshake message cut at its record's
+	// end (RFC 8446 5.1 allows it): what postHandshake reads of one, its
+	// header and a KeyUpdate's one-byte body.
+	part    [5]byte
+	partLen int
 }
 
 // maxUseless is how many records without application data may come in a
@@ -198,6 +203,12 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 			return n, c.fail(alertRecordOverflow)
 		}
 		if typ == typeApplicationData && len(data) > 0 {
+			if c.d.cutMessage() {
+				// Nothing may come between the records of a handshake
+				// message (RFC 8446 5.1).
+				c.releasePlain()
+				return n, c.fail(alertUnexpectedMessage)
+			}
 			c.d.useless = 0
 			if c.plain != nil {
 				c.pOff, c.pEnd = 0, len(data)
@@ -219,7 +230,7 @@ func (c *TLS) readDirect(p []byte) (int, error) {
 // update, a session ticket, an empty record.
 func (c *TLS) control(typ byte, data []byte) error {
 	c.d.useless++
-	if c.d.useless > maxUseless {
+	if c.d.useless > maxUseless || typ != typeHandshake && c.d.cutMessage() {
 		return c.fail(alertUnexpectedMessage)
 	}
 	switch typ {
@@ -250,37 +261,39 @@ func (c *TLS) control(typ byte, data []byte) error {
 // postHandshake handles the handshake messages of a record after the
 // handshake: KeyUpdate from either side, which must end its record (RFC
 // 8446 5.1), and NewSessionTicket from a server, let go (skipped by
-// length, across records if it was cut).
+// length). Either may be cut across records.
 func (c *TLS) postHandshake(data []byte) error {
-	if c.d.skip > 0 {
-		k := min(c.d.skip, len(data))
-		c.d.skip -= k
-		data = data[k:]
-	}
 	for len(data) > 0 {
-		if len(data) < 4 {
-			return c.fail(alertDecodeError)
+		if c.d.skip > 0 {
+			k := min(c.d.skip, len(data))
+			c.d.skip -= k
+			data = data[k:]
+			continue
 		}
-		typ, n := data[0], handshakeLen(data)
-		body := data[4:]
+		msg, rest, whole := c.d.gather(data)
+		if !whole {
+			return nil // the rest comes in the next record
+		}
+		data = rest
+		typ, n := msg[0], handshakeLen(msg)
 		if typ == msgNewSessionTicket && c.d.client {
-			k := min(n, len(body))
-			c.d.skip = n - k
-			data = body[k:]
+			c.d.skip = n
 			continue
 		}
 		switch {
 		case typ != msgKeyUpdate:
 			return c.fail(alertUnexpectedMessage)
-		case n != 1 || len(body) != 1:
+		case n != 1:
 			return c.fail(alertDecodeError)
-		case body[0] > 1:
+		case msg[4] > 1:
 			return c.fail(alertIllegalParameter)
+		case len(data) > 0:
+			return c.fail(alertUnexpectedMessage) // a key change ends its record (RFC 8446 5.1)
 		}
 		if err := c.d.in.update(); err != nil {
 			return c.fail(alertDecodeError)
 		}
-		if body[0] == 1 && c.werr == nil {
+		if msg[4] == 1 && c.werr == nil {
 			c.sendUpdate()
 			c.flush() // a peer that only reads must still get it
 		}
@@ -288,6 +301,40 @@ func (c *TLS) postHandshake(data []byte) error {
 	}
 	return nil
 }
+
+// gather returns what postHandshake reads of the next handshake message
+// (msgHead), from data and the part of it the previous record ended with,
+// and the bytes after it; whole is false if data ends first, and then
+// keeps what it has in d.part.
+func (d *direct13) gather(data []byte) (msg, rest []byte, whole bool) {
+	if d.partLen == 0 && len(data) >= 4 && len(data) >= msgHead(data) {
+		n := msgHead(data)
+		return data[:n], data[n:], true
+	}
+	for len(data) > 0 {
+		d.part[d.partLen] = data[0]
+		d.partLen++
+		data = data[1:]
+		if n := d.partLen; n >= 4 && n == msgHead(d.part[:n]) {
+			d.partLen = 0
+			return d.part[:n], data, true
+		}
+	}
+	return nil, nil, false
+}
+
+// msgHead is how much of a handshake message (its 4-byte header at least)
+// postHandshake reads: the header, and a KeyUpdate's one-byte body.
+func msgHead(hdr []byte) int {
+	if hdr[0] == msgKeyUpdate && handshakeLen(hdr) == 1 {
+		return 5
+	}
+	return 4
+}
+
+// cutMessage reports whether a handshake message cut across records is
+// still missing its rest.
+func (d *direct13) cutMessage() bool { return d.partLen > 0 || d.skip > 0 }
 
 // handshakeLen is the body length in a handshake message's 4-byte header
 // (RFC 8446 4: type, then a 24-bit length).

@@ -62,6 +62,11 @@ func FuzzDirectRecords(f *testing.F) {
 	seed, _ = peer.seal(seed, typeApplicationData, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 	seed, _ = peer.seal(seed, typeHandshake, []byte{msgKeyUpdate, 0, 0, 1, 1})
 	f.Add(seed, []byte{3, 200, 1})
+	_, peer = directForFuzz(f, &fuzzConn{})
+	var cut []byte // a KeyUpdate cut across two records
+	cut, _ = peer.seal(cut, typeHandshake, []byte{msgKeyUpdate, 0})
+	cut, _ = peer.seal(cut, typeHandshake, []byte{0, 1, 0})
+	f.Add(cut, []byte{7})
 	f.Add([]byte{0x17, 3, 3, 0x41, 0}, []byte{})
 	f.Add([]byte{0x14, 3, 3, 0, 1, 1}, []byte{1})
 	f.Fuzz(func(t *testing.T, input, pieces []byte) {

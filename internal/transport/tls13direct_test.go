@@ -139,6 +139,38 @@ func TestDirectRecordsKeyUpdate(t *testing.T) {
 	}
 }
 
+// TestDirectRecordsKeyUpdateCutAcrossRecords: RFC 8446 5.1 lets a
+// handshake message span records; a KeyUpdate cut anywhere takes effect
+// once its last byte, at the end of a record, has come.
+func TestDirectRecordsKeyUpdateCutAcrossRecords(t *testing.T) {
+	msg := []byte{msgKeyUpdate, 0, 0, 1, 1}
+	for cut := 1; cut < len(msg); cut++ {
+		p := newDirectPair(t)
+		p.send(t, recHandshake, msg[:cut], recHandshake, msg[cut:])
+		if err := p.forge.update(); err != nil {
+			t.Fatal(err)
+		}
+		p.send(t, recAppData, []byte("after the update"))
+		if got := readN(t, p.s, make([]byte, 64), 16); string(got) != "after the update" {
+			t.Fatalf("cut after %d bytes: read %q after the KeyUpdate", cut, got)
+		}
+		writeAll(t, p.s, []byte("pong")) // under our next key: update_requested was 1
+		back := make([]byte, 4)
+		p.client.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.ReadFull(p.client, back); err != nil || string(back) != "pong" {
+			t.Fatalf("cut after %d bytes: crypto/tls read %q, %v", cut, back, err)
+		}
+	}
+	// In three records, the middle one a single byte.
+	p := newDirectPair(t)
+	p.send(t, recHandshake, msg[:2], recHandshake, msg[2:3], recHandshake, msg[3:])
+	p.forge.update()
+	p.send(t, recAppData, []byte("ok"))
+	if got := readN(t, p.s, make([]byte, 64), 2); string(got) != "ok" {
+		t.Fatalf("a KeyUpdate in three records: read %q", got)
+	}
+}
+
 func TestDirectRecordsRefuseWhatTLS13Forbids(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -181,6 +213,15 @@ func TestDirectRecordsRefuseWhatTLS13Forbids(t *testing.T) {
 		}, alertDecodeError},
 		{"a KeyUpdate not at the end of its record", func(t *testing.T, p *directPair) {
 			p.send(t, recHandshake, []byte{msgKeyUpdate, 0, 0, 1, 0, msgKeyUpdate, 0, 0, 1, 0})
+		}, alertUnexpectedMessage},
+		{"application data between the records of a KeyUpdate", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgKeyUpdate, 0}, recAppData, []byte("x"), recHandshake, []byte{0, 1, 0})
+		}, alertUnexpectedMessage},
+		{"an alert between the records of a KeyUpdate", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgKeyUpdate, 0, 0, 1}, recAlert, []byte{1, 0})
+		}, alertUnexpectedMessage},
+		{"a cut KeyUpdate of the wrong length", func(t *testing.T, p *directPair) {
+			p.send(t, recHandshake, []byte{msgKeyUpdate, 0}, recHandshake, []byte{0, 2, 0, 0})
 		}, alertDecodeError},
 		{"an empty handshake record", func(t *testing.T, p *directPair) {
 			p.send(t, recHandshake, nil)
