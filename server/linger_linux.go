@@ -47,11 +47,11 @@ type lingerPace struct {
 const (
 	// lingerRate is how many bytes a second a loop reads and drops for all
 	// its lingering connections together. Measured beside 50 endless
-	// uploads (gust bench big-bodies-50, docs/BENCHMARKS.md): reading 4
-	// KiB per connection per turn let the flood take 84% of the server's
-	// core on 2026-11-25 (the other clients kept 16%); a rate bounds what
-	// it can take whatever the load. A lone client's 2 MB upload still
-	// drains in tens of milliseconds.
+	// uploads (gust bench big-bodies-50, docs/BENCHMARKS.md): with 4 KiB
+	// per connection per turn the other clients kept 16-64% of their req/s
+	// on 2026-11-25, with this rate 67-112% (medians 49% and 93%). A rate
+	// bounds what the flood can take whatever the load. A lone client's
+	// 2 MB upload still drains in tens of milliseconds.
 	lingerRate = 64 << 20
 	// lingerChunk is one read of a lingering connection: large enough that
 	// the system call is not most of the cost, small enough that many

@@ -116,9 +116,11 @@ func (l *loop) run() error {
 			l.closeIdleConns()
 		}
 		var err error
-		if len(l.later) > 0 || l.h2RunsPending() {
+		lingerDue := l.lingerWakeAt > 0 && l.lingerWakeAt <= l.turnNow
+		if len(l.later) > 0 || l.h2RunsPending() || lingerDue {
 			// Sockets wait for their next turn, or streams (queued by
-			// closeIdleConns' reads) to start: look for events, do not wait.
+			// closeIdleConns' reads) to start, or lingering sockets have
+			// budget left: look for events, do not wait.
 			l.events, err = l.poller.Poll(l.events[:0])
 		} else {
 			wakeAt := l.wheel.next
