@@ -2,9 +2,8 @@
 # HTTP/2 (h2c, prior knowledge) on gust/server against net/http's h2c server, issue 14's
 # table: server on CPU 0 with GOMAXPROCS=1, h2load (Debian's nghttp2-client) on CPU 1,
 # -c 100 -m 10 and -c 1000 -m 100. Prints req/s, server CPU per request (total, user,
-# kernel) over h2load's measured window, the mean time for a request and to a
-# connection's first byte (h2load's; the turn order of Auto's streams shows in them), and
-# the server's goroutines mid-run; then the
+# kernel) over h2load's measured window, h2load's mean time for a request (where the
+# turn order of Auto's streams would show), and the server's goroutines mid-run; then the
 # RSS per idle HTTP/2 connection with 10000 idle connections (peers/idleconns -h2c).
 # Every server is `gust serve --http2` (same hello handler); loopback only.
 # usage: scripts/bench-h2-server.sh            (DURATION=30s WARMUP=5s IDLE=10000 to change)
@@ -26,8 +25,8 @@ start_server() { # $1: flags; sets srv, url, dbg
   GOMAXPROCS=1 taskset -c 0 bin/gust serve --http2 $1 --addr 127.0.0.1:$port --debug-addr 127.0.0.1:$((port+1)) 2>/dev/null & srv=$!
   for _ in $(seq 50); do curl -s -o /dev/null --http2-prior-knowledge $url && break; sleep 0.1; done
 }
-echo "| server | load | req/s | us/req | user | kernel | request mean | 1st byte mean | goroutines |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| server | load | req/s | us/req | user | kernel | request mean | goroutines |"
+echo "|---|---|---|---|---|---|---|---|"
 for load in "-c 100 -m 10" "-c 1000 -m 100"; do
   for entry in "${servers[@]}"; do
     name=${entry%%:*}; flags=${entry#*:}
@@ -40,11 +39,11 @@ for load in "-c 100 -m 10" "-c 1000 -m 100"; do
     kill $srv; wait $srv 2>/dev/null || true
     rps=$(awk '/^finished in/ {gsub(",", "", $4); print $4}' $out)
     ok=$(awk '/^requests:/ {print $8}' $out)
-    req=$(awk '/^time for request:/ {print $6}' $out); first=$(awk '/^time to 1st byte:/ {print $7}' $out); rm -f $out
+    req=$(awk '/^time for request:/ {print $6}' $out); rm -f $out
     # CPU between warm-up's end (+1s) and h2load's end, over the requests of that window.
     win=$((secs - 1))
     f() { awk -v t=$1 -v r=$rps -v hz=$hz -v w=$win 'BEGIN{printf "%.2f", t*1e6/hz/(r*w)}'; }
-    echo "| $name | $load | $rps | $(f $((ua+sa-ub-sb))) | $(f $((ua-ub))) | $(f $((sa-sb))) | $req | $first | $gor |"
+    echo "| $name | $load | $rps | $(f $((ua+sa-ub-sb))) | $(f $((ua-ub))) | $(f $((sa-sb))) | $req | $gor |"
   done
 done
 echo
