@@ -27,6 +27,11 @@ type Poller struct {
 	file     *os.File
 	rc       syscall.RawConn
 	deadline time.Time
+	// tryWait is tryWaitOnce as a func value made once: a closure built
+	// in each WaitParked escaped to the heap, an allocation per park.
+	tryWait func(uintptr) bool
+	parkN   int
+	parkErr error
 }
 
 // New creates a Poller able to report up to maxEvents events per Wait.
@@ -160,6 +165,7 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 			return dst, fmt.Errorf("epoll as file: %w", err)
 		}
 		p.rc = rc
+		p.tryWait = p.tryWaitOnce
 	}
 	if !deadline.Equal(p.deadline) {
 		// Loops wait for the same wheel tick many times in a row: only a
@@ -167,14 +173,11 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 		p.file.SetReadDeadline(deadline)
 		p.deadline = deadline
 	}
-	var n int
-	var err error
-	// Read calls the function at once, and again each time the runtime's
+	// Read calls tryWait at once, and again each time the runtime's
 	// poller says the epoll descriptor is readable.
-	rerr := p.rc.Read(func(uintptr) bool {
-		n, err = unix.EpollWait(p.epfd, p.raw, 0)
-		return n > 0 || (err != nil && err != unix.EINTR)
-	})
+	p.parkN, p.parkErr = 0, nil
+	rerr := p.rc.Read(p.tryWait)
+	n, err := p.parkN, p.parkErr
 	if rerr != nil {
 		if errors.Is(rerr, os.ErrDeadlineExceeded) {
 			return dst, nil
@@ -185,6 +188,13 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 		return dst, fmt.Errorf("epoll_wait: %w", err)
 	}
 	return p.convert(dst, n), nil
+}
+
+// tryWaitOnce is one non-blocking epoll_wait for WaitParked; true ends
+// the wait.
+func (p *Poller) tryWaitOnce(uintptr) bool {
+	p.parkN, p.parkErr = unix.EpollWait(p.epfd, p.raw, 0)
+	return p.parkN > 0 || (p.parkErr != nil && p.parkErr != unix.EINTR)
 }
 
 // Poll returns the events ready now, without waiting.

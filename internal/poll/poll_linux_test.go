@@ -78,3 +78,29 @@ func TestPoller(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitParkedDoesNotAllocate: a loop parks many times a second, so a
+// park that returns events must not allocate (it once built a closure
+// each time).
+func TestWaitParkedDoesNotAllocate(t *testing.T) {
+	p, err := New(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	events := make([]Event, 0, 16)
+	deadline := time.Now().Add(time.Minute)
+	p.Wake()
+	if _, err := p.WaitParked(events, deadline); err != nil { // the first sets up the runtime's side
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		p.Wake()
+		if _, err := p.WaitParked(events[:0], deadline); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("WaitParked allocated %.1f times a call, want 0", allocs)
+	}
+}
