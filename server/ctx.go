@@ -179,8 +179,18 @@ func (c *Ctx) SetHeaderBytes(name, value []byte) {
 	c.header = append(c.header, "\r\n"...)
 }
 
-// SetContentType sets the Content-Type header.
-func (c *Ctx) SetContentType(value string) { c.SetHeader("Content-Type", value) }
+// SetContentType sets the Content-Type header. Most handlers call it on
+// every response: the name is known, so only the value is checked.
+func (c *Ctx) SetContentType(value string) {
+	v := stringBytes(value)
+	if !http1.ValidFieldValue(v) {
+		return
+	}
+	c.hasCT = true
+	c.header = append(c.header, "Content-Type: "...)
+	c.header = append(c.header, v...)
+	c.header = append(c.header, "\r\n"...)
+}
 
 // noteHeader records headers the server must know about and reports
 // whether the field should be written as given. The server frames every

@@ -225,7 +225,8 @@ func TestNativeAPI(t *testing.T) {
 		c.SetStatus(201)
 		c.SetHeader("X-Method", string(c.Method()))
 		c.SetHeaderBytes([]byte("X-Query"), c.Query())
-		c.SetHeader("X-Evil", "a\r\nInjected: 1") // dropped
+		c.SetHeader("X-Evil", "a\r\nInjected: 1")                // dropped
+		c.SetContentType("text/html\r\nInjected-Too: 1\r\nX: y") // dropped
 		c.SetContentType("application/json")
 		fmt.Fprintf(c, `{"path":%q,"agent":%q}`, c.Path(), c.Header("user-agent"))
 	}), Config{})
@@ -233,7 +234,7 @@ func TestNativeAPI(t *testing.T) {
 	if resp.StatusCode != 201 || resp.Header.Get("X-Method") != "PUT" || resp.Header.Get("X-Query") != "x=1" {
 		t.Errorf("got %d %v", resp.StatusCode, resp.Header)
 	}
-	if resp.Header.Get("Injected") != "" || resp.Header.Get("X-Evil") != "" {
+	if resp.Header.Get("Injected") != "" || resp.Header.Get("X-Evil") != "" || resp.Header.Get("Injected-Too") != "" {
 		t.Error("a header with CR LF went out")
 	}
 	if resp.Header.Get("Content-Type") != "application/json" || body != `{"path":"/a/b","agent":"t"}` {

@@ -123,6 +123,12 @@ func ValidField(name, value []byte) bool {
 			return false
 		}
 	}
+	return ValidFieldValue(value)
+}
+
+// ValidFieldValue reports whether a response header value can be written
+// as given: without CR, LF or NUL.
+func ValidFieldValue(value []byte) bool {
 	for i := 0; i < len(value); i++ {
 		if b := value[i]; b == '\r' || b == '\n' || b == 0 {
 			return false
