@@ -51,7 +51,9 @@ const (
 	// per connection per turn the other clients kept 16-64% of their req/s
 	// on 2026-11-25, with this rate 67-112% (medians 49% and 93%). A rate
 	// bounds what the flood can take whatever the load. A lone client's
-	// 2 MB upload still drains in tens of milliseconds.
+	// 2 MB upload still drains in tens of milliseconds; beside N others
+	// lingering, each gets 1/(N+1) of the rate, and one whose upload does
+	// not end within lingerTime is closed with bytes unread.
 	lingerRate = 64 << 20
 	// lingerChunk is one read of a lingering connection: large enough that
 	// the system call is not most of the cost, small enough that many
@@ -71,9 +73,10 @@ func (l *loop) discard(c *conn) {
 }
 
 // discardSome reads the queued lingering connections in turn, a chunk
-// each, as far as the budget goes. A connection is closed at the client's
-// end of stream, past lingerBytes, or on an error. Every read lands in the
-// loop's buffer, so a lingering connection holds no memory of its own.
+// each, as far as the budget goes, until each would block. A connection is
+// closed at the client's end of stream, past lingerBytes, or on an error.
+// Every read lands in the loop's buffer, so a lingering plain connection
+// holds no memory of its own (a TLS one may hold a partial record).
 func (l *loop) discardSome(now int64) {
 	l.lingerBudget = min(lingerBurst, l.lingerBudget+min(now-l.lingerRefilled, int64(time.Second))*lingerRate/int64(time.Second))
 	l.lingerRefilled = now
@@ -99,9 +102,10 @@ func (l *loop) discardSome(now int64) {
 			if c.lingerLeft -= n; c.lingerLeft <= 0 {
 				c.lingerQueued = false
 				l.closeConn(c)
-			} else if n < want && c.shortReadDrains() {
-				c.lingerQueued = false // drained: an event announces more
 			} else {
+				// Read again, even after a short read: the client's end
+				// of stream may have been announced with its last bytes,
+				// and no event would come for it.
 				requeue = append(requeue, c)
 			}
 		case err == transport.ErrWouldBlock:

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestAFloodOfUnreadUploadsStaysBounded opens many uploads that never end
@@ -153,4 +155,49 @@ func endlessUploads(t *testing.T, addr string, n int, chunk string, pause time.D
 		}()
 	}
 	return responses
+}
+
+// TestLingeringCloseEndsAtTheClientsEndOfStream: a client whose upload
+// was refused reads its response, sends the rest of what it had (less
+// than one lingering read), and closes its side, the FIN in the same
+// segment as those bytes: the one event announces both, and the server
+// must still read up to the end of stream and close then, not hold the
+// connection until lingerTime.
+func TestLingeringCloseEndsAtTheClientsEndOfStream(t *testing.T) {
+	for _, mode := range []Mode{Pooled, Auto, Inline} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s := start(t, HandlerFunc(ignoreBody), Config{Mode: mode, Loops: 1, MaxBodyBytes: 1 << 10})
+			c, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("a", 1000))
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if !resp.Close {
+				t.Fatalf("status %d without Connection: close: the server is not lingering", resp.StatusCode)
+			}
+			time.Sleep(100 * time.Millisecond) // lingering now, its socket drained
+			// Corked, the last bytes and the FIN leave in one segment,
+			// and the server gets one event for both.
+			tc := c.(*net.TCPConn)
+			raw, err := tc.SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_CORK, 1) })
+			io.WriteString(c, strings.Repeat("b", 2000))
+			tc.CloseWrite()
+			start := time.Now()
+			if !waitFor(lingerTime/2, func() bool { return s.Stats().OpenConns == 0 }) {
+				t.Fatalf("the connection was still open %v after the client's end of stream (lingerTime %v)", time.Since(start).Round(time.Millisecond), lingerTime)
+			}
+		})
+	}
 }

@@ -164,7 +164,9 @@ func TestDirectRecordsKeyUpdateCutAcrossRecords(t *testing.T) {
 	// In three records, the middle one a single byte.
 	p := newDirectPair(t)
 	p.send(t, recHandshake, msg[:2], recHandshake, msg[2:3], recHandshake, msg[3:])
-	p.forge.update()
+	if err := p.forge.update(); err != nil {
+		t.Fatal(err)
+	}
 	p.send(t, recAppData, []byte("ok"))
 	if got := readN(t, p.s, make([]byte, 64), 2); string(got) != "ok" {
 		t.Fatalf("a KeyUpdate in three records: read %q", got)
