@@ -5,8 +5,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -92,30 +90,17 @@ type autoDoc struct {
 // not merged with an h2 one.
 func TestProtoAutoAgentsMerge(t *testing.T) {
 	url, _ := alpnTarget(t, true)
-	dir := t.TempDir()
-	var files []string
-	for i, args := range [][]string{
-		{"--proto", "auto", "-m", "5", "--shard", "0/2"},
-		{"--proto", "auto", "-m", "5", "--shard", "1/2"},
-		{"--http2", "-m", "5", "--shard", "1/2"},
-	} {
-		stdout, _, err := gust(t, append(append([]string{"load", "--quiet", "--insecure", "-c", "4", "-n", "400", "-o", "json"}, args...), url)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			var doc autoDoc
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-				t.Fatal(err)
-			}
-			if want := map[string]int64{"h2": 2, "http/1.1": 0}; doc.Protocol != "auto" || !maps.Equal(doc.Protocols, want) {
-				t.Errorf("agent 0: protocol %q, protocols %v; want auto, %v", doc.Protocol, doc.Protocols, want)
-			}
-		}
-		files = append(files, filepath.Join(dir, "agent"+string(rune('0'+i))+".json"))
-		if err := os.WriteFile(files[i], []byte(stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	files, reports := agentShares(t, url, []string{"--insecure", "-c", "4", "-n", "400"},
+		[]string{"--proto", "auto", "-m", "5", "--shard", "0/2"},
+		[]string{"--proto", "auto", "-m", "5", "--shard", "1/2"},
+		[]string{"--http2", "-m", "5", "--shard", "1/2"},
+	)
+	var agent0 autoDoc
+	if err := json.Unmarshal([]byte(reports[0]), &agent0); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"h2": 2, "http/1.1": 0}; agent0.Protocol != "auto" || !maps.Equal(agent0.Protocols, want) {
+		t.Errorf("agent 0: protocol %q, protocols %v; want auto, %v", agent0.Protocol, agent0.Protocols, want)
 	}
 	stdout, _, err := gust(t, "merge", "-o", "json", files[0], files[1])
 	if err != nil {

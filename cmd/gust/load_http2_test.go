@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -89,22 +90,11 @@ func TestLoadHTTP2Flags(t *testing.T) {
 // HTTP/2 run, and an HTTP/1.1 share is refused.
 func TestHTTP2AgentsMerge(t *testing.T) {
 	url, _ := h2cTarget(t)
-	dir := t.TempDir()
-	var files []string
-	for i, args := range [][]string{
-		{"--http2", "-m", "5", "--shard", "0/2"},
-		{"--http2", "-m", "5", "--shard", "1/2"},
-		{"--shard", "1/2"},
-	} {
-		stdout, _, err := gust(t, append(append([]string{"load", "--quiet", "-c", "4", "-n", "400", "-o", "json"}, args...), url+"/")...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, filepath.Join(dir, "agent"+string(rune('0'+i))+".json"))
-		if err := os.WriteFile(files[i], []byte(stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	files, _ := agentShares(t, url+"/", []string{"-c", "4", "-n", "400"},
+		[]string{"--http2", "-m", "5", "--shard", "0/2"},
+		[]string{"--http2", "-m", "5", "--shard", "1/2"},
+		[]string{"--shard", "1/2"},
+	)
 	stdout, _, err := gust(t, "merge", "-o", "json", files[0], files[1])
 	if err != nil {
 		t.Fatal(err)
@@ -144,4 +134,26 @@ func TestReplayHTTP2(t *testing.T) {
 	if !strings.Contains(stdout, "HTTP/2 (h2c), 8 streams per connection") {
 		t.Errorf("report does not say HTTP/2:\n%s", stdout)
 	}
+}
+
+// agentShares runs one `gust load --quiet -o json` per share, with the
+// common args, the share's own and url, as agents would, and writes each
+// JSON report to a file of its own for gust merge; it returns the files
+// and the reports.
+func agentShares(t *testing.T, url string, common []string, shares ...[]string) (files, reports []string) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, share := range shares {
+		args := append(append(append([]string{"load", "--quiet", "-o", "json"}, common...), share...), url)
+		stdout, _, err := gust(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, fmt.Sprintf("agent%d.json", i))
+		if err := os.WriteFile(file, []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, reports = append(files, file), append(reports, stdout)
+	}
+	return files, reports
 }
