@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unsafe"
+
+	"github.com/gust-http/gust/internal/head"
 )
 
 // Request describes a request to serialize once and send many times.
@@ -30,7 +33,9 @@ type Request struct {
 // after the request line as RFC 9112 section 3.2 recommends; later Host
 // fields are dropped, because servers must refuse a request with two.
 //
-// AppendRequest does not validate r: check user input with ValidateHeader
+// The bytes are those AppendHead writes for the head BuildHead makes of
+// r, followed by Body; AppendRequest writes them directly, so that it
+// needs no head. It does not validate r: check user input with ValidateHeader
 // first. It allocates only when dst lacks capacity.
 func AppendRequest(dst []byte, r *Request) []byte {
 	method, target := r.Method, r.Target
@@ -70,6 +75,100 @@ func AppendRequest(dst []byte, r *Request) []byte {
 	}
 	dst = append(dst, "\r\n"...)
 	return append(dst, r.Body...)
+}
+
+// BuildHead sets h to r's head, the one both protocols send: the request
+// line's method and target, then the fields Host, User-Agent, the Header
+// fields in order, Content-Length when Body is non-empty or the method is
+// POST, PUT or PATCH, and "Connection: close" when Close. h.Host is the
+// Host field's value; h.ContentLength the Content-Length sent, or -1.
+//
+// The first Host field in Header takes the place of the default Host, first
+// after the request line as RFC 9112 section 3.2 recommends; later Host
+// fields are dropped, because servers must refuse a request with two.
+//
+// h's slices view r's strings (and digits, where the Content-Length value
+// is formatted): they must not be written through, and are valid as long
+// as r's strings and digits are. BuildHead returns digits, extended; it
+// allocates only when h.Headers or digits lack capacity.
+func BuildHead(h *head.Request, r *Request, digits []byte) []byte {
+	method, target := r.Method, r.Target
+	if method == "" {
+		method = "GET"
+	}
+	if target == "" {
+		target = "/"
+	}
+	o := scanOverrides(r.Header)
+	*h = head.Request{Method: view(method), Target: view(target), Major: 1, Minor: 1,
+		Headers: h.Headers[:0], ContentLength: -1}
+	h.SplitTarget()
+	host := r.Host
+	if o.host >= 0 {
+		host = r.Header[o.host][1]
+	}
+	h.Host = view(host)
+	if h.Host == nil {
+		h.Host = empty // sent even when empty
+	}
+	h.Headers = append(h.Headers, head.Field{Name: hostName, Value: h.Host})
+	if r.UserAgent != "" && !o.userAgent {
+		h.Headers = append(h.Headers, head.Field{Name: userAgentName, Value: view(r.UserAgent)})
+	}
+	for _, f := range r.Header {
+		if o.host < 0 || !equalFold(f[0], "host") {
+			h.Headers = append(h.Headers, head.Field{Name: view(f[0]), Value: view(f[1])})
+		}
+	}
+	if !o.contentLength && !o.transferEncoding && (len(r.Body) > 0 || methodWantsBody(method)) {
+		start := len(digits)
+		digits = strconv.AppendInt(digits, int64(len(r.Body)), 10)
+		h.Headers = append(h.Headers, head.Field{Name: contentLengthName, Value: digits[start:len(digits):len(digits)]})
+		h.ContentLength = int64(len(r.Body))
+	}
+	if r.Close && !o.connection {
+		h.Headers = append(h.Headers, head.Field{Name: connectionName, Value: closeValue})
+		h.Close = true
+	}
+	return digits
+}
+
+// The names and values of the fields BuildHead adds.
+var (
+	hostName          = []byte("Host")
+	userAgentName     = []byte("User-Agent")
+	contentLengthName = []byte("Content-Length")
+	connectionName    = []byte("Connection")
+	closeValue        = []byte("close")
+	empty             = []byte{}
+)
+
+// view returns s's bytes without copying; they must not be written. The
+// empty string gives nil.
+func view(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// AppendHead appends h as an HTTP/1.1 request head to dst and returns the
+// extended slice: "METHOD target HTTP/1.1", each of h.Headers in order (Host
+// among them, as BuildHead puts it first), and the blank line. It writes
+// what h holds, without checking it, and allocates only when dst lacks
+// capacity.
+func AppendHead(dst []byte, h *head.Request) []byte {
+	dst = append(dst, h.Method...)
+	dst = append(dst, ' ')
+	dst = append(dst, h.Target...)
+	dst = append(dst, " HTTP/1.1\r\n"...)
+	for _, f := range h.Headers {
+		dst = append(dst, f.Name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, f.Value...)
+		dst = append(dst, "\r\n"...)
+	}
+	return append(dst, "\r\n"...)
 }
 
 // overrides records which default fields a Request's Header replaces.

@@ -1,6 +1,10 @@
 package http2
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/gust-http/gust/internal/head"
+)
 
 // ClientConfig sets a ClientConn's limits; the zero value of each field
 // picks the default named beside it.
@@ -55,12 +59,20 @@ type Field struct {
 }
 
 // Request is what ClientConn.Open sends. The engine keeps Body (not a copy)
-// until the stream ends, so it must not change meanwhile.
+// until the stream ends, so it must not change meanwhile; it keeps nothing
+// else of a Request once Open returns.
 type Request struct {
+	// Head, if set, is the request as both protocols share it: its Method,
+	// Host (as :authority), Target (as :path) and Headers, whose names may
+	// be in any case and whose Host and connection-specific fields are left
+	// out. Method, Authority, Path and Header are then not used; Scheme,
+	// if empty, is Head.Scheme.
+	Head *head.Request
+	// Without Head: the pseudo-headers, and the fields after them, with
+	// lowercase names and no connection-specific field (connection,
+	// transfer-encoding...).
 	Method, Scheme, Authority, Path string
-	// Header holds the fields after the pseudo-headers, lowercase names,
-	// without connection-specific fields (connection, transfer-encoding...).
-	Header []Field
+	Header                          []Field
 	// Body is sent in DATA frames under flow control; empty means the
 	// HEADERS frame ends the stream.
 	Body []byte
@@ -111,6 +123,9 @@ type ClientConn struct {
 	encCache [encCacheSize]encCache // header blocks of recent requests
 	encGen   uint64                 // bumped whenever the encoder's table may change
 	encNext  int                    // the cache entry to replace next
+	key      []byte                 // the key of the request being encoded
+	strs     map[string]string      // names and values interned for the table
+	strBytes int                    // their bytes, up to internBudget
 }
 
 // NewClientConn returns a connection engine; call Start before anything else.
@@ -219,7 +234,7 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 		wantData:      req.WantData,
 		localDone:     len(req.Body) == 0,
 		contentLength: -1,
-		noBody:        req.Method == "HEAD",
+		noBody:        req.isHead(),
 	}
 	c.streams.put(id, slot)
 	c.active++

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/gust-http/gust/internal/head"
 )
 
 // TestEncodeRequestCacheStaysInSync interleaves requests, some of which add
@@ -72,5 +74,33 @@ func TestOnlyIndexed(t *testing.T) {
 				t.Fatalf("onlyIndexed(%x) = %v, want %v", tt.block, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestAHeadEncodesAsItsFields checks that a Request given as a head sends
+// what the same request given as strings sends: Host as :authority, names
+// lowercased, the connection-specific fields left out; and that fields
+// past the interning budget go out as literals that decode the same.
+func TestAHeadEncodesAsItsFields(t *testing.T) {
+	h := &head.Request{Method: []byte("POST"), Target: []byte("/p?q"), Host: []byte("a.example"), Headers: []head.Field{
+		{Name: []byte("Host"), Value: []byte("a.example")},
+		{Name: []byte("User-Agent"), Value: []byte("gust")},
+		{Name: []byte("Connection"), Value: []byte("close")},
+		{Name: []byte("X-Big"), Value: []byte(strings.Repeat("b", internBudget))},
+		{Name: []byte("Content-Length"), Value: []byte("3")},
+	}}
+	want := ":method=POST :scheme=https :authority=a.example :path=/p?q user-agent=gust x-big=" +
+		strings.Repeat("b", internBudget) + " content-length=3"
+	c := NewClientConn(ClientConfig{})
+	var got []string
+	dec := hpack.NewDecoder(4096, func(f hpack.HeaderField) { got = append(got, f.Name+"="+f.Value) })
+	for range 3 {
+		got = got[:0]
+		if _, err := dec.Write(c.encodeRequest(&Request{Head: h, Scheme: "https"})); err != nil {
+			t.Fatal(err)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Fatalf("decoded %q, want %q", g, want)
+		}
 	}
 }

@@ -176,5 +176,12 @@ func (e *HeaderEncoder) Field(name, value string) {
 	e.enc.WriteField(hpack.HeaderField{Name: name, Value: value})
 }
 
+// Literal encodes one field as a literal never indexed (RFC 7541 section
+// 6.2.3): the table keeps neither name nor value, so they may be views of
+// bytes that change afterwards.
+func (e *HeaderEncoder) Literal(name, value string) {
+	e.enc.WriteField(hpack.HeaderField{Name: name, Value: value, Sensitive: true})
+}
+
 // Block returns the encoded block, valid until the next Begin.
 func (e *HeaderEncoder) Block() []byte { return e.w.b }
