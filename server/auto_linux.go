@@ -83,7 +83,7 @@ func (st *seat) release() {
 	st.ctx.peer = nil
 	if st.h2ctx != nil {
 		st.h2ctx.reset()
-		st.h2ctx.peer, st.h2ctx.h2 = nil, nil
+		st.h2ctx.peer, st.h2ctx.onStream = nil, nil
 	}
 	st.site = site{}
 	st.l, st.cur, st.stream, st.moved, st.out = nil, nil, nil, false, st.out[:0]

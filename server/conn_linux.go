@@ -88,8 +88,9 @@ type conn struct {
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
 	remote   string // the client's address, formatted when the adapter first asks
-	// h2: the connection speaks HTTP/2 (h2conn_linux.go); nil for HTTP/1.1.
-	h2 *h2conn
+	// proto is what the connection speaks (proto_linux.go): HTTP/1.1
+	// until a preface, ALPN or an upgrade switches it; the loop's.
+	proto protocol
 }
 
 func newConn(l *loop, fd int) *conn {
@@ -100,6 +101,7 @@ func newConn(l *loop, fd int) *conn {
 		c.t = l.srv.layer(c.t)
 		c.layered = true
 	}
+	c.proto = h1proto{}
 	c.we.owner = c
 	c.we.slot = -1
 	c.task = c.serveWork
@@ -127,9 +129,7 @@ func (c *conn) dropIn() {
 }
 
 func (c *conn) release() {
-	if c.h2 != nil {
-		c.h2.closed()
-	}
+	c.proto.release(c)
 	c.dropIn()
 	if c.out != nil {
 		putBuf(c.out)
@@ -154,18 +154,24 @@ func (c *conn) due(now int64) int64 {
 	case stClosed:
 		return 0
 	case stIdle:
-		if c.h2 != nil && !c.lingering {
-			return l.dueH2(c, now)
+		if !c.lingering {
+			return c.proto.due(c, now)
 		}
 	case stBusy, stBusyEvent:
 		// The worker moves the deadline when it gives the connection back,
 		// never earlier than this.
 		return now + l.minTimer
 	}
+	return c.dueDeadline(now)
+}
+
+// dueDeadline closes c if its deadline has passed; otherwise it says when
+// to look again.
+func (c *conn) dueDeadline(now int64) int64 {
 	if d := c.deadline.Load(); d > now {
 		return d
 	}
-	l.closeConn(c)
+	c.l.closeConn(c)
 	return 0
 }
 

@@ -52,7 +52,7 @@ type Ctx struct {
 	exited  bool
 	exitOut []byte
 
-	h2 h2Flusher // the HTTP/2 stream of this request; nil for HTTP/1.1
+	onStream streamFlusher // the HTTP/2 stream of this request; nil for HTTP/1.1
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -245,8 +245,8 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
-	if c.h2 != nil {
-		return c.h2.flushCtx(c)
+	if c.onStream != nil {
+		return c.onStream.flushCtx(c)
 	}
 	c.offLoop()
 	if c.w == nil {
@@ -352,3 +352,10 @@ func (c *Ctx) reset() {
 
 // stringBytes views s as bytes without copying; the bytes must not be modified.
 func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// streamFlusher is what Ctx.Flush calls for a request on a multiplexed
+// connection (an HTTP/2 stream), whose output goes through its connection's
+// loop rather than straight to the socket.
+type streamFlusher interface {
+	flushCtx(c *Ctx) error
+}

@@ -40,3 +40,24 @@ func (d *dateClock) refresh(now time.Time) {
 func (d *dateClock) get() []byte { return *d.value.Load() }
 
 func (d *dateClock) close() { close(d.stop) }
+
+// dateString returns the Date value as a string, made once a second.
+func (s *Server) dateString() string {
+	b := s.date.get()
+	if p := lastDate.Load(); p != nil && p.src == &b[0] {
+		return p.s
+	}
+	v := &dateValue{src: &b[0], s: string(b)}
+	lastDate.Store(v)
+	return v.s
+}
+
+// lastDate caches the last Date string; keyed by the bytes it was made
+// from, it serves every Server.
+var lastDate atomic.Pointer[dateValue]
+
+// dateValue is the Date string and the bytes it was made from.
+type dateValue struct {
+	src *byte
+	s   string
+}

@@ -5,64 +5,60 @@ package server
 import (
 	"bytes"
 
-	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/transport"
 )
 
-// The loop's side of a connection: reacting to readiness, reading, serving
-// (Inline, Auto) or handing over (Pooled, Auto), writing what the socket
-// takes now.
+// HTTP/1.1 on the loop: requests parsed in c.in and served in order
+// (h1step.go) on the loop (Inline, Auto) or handed to a worker with the
+// request already parsed (Pooled, and Auto for a route that waits).
 
-// handle reacts to readiness of a connection's socket, on its loop.
-func (l *loop) handle(c *conn, flags uint32, now int64) {
-	for {
-		switch st := c.state.Load(); st {
-		case stClosed:
-			return
-		case stBusy, stBusyEvent:
-			if flags&poll.Hangup != 0 {
-				c.cancelMu.Lock()
-				if c.cancel != nil {
-					c.cancel()
-				}
-				c.cancelMu.Unlock()
-			}
-			if c.waiting.Load() {
-				select {
-				case c.ready <- struct{}{}:
-				default:
-				}
-			}
-			if st == stBusyEvent || c.state.CompareAndSwap(stBusy, stBusyEvent) {
-				return // the worker reads it before giving the connection back
-			}
-			continue // the worker gave it back just now: handle it here
-		}
-		break
+// h1proto is HTTP/1.1, the protocol every connection starts with. Its
+// state lives on the conn (in, out, rd, headScan, parsed), since a worker
+// serving the connection uses it too; the value itself is empty, so
+// storing it in c.proto allocates nothing.
+type h1proto struct{}
+
+func (h1proto) serve(c *conn, data []byte, drained bool, now int64) bool {
+	l := c.l
+	// A head still missing its end cannot have been completed by bytes
+	// without a line feed: skip parsing it all again.
+	if c.headScan > 0 && len(c.in) > 0 && len(data) <= l.srv.cfg.MaxHeaderBytes && bytes.IndexByte(data[c.headScan:], '\n') < 0 {
+		c.headScan = len(data)
+		return true
 	}
-	if c.handshaking {
-		l.afterHandshake(c, now) // until it ends, the socket is the handshake's
-		return
-	}
-	if c.h2 != nil && !c.lingering {
-		l.handleH2(c, flags, now)
-		return
+	c.moreToRead = !drained
+	return l.serveInput(c, data, now)
+}
+
+// reading: a client that does not read its responses is not read either.
+func (h1proto) reading(c *conn) bool { return !c.blocked }
+
+func (h1proto) writable(c *conn, now int64) bool {
+	l := c.l
+	if !l.flushOut(c) {
+		return false
 	}
 	if c.blocked {
-		if flags&poll.Writable == 0 || !l.flushOut(c) || c.blocked {
-			return
-		}
-		if c.closing {
-			l.closeAfterResponse(c)
-			return
-		}
-		l.setDeadline(c, now+int64(l.srv.cfg.IdleTimeout))
-		flags |= poll.Readable // input may have waited while the output was stuck
+		return true
 	}
-	if flags&(poll.Readable|poll.Hangup) != 0 {
-		l.readAndServe(c, flags&poll.Hangup != 0, now)
+	if c.closing {
+		l.closeAfterResponse(c)
+		return false
 	}
+	l.setDeadline(c, now+int64(l.srv.cfg.IdleTimeout))
+	return true
 }
+
+func (h1proto) endTurn(c *conn, now int64) {}
+
+// due: the one deadline (set for the head, the body, the write or idle).
+func (h1proto) due(c *conn, now int64) int64 { return c.dueDeadline(now) }
+
+func (h1proto) shutdown(c *conn) bool { return false }
+
+func (h1proto) posted(c *conn, now int64) {}
+
+func (h1proto) release(c *conn) {}
 
 // flushOut writes pending output (c.out, and what the transport holds);
 // false means the connection was closed.
@@ -92,72 +88,6 @@ func (l *loop) flushOut(c *conn) bool {
 	return false
 }
 
-// maxReadsPerTurn bounds the reads one connection gets each time the loop
-// turns to it (4 x 64 KiB).
-const maxReadsPerTurn = 4
-
-// readAndServe drains the socket and serves the requests it holds.
-func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
-	if c.lingering {
-		l.discard(c)
-		return
-	}
-	if c.h2 != nil {
-		l.readH2(c, hangup, now)
-		return
-	}
-	for reads := 0; ; reads++ {
-		if reads == maxReadsPerTurn {
-			// A client that sends as fast as the loop reads (a large or
-			// endless body) gets a turn, not the loop: the rest is read
-			// after the other connections' events.
-			l.readLater(c, hangup)
-			return
-		}
-		buf := l.seat.buf
-		n, err := c.t.Read(buf)
-		if n > 0 {
-			l.srv.counters.bytesIn.Add(int64(n))
-			// A short read from the plain transport drained the socket:
-			// edge-triggered polling announces what comes next. A layered
-			// one (TLS) may hold bytes no event will announce, or have
-			// read the socket full: it is read until ErrWouldBlock, unless
-			// it says the socket is drained (TLS 1.3 on gust's records).
-			drained := n < len(buf) && !hangup && c.shortReadDrains()
-			data := buf[:n]
-			if len(c.in) > 0 {
-				c.in = append(c.in, data...)
-				data = c.in
-				// A head still missing its end cannot have been completed by
-				// bytes without a line feed: skip parsing it all again.
-				if c.headScan > 0 && bytes.IndexByte(data[c.headScan:], '\n') < 0 && len(data) <= l.srv.cfg.MaxHeaderBytes {
-					c.headScan = len(data)
-					if drained {
-						return
-					}
-					continue
-				}
-			}
-			c.moreToRead = !drained
-			if !l.serveInput(c, data, now) {
-				return // closed, or handed to a worker
-			}
-			if c.blocked {
-				return // the client is not reading; wait until it does
-			}
-			if drained {
-				return
-			}
-			continue
-		}
-		if err == transport.ErrWouldBlock {
-			return
-		}
-		l.closeConn(c) // io.EOF, the peer's close, or a failure
-		return
-	}
-}
-
 // serveInput serves the complete requests at the start of data on the
 // loop (Inline and Auto modes) or hands the connection to a worker with
 // the request it parsed (Pooled mode, and in Auto mode a request whose
@@ -166,8 +96,15 @@ func (l *loop) readAndServe(c *conn, hangup bool, now int64) {
 func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 	s := l.srv
 	if data[0] == 'P' && s.cfg.H2C {
-		if took, ok := l.startH2C(c, data, now); took {
-			return ok
+		// h2c with prior knowledge: the whole preface switches c to
+		// HTTP/2, which takes the input; a part of it waits for the rest.
+		switch prefix, whole := isH2Preface(data); {
+		case whole:
+			return newH2Conn(c, now).serve(c, data, false, now)
+		case prefix:
+			c.keep(data)
+			c.headScan = 0
+			return true
 		}
 	}
 	// The seat is this goroutine's: if a handler is moved off the loop,
@@ -260,32 +197,17 @@ func (l *loop) handOver(c *conn, st *seat, data []byte, n int, body bool, now in
 	l.srv.workers.submit(c.task)
 }
 
-// writeOut writes p to c, keeping what the transport does not take in
-// c.out, and keeps p's buffer as the seat's output. It returns false if
-// the connection was closed.
-func (l *loop) writeOut(c *conn, st *seat, p []byte) bool {
-	st.out = p[:0]
-	if len(p) == 0 {
-		return true
+// http1Shaped reports whether data, a request the HTTP/1.1 parser
+// refused, at least names an HTTP version on its first line. On a port
+// that takes h2c beside HTTP/1.1, bytes that do not (h2spec's
+// "INVALID CONNECTION PREFACE", a preface with a typo) are as likely a
+// broken HTTP/2 client as an HTTP/1.x one, and the answer that fits both
+// is HTTP/2's to an invalid preface (RFC 9113 section 3.4): close without
+// a response, rather than write HTTP/1.1 bytes at an HTTP/2 client.
+func http1Shaped(data []byte) bool {
+	line := data
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		line = data[:i]
 	}
-	n, err := c.t.Write(p)
-	if n > 0 {
-		l.srv.counters.bytesOut.Add(int64(n))
-	}
-	switch err {
-	case nil:
-		return true
-	case transport.ErrWouldBlock:
-		if n < len(p) {
-			if c.out == nil {
-				c.out = getBuf()
-			}
-			c.out = append(c.out, p[n:]...)
-		}
-		c.blocked = true
-		l.setDeadline(c, l.e.now()+int64(l.srv.cfg.WriteTimeout))
-		return true
-	}
-	l.closeConn(c)
-	return false
+	return bytes.Contains(line, []byte(" HTTP/"))
 }

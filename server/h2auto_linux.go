@@ -10,8 +10,8 @@ import "runtime"
 // loop's: from the move on, the handler is a worker of its stream and
 // posts its response (h2stream.post), which the loop gives the engine.
 //
-// The loop starts streams at the end of its turn (runH2), not where the
-// engine reports them: a handler moved off in the middle of feedH2 would
+// The loop starts streams at the end of its turn (run), not where the
+// engine reports them: a handler moved off in the middle of serve would
 // take the rest of that read's events, and the connection's input, with
 // it. The queue and how far the loop got in it live in the loop, so the
 // loop's new goroutine goes on with the next stream.
@@ -24,33 +24,34 @@ import "runtime"
 // has all arrived (END_STREAM seen) is read without waiting, so both run
 // on the loop.
 
-// queueH2Run queues st, whose request (and, for a native handler, body)
+// queueRun queues st, whose request (and, for a native handler, body)
 // is in, to be started at the end of the turn, and hc to be finished
 // after it.
-func (l *loop) queueH2Run(hc *h2conn, st *h2stream) {
-	l.h2Remote(hc) // a handler on the loop may still move off
-	l.h2.runq = append(l.h2.runq, st)
+func (hc *h2conn) queueRun(st *h2stream) {
+	l := hc.c.l
+	hc.formatRemote() // a handler on the loop may still move off
+	q := &l.streams
+	q.runq = append(q.runq, st)
 	if !hc.inAfter {
 		hc.inAfter = true
-		l.h2.after = append(l.h2.after, hc)
+		q.after = append(q.after, hc)
 	}
 }
 
-// h2RunsPending reports whether streams or connections wait for runH2.
-func (l *loop) h2RunsPending() bool {
-	return len(l.h2.runq) > 0 || len(l.h2.after) > 0
+// pending reports whether streams or connections wait for run.
+func (q *h2loop) pending() bool {
+	return len(q.runq) > 0 || len(q.after) > 0
 }
 
-// runH2 starts the streams queued this turn, then writes what their
+// run starts the streams queued this turn, then writes what their
 // connections have to send. A handler moved off the loop does not return
 // here: the loop's new goroutine goes on from runNext and afterNext.
-func (l *loop) runH2(now int64) {
-	r := &l.h2
+func (r *h2loop) run(now int64) {
 	for r.runNext < len(r.runq) {
 		st := r.runq[r.runNext]
 		r.runq[r.runNext] = nil
 		r.runNext++ // before the handler: the loop may go on without it
-		l.startH2Stream(st.hc, st, now)
+		st.hc.startStream(st, now)
 	}
 	r.runq, r.runNext = r.runq[:0], 0
 	for r.afterNext < len(r.after) {
@@ -58,7 +59,7 @@ func (l *loop) runH2(now int64) {
 		r.after[r.afterNext] = nil
 		r.afterNext++
 		hc.inAfter = false
-		l.afterH2(hc.c, now)
+		hc.endTurn(hc.c, now)
 	}
 	r.after, r.afterNext = r.after[:0], 0
 }
@@ -66,7 +67,8 @@ func (l *loop) runH2(now int64) {
 // startH2Stream runs a queued stream's handler on the loop, or gives it
 // to a worker (a route that waits, a body still arriving), or drops it if
 // it was reset or its connection closed while queued.
-func (l *loop) startH2Stream(hc *h2conn, st *h2stream, now int64) {
+func (hc *h2conn) startStream(st *h2stream, now int64) {
+	l := hc.c.l
 	if hc.streams[st.id] != st {
 		if st.loopBodyBuf && st.body != nil {
 			putBuf(st.body) // no handler will take it
@@ -76,10 +78,10 @@ func (l *loop) startH2Stream(hc *h2conn, st *h2stream, now int64) {
 	}
 	route := routeOf(st.req.Path)
 	if l.routes.waits(route) || st.streamed && !st.bodyIn() {
-		l.h2Submit(hc, st)
+		hc.submit(st)
 		return
 	}
-	l.h2OnLoop(hc, st, route, now)
+	hc.runOnLoop(st, route, now)
 }
 
 // bodyIn reports whether a streamed body has all arrived.
@@ -89,12 +91,13 @@ func (st *h2stream) bodyIn() bool {
 	return st.eof
 }
 
-// h2OnLoop runs st's handler on the loop, watched against the budget. If
+// runOnLoop runs st's handler on the loop, watched against the budget. If
 // it returns in time its response goes to the engine at once, as in
 // Inline mode; if it was moved off, this goroutine posts the response as
 // a worker would and ends. Its stream has no ack channel (so no
 // allocation) until it is moved off (loop.moveOff makes one).
-func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
+func (hc *h2conn) runOnLoop(st *h2stream, route uint32, now int64) {
+	l := hc.c.l
 	s := l.srv
 	seat := l.seat // this goroutine's, even once the loop has gone on
 	ctx := seat.h2Ctx()
@@ -106,7 +109,7 @@ func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
 	returned := false
 	defer func() {
 		if !returned {
-			l.h2ExitedOnLoop(seat, st, ctx)
+			st.exitedOnLoop(seat, ctx)
 		}
 	}()
 	var p h2part
@@ -125,7 +128,7 @@ func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
 	if !adapter {
 		var scratch *fieldScratch // the loop's, while this goroutine runs it
 		if onLoop {
-			scratch = &l.h2.fields
+			scratch = &l.streams.fields
 		}
 		p = st.finalPart(ctx, panicked, scratch)
 	}
@@ -133,9 +136,9 @@ func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
 		putBuf(st.body)
 		st.body = nil
 	}
-	ctx.h2, ctx.mover = nil, nil
+	ctx.onStream, ctx.mover = nil, nil
 	if onLoop {
-		l.startPart(hc, st, p, now) // writes the headers now: the scratch fields are free again
+		hc.startPart(st, p, now) // writes the headers now: the scratch fields are free again
 		return
 	}
 	// Moved off: the loop and the stream's engine state are another
@@ -147,11 +150,12 @@ func (l *loop) h2OnLoop(hc *h2conn, st *h2stream, route uint32, now int64) {
 	runtime.Goexit() // off the loop's stack: serveOn sees seat.moved
 }
 
-// h2ExitedOnLoop finishes a stream whose handler, started on the loop,
+// exitedOnLoop finishes a stream whose handler, started on the loop,
 // called runtime.Goexit: as in Pooled mode the stream is reset. The
 // handler is moved off first if it was not, so that the loop goes on in
 // another goroutine while this one ends.
-func (l *loop) h2ExitedOnLoop(seat *seat, st *h2stream, ctx *Ctx) {
+func (st *h2stream) exitedOnLoop(seat *seat, ctx *Ctx) {
+	l := seat.l
 	if !seat.moved {
 		l.moveOff(seat, seat.seq, true)
 	}
@@ -163,6 +167,6 @@ func (l *loop) h2ExitedOnLoop(seat *seat, st *h2stream, ctx *Ctx) {
 		l.srv.counters.inflight.Add(-1)
 		l.srv.counters.requests.Add(1)
 	}
-	ctx.h2, ctx.mover = nil, nil
+	ctx.onStream, ctx.mover = nil, nil
 	st.post(&h2part{reset: true}, 0)
 }

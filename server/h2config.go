@@ -47,8 +47,3 @@ func (c *Config) h2EngineConfig() http2.ServerConfig {
 		ManualBodyCredit: true,
 	}
 }
-
-// h2Flusher is what Ctx.Flush calls for a request that came over HTTP/2.
-type h2Flusher interface {
-	flushCtx(c *Ctx) error
-}

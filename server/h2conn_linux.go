@@ -3,12 +3,10 @@
 package server
 
 import (
-	"bytes"
 	"errors"
 	"sync"
 
 	"github.com/gust-http/gust/internal/http2"
-	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/transport"
 )
 
@@ -49,8 +47,6 @@ type h2conn struct {
 // h2loop is a loop's HTTP/2 state.
 type h2loop struct {
 	fields fieldScratch
-	// ready lists connections with posts from workers; guarded by l.mu.
-	ready, spare []*h2conn
 	// Auto mode's streams to start at the end of the turn and the
 	// connections to finish after them, with how far the loop got: kept
 	// here, not on a stack, so that the loop's new goroutine goes on
@@ -88,54 +84,16 @@ func isH2Preface(data []byte) (prefix, whole bool) {
 	return true, k == len(http2.ClientPreface)
 }
 
-// http1Shaped reports whether data, a request the HTTP/1.1 parser
-// refused, at least names an HTTP version on its first line. On a port
-// that takes h2c beside HTTP/1.1, bytes that do not (h2spec's
-// "INVALID CONNECTION PREFACE", a preface with a typo) are as likely a
-// broken HTTP/2 client as an HTTP/1.x one, and the answer that fits both
-// is HTTP/2's to an invalid preface (RFC 9113 section 3.4): close without
-// a response, rather than write HTTP/1.1 bytes at an HTTP/2 client.
-func http1Shaped(data []byte) bool {
-	line := data
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		line = data[:i]
-	}
-	return bytes.Contains(line, []byte(" HTTP/"))
-}
-
-// startH2C looks at the first bytes of a connection for the h2c (prior
-// knowledge) preface. It reports whether it took the input: the whole
-// preface switches the connection to HTTP/2 and serves data; a part of it
-// is kept until the rest arrives. ok is false if the connection closed.
-func (l *loop) startH2C(c *conn, data []byte, now int64) (took, ok bool) {
-	if c.h2 != nil || !l.srv.cfg.H2C {
-		return false, true
-	}
-	prefix, whole := isH2Preface(data)
-	if !prefix {
-		return false, true
-	}
-	if !whole {
-		c.keep(data)
-		c.headScan = 0
-		return true, true
-	}
-	l.serveH2(c, now)
-	if l.feedH2(c, data, now) {
-		l.readH2(c, false, now) // the rest of the turn, the HTTP/2 way
-	}
-	return true, false // the HTTP/1.1 reader is done with c
-}
-
-// serveH2 switches c to HTTP/2: from here on every byte it reads is
+// newH2Conn switches c to HTTP/2: from here on every byte it reads is
 // HTTP/2 frames, beginning with the client preface. It is the entry for
-// h2c with prior knowledge (startH2C) and for TLS connections whose ALPN
-// chose "h2": the TLS path calls it once the handshake is done, with c.t
-// the TLS transport. It queues the server's SETTINGS.
-func (l *loop) serveH2(c *conn, now int64) {
+// h2c with prior knowledge (h1proto.serve) and for TLS connections whose
+// ALPN chose "h2" (afterHandshake, with c.t the TLS transport). It queues
+// the server's SETTINGS.
+func newH2Conn(c *conn, now int64) *h2conn {
+	l := c.l
 	hc := &h2conn{c: c, sc: http2.NewServerConn(l.srv.cfg.h2EngineConfig()), streams: map[uint32]*h2stream{},
 		lastActive: now}
-	c.h2 = hc
+	c.proto = hc
 	c.headScan = 0
 	c.rd.done()
 	if c.out == nil {
@@ -146,67 +104,20 @@ func (l *loop) serveH2(c *conn, now int64) {
 		c.out = hc.sc.Shutdown(c.out)
 		hc.goAway = true
 	}
+	return hc
 }
 
-// handleH2 reacts to readiness of an HTTP/2 connection's socket.
-func (l *loop) handleH2(c *conn, flags uint32, now int64) {
-	if flags&poll.Writable != 0 && c.blocked {
-		if !l.writeH2(c, now) {
-			return
-		}
-		if !c.blocked {
-			flags |= poll.Readable // input may have waited while the output was stuck
-		}
-	}
-	if flags&(poll.Readable|poll.Hangup) != 0 {
-		l.readH2(c, flags&poll.Hangup != 0, now)
-		return
-	}
-	l.afterH2(c, now)
+// reading: the loop stops reading a connection whose output backs up past
+// outStopRead, and one that is closing.
+func (hc *h2conn) reading(c *conn) bool {
+	return !hc.closing && !(c.blocked && len(c.out) >= outStopRead)
 }
 
-// readH2 reads what the socket holds, a turn's worth, and feeds it to the
-// engine.
-func (l *loop) readH2(c *conn, hangup bool, now int64) {
-	for reads := 0; ; reads++ {
-		if reads == maxReadsPerTurn {
-			l.readLater(c, hangup)
-			break
-		}
-		if c.blocked && len(c.out) >= outStopRead {
-			break // read again once the socket takes output (handleH2)
-		}
-		n, err := c.t.Read(l.seat.buf)
-		if n > 0 {
-			l.srv.counters.bytesIn.Add(int64(n))
-			drained := n < len(l.seat.buf) && !hangup && c.shortReadDrains()
-			data := l.seat.buf[:n]
-			if len(c.in) > 0 {
-				c.in = append(c.in, data...)
-				data = c.in
-			}
-			if !l.feedH2(c, data, now) {
-				return
-			}
-			if drained || c.h2.closing {
-				break
-			}
-			continue
-		}
-		if err == transport.ErrWouldBlock {
-			break
-		}
-		l.closeH2(c) // io.EOF, the peer's close, or a failure
-		return
-	}
-	l.afterH2(c, now)
-}
+func (hc *h2conn) writable(c *conn, now int64) bool { return hc.write(now) }
 
-// feedH2 gives data to the engine and acts on its events; it keeps in
-// c.in what the engine has not consumed (part of a frame). It returns
-// false if the connection was closed.
-func (l *loop) feedH2(c *conn, data []byte, now int64) bool {
-	hc := c.h2
+// serve gives data to the engine and acts on its events; it keeps in
+// c.in what the engine has not consumed (part of a frame).
+func (hc *h2conn) serve(c *conn, data []byte, drained bool, now int64) bool {
 	hc.lastActive = now
 	if c.out == nil {
 		c.out = getBuf()
@@ -215,7 +126,7 @@ func (l *loop) feedH2(c *conn, data []byte, now int64) bool {
 	c.out = out
 	events := hc.sc.Events()
 	for i := range events {
-		l.h2Event(hc, &events[i], now)
+		hc.event(&events[i], now)
 	}
 	if err != nil {
 		hc.closing = true // the engine appended GOAWAY: write it, then close
@@ -226,16 +137,16 @@ func (l *loop) feedH2(c *conn, data []byte, now int64) bool {
 	return true
 }
 
-// afterH2 finishes a turn on an HTTP/2 connection: response bytes the
+// endTurn finishes a turn on an HTTP/2 connection: response bytes the
 // windows admit go to the engine, output to the socket, and the deadline
 // is set for what the connection waits for now.
-func (l *loop) afterH2(c *conn, now int64) {
-	hc := c.h2
+func (hc *h2conn) endTurn(c *conn, now int64) {
+	l := c.l
 	if c.state.Load() == stClosed || c.lingering {
 		return
 	}
-	l.pumpH2(hc, now)
-	if !l.writeH2(c, now) {
+	hc.pump(now)
+	if !hc.write(now) {
 		return
 	}
 	if (hc.closing || hc.sc.Done() && len(hc.streams) == 0) && !c.blocked {
@@ -245,12 +156,14 @@ func (l *loop) afterH2(c *conn, now int64) {
 		l.closeAfterResponse(c)
 		return
 	}
-	l.setDeadline(c, l.nextH2Deadline(hc, now))
+	l.setDeadline(c, hc.nextDeadline(now))
 }
 
-// writeH2 writes c.out (and what the transport holds); false means the
+// write writes c.out (and what the transport holds); false means the
 // connection was closed.
-func (l *loop) writeH2(c *conn, now int64) bool {
+func (hc *h2conn) write(now int64) bool {
+	c := hc.c
+	l := c.l
 	if len(c.out) == 0 && !c.blocked {
 		if c.out != nil {
 			putBuf(c.out) // an idle connection holds no buffer
@@ -275,24 +188,18 @@ func (l *loop) writeH2(c *conn, now int64) bool {
 	case transport.ErrWouldBlock:
 		c.out = c.out[:copy(c.out, c.out[n:])]
 		if !c.blocked || n > 0 {
-			c.h2.blockedSince = now
+			hc.blockedSince = now
 		}
 		c.blocked = true
 		return true
 	}
-	l.closeH2(c)
+	l.closeConn(c) // release (closeConn) fails the streams still in progress
 	return false
 }
 
-// closeH2 closes an HTTP/2 connection the loop owns; release (closeConn)
-// fails the streams still in progress.
-func (l *loop) closeH2(c *conn) {
-	l.closeConn(c)
-}
-
-// closed is called when the connection closes (from release): streams
-// still in progress end, their handlers see errors, and posts fail.
-func (hc *h2conn) closed() {
+// release is called when the connection closes: streams still in
+// progress end, their handlers see errors, and posts fail.
+func (hc *h2conn) release(c *conn) {
 	hc.mu.Lock()
 	hc.dead = true
 	hc.mu.Unlock()
@@ -304,61 +211,43 @@ func (hc *h2conn) closed() {
 	hc.sending = nil
 }
 
-// queueH2 puts hc on its loop's list of connections with posts and wakes
-// the loop, from a worker.
-func (l *loop) queueH2(hc *h2conn) {
-	l.mu.Lock()
-	if !l.stopped {
-		l.h2.ready = append(l.h2.ready, hc)
-		l.poller.Wake()
-	}
-	l.mu.Unlock()
-}
+// queue puts hc on its loop's list of connections with posts, from a
+// worker, once per batch (hc.queued, under hc.mu).
+func (hc *h2conn) queue() { hc.c.l.post(hc.c) }
 
-// takeH2Work applies what workers posted: response parts and body credit.
-func (l *loop) takeH2Work(now int64) {
-	l.mu.Lock()
-	list := l.h2.ready
-	l.h2.ready = l.h2.spare[:0]
-	l.mu.Unlock()
-	for i, hc := range list {
-		list[i] = nil
-		hc.mu.Lock()
-		sts := hc.ready
-		hc.ready = hc.spare[:0]
-		hc.queued = false
+// posted applies what workers posted: response parts and body credit.
+func (hc *h2conn) posted(c *conn, now int64) {
+	hc.mu.Lock()
+	sts := hc.ready
+	hc.ready = hc.spare[:0]
+	hc.queued = false
+	for _, st := range sts {
+		st.take()
+	}
+	hc.mu.Unlock()
+	if c.state.Load() == stClosed {
 		for _, st := range sts {
-			st.take()
+			st.dropTaken()
 		}
-		hc.mu.Unlock()
-		c := hc.c
-		if c.state.Load() == stClosed {
-			for _, st := range sts {
-				st.dropTaken()
-			}
-			continue
-		}
-		for j, st := range sts {
-			l.applyH2(hc, st, now)
-			sts[j] = nil
-		}
-		hc.mu.Lock()
-		if len(hc.spare) == 0 {
-			hc.spare = sts[:0]
-		}
-		hc.mu.Unlock()
-		l.afterH2(c, now)
+		return
 	}
-	l.mu.Lock()
-	l.h2.spare = list[:0]
-	l.mu.Unlock()
+	for j, st := range sts {
+		hc.apply(st, now)
+		sts[j] = nil
+	}
+	hc.mu.Lock()
+	if len(hc.spare) == 0 {
+		hc.spare = sts[:0]
+	}
+	hc.mu.Unlock()
+	hc.endTurn(c, now)
 }
 
-// h2Event acts on one thing the engine reported.
-func (l *loop) h2Event(hc *h2conn, e *http2.ServerEvent, now int64) {
+// event acts on one thing the engine reported.
+func (hc *h2conn) event(e *http2.ServerEvent, now int64) {
 	switch e.Kind {
 	case http2.ServerRequest:
-		l.h2Request(hc, e, now)
+		hc.request(e, now)
 	case http2.ServerData:
 		st := hc.streams[e.StreamID]
 		if st == nil {
@@ -367,14 +256,89 @@ func (l *loop) h2Event(hc *h2conn, e *http2.ServerEvent, now int64) {
 			hc.c.out = hc.sc.Consume(hc.c.out, e.StreamID, len(e.Data))
 			return
 		}
-		l.h2Body(hc, st, e.Data, e.EndStream)
+		hc.body(st, e.Data, e.EndStream)
 	case http2.ServerTrailers:
 		if st := hc.streams[e.StreamID]; st != nil {
-			l.h2Trailers(hc, st, e.Header)
+			hc.trailers(st, e.Header)
 		}
 	case http2.ServerReset:
 		if st := hc.streams[e.StreamID]; st != nil {
-			l.endH2Stream(hc, st, errStreamGone)
+			hc.endStream(st, errStreamGone)
 		}
 	}
+}
+
+// nextDeadline is when the wheel should look at hc next: the first of
+// WriteTimeout for stuck output, ReadTimeout for a body that does not
+// come, and IdleTimeout with no stream. Each counts from a fixed time, so
+// a client that keeps sending frames does not push them back.
+func (hc *h2conn) nextDeadline(now int64) int64 {
+	l := hc.c.l
+	cfg := &l.srv.cfg
+	next := now + int64(cfg.IdleTimeout) // handlers running: no timeout but a look now and then
+	if len(hc.streams) == 0 {
+		next = hc.lastActive + int64(cfg.IdleTimeout)
+	}
+	if hc.c.blocked {
+		next = min(next, hc.blockedSince+int64(cfg.WriteTimeout))
+	}
+	for _, st := range hc.streams {
+		switch {
+		case st.inSending:
+			next = min(next, st.since+int64(cfg.WriteTimeout))
+		case !st.dispatched:
+			next = min(next, st.started+int64(cfg.ReadTimeout))
+		}
+	}
+	return next
+}
+
+// due is the wheel's callback for an HTTP/2 connection: WriteTimeout
+// for a socket or streams that do not take output, ReadTimeout for a
+// request body that does not come, IdleTimeout with GOAWAY. It returns the
+// next deadline, or 0 after closing.
+func (hc *h2conn) due(c *conn, now int64) int64 {
+	cfg := &c.l.srv.cfg
+	if c.blocked && now-hc.blockedSince >= int64(cfg.WriteTimeout) {
+		c.l.closeConn(c)
+		return 0
+	}
+	for _, st := range hc.streams {
+		switch {
+		case st.inSending && now-st.since >= int64(cfg.WriteTimeout):
+			// A zero window that never opens: the slow reader's stream is cut.
+			c.out = hc.sc.Reset(c.out, st.id, http2.ErrCodeCancel)
+			hc.endStream(st, errWriteTimeout)
+		case !st.dispatched && now-st.started >= int64(cfg.ReadTimeout):
+			c.out = hc.sc.Reset(c.out, st.id, http2.ErrCodeCancel)
+			hc.endStream(st, errStreamGone)
+		}
+	}
+	if len(hc.streams) == 0 && !c.blocked && now-hc.lastActive >= int64(cfg.IdleTimeout) {
+		if !hc.goAway {
+			hc.goAway = true
+			c.out = hc.sc.Shutdown(c.out)
+		}
+		hc.closing = true
+	}
+	hc.endTurn(c, now)
+	if c.state.Load() == stClosed {
+		return 0
+	}
+	return c.deadline.Load()
+}
+
+// shutdown is Shutdown's step for an HTTP/2 connection: GOAWAY once, then
+// close when every accepted stream is finished and the output written.
+func (hc *h2conn) shutdown(c *conn) bool {
+	now := c.l.e.now()
+	if !hc.goAway {
+		hc.goAway = true
+		if c.out == nil {
+			c.out = getBuf()
+		}
+		c.out = hc.sc.Shutdown(c.out)
+	}
+	hc.endTurn(c, now)
+	return true
 }

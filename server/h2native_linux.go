@@ -4,7 +4,6 @@ package server
 
 import (
 	"strconv"
-	"sync/atomic"
 
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http2"
@@ -15,8 +14,9 @@ import (
 // loop first in Auto mode, h2auto_linux.go); their responses turned into
 // parts for the engine.
 
-// h2Inline runs a stream's handler on the loop and starts its response.
-func (l *loop) h2Inline(hc *h2conn, st *h2stream, now int64) {
+// runInline runs a stream's handler on the loop and starts its response.
+func (hc *h2conn) runInline(st *h2stream, now int64) {
+	l := hc.c.l
 	s := l.srv
 	ctx := l.seat.h2Ctx()
 	st.fill(ctx)
@@ -28,9 +28,9 @@ func (l *loop) h2Inline(hc *h2conn, st *h2stream, now int64) {
 		putBuf(st.body)
 		st.body = nil
 	}
-	p := st.finalPart(ctx, panicked, &l.h2.fields)
-	ctx.h2 = nil
-	l.startPart(hc, st, p, now) // writes the headers now: the scratch fields are free again
+	p := st.finalPart(ctx, panicked, &l.streams.fields)
+	ctx.onStream = nil
+	hc.startPart(st, p, now) // writes the headers now: the scratch fields are free again
 }
 
 // serveWork runs a stream's handler on a worker and posts its response.
@@ -49,7 +49,7 @@ func (st *h2stream) serveWork() {
 				s.counters.requests.Add(1)
 			}
 			st.post(&h2part{reset: true}, 0)
-			ctx.h2 = nil
+			ctx.onStream = nil
 		}
 	}()
 	var p h2part
@@ -69,7 +69,7 @@ func (st *h2stream) serveWork() {
 		putBuf(st.body)
 		st.body = nil
 	}
-	ctx.h2 = nil
+	ctx.onStream = nil
 	putCtx(ctx)
 }
 
@@ -239,25 +239,4 @@ func lengthString(n int) string {
 		return smallLengths[n]
 	}
 	return strconv.Itoa(n)
-}
-
-// dateString returns the Date value as a string, made once a second.
-func (s *Server) dateString() string {
-	b := s.date.get()
-	if p := h2Date.Load(); p != nil && p.src == &b[0] {
-		return p.s
-	}
-	v := &dateValue{src: &b[0], s: string(b)}
-	h2Date.Store(v)
-	return v.s
-}
-
-// h2Date caches the last Date string; keyed by the bytes it was made
-// from, it serves every Server.
-var h2Date atomic.Pointer[dateValue]
-
-// dateValue is the Date string and the bytes it was made from.
-type dateValue struct {
-	src *byte
-	s   string
 }

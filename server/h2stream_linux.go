@@ -150,7 +150,7 @@ func (st *h2stream) fill(ctx *Ctx) {
 	ctx.body = st.body
 	ctx.head = string(st.req.Method) == "HEAD"
 	ctx.peer = st.hc.c
-	ctx.h2 = st
+	ctx.onStream = st
 	ctx.srv = st.srv
 }
 
@@ -242,7 +242,7 @@ func (st *h2stream) post(p *h2part, credit int) error {
 	hc.queued = true
 	hc.mu.Unlock()
 	if wake {
-		hc.c.l.queueH2(hc)
+		hc.queue()
 	}
 	return nil
 }

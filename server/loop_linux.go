@@ -77,8 +77,9 @@ type loop struct {
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
 
-	tlsLoop        // handshakes that ended, queued under mu (tls_linux.go)
-	h2      h2loop // HTTP/2 streams' posts from workers (guarded by mu), Inline's Ctx
+	tlsLoop                   // handshakes that ended, queued under mu (tls_linux.go)
+	posts, postsSpare []*conn // connections whose protocol has posts from other goroutines (post), under mu
+	streams           h2loop  // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
@@ -117,7 +118,7 @@ func (l *loop) run() error {
 		}
 		var err error
 		lingerDue := l.lingerWakeAt > 0 && l.lingerWakeAt <= l.turnNow
-		if len(l.later) > 0 || l.h2RunsPending() || lingerDue {
+		if len(l.later) > 0 || l.streams.pending() || lingerDue {
 			// Sockets wait for their next turn, or streams (queued by
 			// closeIdleConns' reads) to start, or lingering sockets have
 			// budget left: look for events, do not wait.
@@ -171,7 +172,7 @@ func (l *loop) finishTurn() {
 	l.readTheRest(now)
 	l.takeHandoffs()
 	l.takeHandshakes(now)
-	l.takeH2Work(now)
+	l.takePosts(now)
 	if l.e.acceptOne { // only then do other loops hand sockets over
 		l.takeIncoming(now)
 	}
@@ -179,8 +180,8 @@ func (l *loop) finishTurn() {
 		l.acceptRetry = false
 		l.accept(now)
 	}
-	if l.h2RunsPending() {
-		l.runH2(now) // Auto mode's HTTP/2 streams, once the turn's reads are in
+	if l.streams.pending() {
+		l.streams.run(now) // Auto mode's HTTP/2 streams, once the turn's reads are in
 	}
 	l.discardSome(now)
 	l.wheel.advance(now)
@@ -252,7 +253,7 @@ func (l *loop) readTheRest(now int64) {
 		hangup := c.laterHangup
 		c.laterHangup = false
 		if c.state.Load() == stIdle && !c.blocked {
-			l.readAndServe(c, hangup, now)
+			l.readTurn(c, hangup, now)
 		}
 	}
 	l.laterSpare = l.laterRun[:0]
@@ -405,14 +406,16 @@ func (l *loop) closeIdleConns() {
 	now := l.e.now()
 	l.closingIdle = true
 	for _, c := range l.byFD {
-		if c != nil && c.h2 != nil && !c.lingering && c.state.Load() == stIdle {
-			l.drainH2(c) // GOAWAY, then closed once its streams are done
+		if c == nil || c.state.Load() != stIdle {
 			continue
+		}
+		if !c.lingering && c.proto.shutdown(c) {
+			continue // HTTP/2: GOAWAY, then closed once its streams are done
 		}
 		if !l.isIdle(c) {
 			continue
 		}
-		l.readAndServe(c, false, now)
+		l.readTurn(c, false, now)
 		if l.isIdle(c) {
 			l.closeConn(c)
 		}

@@ -38,8 +38,8 @@ func (s *Server) ListenAndServeTLS(addr, certFile, keyFile string) error {
 // by ALPN.
 const alpnHTTP1 = "http/1.1"
 
-// alpnH2 is HTTP/2's ALPN name: offered only when h2OverTLS says the
-// server serves HTTP/2 (see tls_linux.go).
+// alpnH2 is HTTP/2's ALPN name: offered only when the server serves
+// HTTP/2 over TLS (offersH2).
 const alpnH2 = "h2"
 
 // plainToTLS is what a client that sends plain HTTP to a TLS port reads
@@ -71,15 +71,6 @@ func prepareTLS(cfg *tls.Config, h2 bool) (*tls.Config, error) {
 	// GUST_TLS_RECORDS=crypto/tls.
 	return transport.PrepareServerConfig(cfg), nil
 }
-
-// h2OverTLS is the HTTP/2 hook of TLS connections, set by the HTTP/2
-// files: enabled says whether a server serves HTTP/2 (its ALPN then offers
-// "h2" before "http/1.1"); serve (tls_linux.go's h2OverTLSServe) takes a
-// connection whose ALPN chose "h2". While nil, "h2" is never offered.
-var h2OverTLS func(s *Server) bool
-
-// offersH2 reports whether s's TLS connections may choose HTTP/2.
-func (s *Server) offersH2() bool { return h2OverTLS != nil && h2OverTLS(s) }
 
 // TLS returns the state of the request's TLS connection (version, cipher
 // suite, the protocol ALPN chose, the server name the client asked for,

@@ -47,12 +47,6 @@ type tlsLoop struct {
 	handshakes map[*transport.TLS]*conn
 }
 
-// h2OverTLSServe, set by the HTTP/2 files, serves a connection whose ALPN
-// chose "h2" from the moment its handshake ended (the loop owns c, which
-// may hold a first request in its transport). Nil: "h2" is never chosen,
-// since prepareTLS offers it only when h2OverTLS says so.
-var h2OverTLSServe func(l *loop, c *conn, now int64)
-
 // startTLS makes c, just registered, a TLS connection and starts its
 // handshake, bounded by ReadHeaderTimeout (the wheel closes c then too).
 func (l *loop) startTLS(c *conn) {
@@ -121,12 +115,14 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 	delete(l.handshakes, c.tls)
 	switch {
 	case err == nil:
-		if h2OverTLSServe != nil && c.tls.NegotiatedProtocol() == alpnH2 {
-			h2OverTLSServe(l, c, now)
-			return
+		if c.tls.NegotiatedProtocol() == alpnH2 {
+			newH2Conn(c, now)
+		} else {
+			l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
 		}
-		l.setDeadline(c, now+int64(l.srv.cfg.ReadHeaderTimeout))
-		l.readAndServe(c, false, now)
+		// The first request (for HTTP/2, the preface) may have come with
+		// the client's last handshake flight: no event will announce it.
+		l.readTurn(c, false, now)
 	case errors.Is(err, transport.ErrNotTLS):
 		c.tls.Release()
 		c.tls, c.t, c.layered = nil, &c.plain, false
@@ -192,3 +188,6 @@ func (c *conn) connectionState() *tls.ConnectionState {
 	st := c.tls.ConnectionState()
 	return &st
 }
+
+// offersH2 reports whether s's TLS connections may choose HTTP/2 by ALPN.
+func (s *Server) offersH2() bool { return s.cfg.HTTP2.OverTLS }

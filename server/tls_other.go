@@ -14,3 +14,7 @@ func (c *fallbackConn) connectionState() *tls.ConnectionState {
 	st := tc.ConnectionState()
 	return &st
 }
+
+// offersH2 reports whether s's TLS connections may choose HTTP/2: the
+// portable fallback serves HTTP/1.1 only.
+func (s *Server) offersH2() bool { return false }
