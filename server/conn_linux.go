@@ -25,72 +25,86 @@ const (
 
 // conn is one client connection. Idle, it holds no buffers: in and out are
 // borrowed from a pool while a request or response is in progress.
+//
+// Its fields by owner: set once when it is made; atomic, for the loop and
+// a worker alike; the owner's, meaning the loop while state is stIdle and
+// the one worker serving it while stBusy or stBusyEvent (a worker's
+// hand-over through state orders them); the loop's alone; and those
+// guarded by cancelMu.
 type conn struct {
-	we wheelEntry
+	// Set once, by newConn.
 	fd int
 	l  *loop
-	// t carries every byte the connection reads and writes: plain (the
-	// socket itself, held in plain so that a connection is one
-	// allocation) or, later, TLS layered on it.
-	t     transport.Conn
+	// plain is the socket's transport, held here so that a connection
+	// is one allocation.
 	plain transport.Plain
+
+	// Atomic.
+	state    atomic.Int32
+	deadline atomic.Int64 // loop clock ns; when the current timeout expires
+	waiting  atomic.Bool  // a worker waits on ready for the socket to take more of a response
+	// hijacked: a handler took the socket over; the server only closes
+	// its own descriptor.
+	hijacked atomic.Bool
+
+	// The owner's.
+	// t carries every byte the connection reads and writes: &plain, or
+	// TLS layered on it (tlsConn).
+	t transport.Conn
 	// layered: t is not plain. A short read from plain means the socket
 	// is drained; from a layered transport it does not (it may have read
 	// the socket full and handed out less), so the loop reads until
 	// ErrWouldBlock.
-	layered  bool
-	tlsConn  // the TLS transport and its handshake (tls_linux.go)
-	state    atomic.Int32
-	deadline atomic.Int64 // loop clock ns; when the current timeout expires
-
-	in  []byte // received bytes not yet served
-	out []byte // response bytes the loop still has to write
+	layered bool
+	tlsConn        // the TLS transport and its handshake (tls_linux.go)
+	in      []byte // received bytes not yet served
+	out     []byte // response bytes still to be written
 	// blocked: the transport would not take everything; out (empty if the
 	// transport took all and holds bytes of its own) waits for the socket
 	// to be writable.
 	blocked bool
-
 	closing bool // close once out is written
 	// linger: when it closes, the client may still be sending (an unread
 	// body, bytes after the last request served): close with a lingering
-	// close (linger_linux.go). lingering: that close is under way, and
-	// lingerLeft bytes more may be read and discarded; lingerQueued: it is
-	// in its loop's queue of lingering connections to read.
-	linger, lingering, lingerQueued bool
-	lingerLeft                      int
-	rd                              reading // the request being read: chunked progress, 100 Continue
+	// close.
+	linger bool
+	rd     reading // HTTP/1.1: the request being read: chunked progress, 100 Continue
 	// moreToRead says the socket may hold bytes the loop did not read
 	// before handing the connection to a worker (a full read buffer or a
 	// hang-up): with edge-triggered polling no new event will announce
 	// them, so the worker reads them itself.
 	moreToRead bool
-	// later: the connection is in its loop's list of sockets to read on
-	// (its turn ended before the socket was drained); hangup, if a hang-up
-	// was seen then.
-	later, laterHangup bool
-	reqStart           int64 // when the first byte of the request being read arrived; 0 between requests
-	headScan           int   // bytes of c.in known to hold no complete head
-	task               func()
+	reqStart   int64 // when the first byte of the request being read arrived; 0 between requests
+	headScan   int   // bytes of c.in known to hold no complete head
 	// parsed is a request the loop parsed and handed over with the
 	// connection, spanning c.in[:parsedLen] (its head only if parsedBody:
 	// the body is still arriving), for the worker to serve first.
 	parsed     *Ctx
 	parsedLen  int
 	parsedBody bool
+	ready      chan struct{} // a waiting worker's wake-up (waiting)
+	remote     string        // the client's address, formatted when the adapter first asks
+	task       func()        // serveWork, made once so that a hand-over costs no closure
 
-	// For a worker waiting for the socket to accept more of a response.
-	waiting atomic.Bool
-	ready   chan struct{}
-	// hijacked: a handler took the socket over; the server only closes
-	// its own descriptor.
-	hijacked atomic.Bool
-	// For the net/http adapter: cancelled when the client goes away.
+	// The loop's.
+	we wheelEntry
+	// proto is what the connection speaks (proto_linux.go): HTTP/1.1
+	// until a preface, ALPN or an upgrade switches it.
+	proto protocol
+	// lingering: a lingering close is under way (linger_linux.go), and
+	// lingerLeft bytes more may be read and discarded; lingerQueued: it is
+	// in its loop's queue of lingering connections to read.
+	lingering, lingerQueued bool
+	lingerLeft              int
+	// later: the connection is in its loop's list of sockets to read on
+	// (its turn ended before the socket was drained); hangup, if a hang-up
+	// was seen then.
+	later, laterHangup bool
+
+	// Guarded by cancelMu: for the net/http adapter, cancelled when the
+	// client goes away.
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
-	remote   string // the client's address, formatted when the adapter first asks
-	// proto is what the connection speaks (proto_linux.go): HTTP/1.1
-	// until a preface, ALPN or an upgrade switches it; the loop's.
-	proto protocol
 }
 
 func newConn(l *loop, fd int) *conn {
