@@ -129,8 +129,10 @@ type Config struct {
 	// TLS handshake (crypto/tls, bounded by ReadHeaderTimeout) before its
 	// first request. It must hold a certificate (Certificates or
 	// GetCertificate); it is cloned by Listen. NextProtos empty means ALPN
-	// offers "http/1.1". A client that sends plain HTTP gets a 400 and a
-	// close, as from net/http. Nil means plain HTTP.
+	// offers "h2" then "http/1.1" when HTTP2.OverTLS is set, "http/1.1"
+	// alone otherwise; "h2" is removed from a NextProtos of your own
+	// unless HTTP2.OverTLS is set. A client that sends plain HTTP gets a
+	// 400 and a close, as from net/http. Nil means plain HTTP.
 	TLS *tls.Config
 	// H2C accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1: a
 	// connection whose first bytes are the HTTP/2 client preface is served

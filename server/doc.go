@@ -1,4 +1,9 @@
-// Package server is gust's event-loop HTTP/1.1 server engine.
+// Package server is gust's event-loop HTTP server engine: HTTP/1.1, and
+// HTTP/2 (h2c with prior knowledge, Config.H2C, or over TLS when ALPN
+// chooses "h2", Config.HTTP2.OverTLS), on plain TCP or TLS (Config.TLS,
+// ListenAndServeTLS). Each connection speaks one protocol at a time, behind
+// one seam the loop drives: HTTP/1.1 from its first byte, switched to
+// HTTP/2 by the client preface or ALPN.
 //
 // A small number of event loops (one per CPU by default), each with its own
 // epoll instance, own every connection. A connection costs a few hundred
@@ -18,5 +23,6 @@
 // HTTPHandler, so existing routers run unchanged.
 //
 // On platforms without epoll, Serve falls back to a goroutine per
-// connection on the net package, with the same handlers and limits.
+// connection on the net package, with the same handlers and limits; it
+// speaks HTTP/1.1 only (plain, or TLS through a tls.Listener).
 package server

@@ -14,8 +14,9 @@ import (
 	"github.com/gust-http/gust/internal/transport"
 )
 
-// Server serves HTTP/1.1 on event loops. Set Handler (and optionally
-// Config), then call ListenAndServe, or Listen and Serve.
+// Server serves HTTP/1.1 and HTTP/2, over plain TCP or TLS, on event
+// loops. Set Handler (and optionally Config), then call ListenAndServe (or
+// ListenAndServeTLS), or Listen and Serve.
 type Server struct {
 	// Handler answers every request.
 	Handler Handler
