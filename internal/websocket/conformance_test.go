@@ -130,8 +130,8 @@ func TestConformanceReservedBits(t *testing.T) {
 	for _, rsv := range []byte{0x40, 0x20, 0x10, 0x70} {
 		for _, op := range []Opcode{OpText, OpBinary, OpPing, OpClose} {
 			cases = append(cases, confCase{
-				name: "RSV bits " + string(rune('0'+rsv>>4)) + " on a " + op.String() + " frame without an extension",
-				in:   cat(cf(OpText, true, "ok"), rawFrame(0x80|rsv|byte(op), ""), cf(OpText, true, "never")),
+				name:   "RSV bits " + string(rune('0'+rsv>>4)) + " on a " + op.String() + " frame without an extension",
+				in:     cat(cf(OpText, true, "ok"), rawFrame(0x80|rsv|byte(op), ""), cf(OpText, true, "never")),
 				events: []gotEvent{msg(OpText, "ok")}, out: []gotFrame{closeF(1002)}, code: 1002,
 			})
 		}
@@ -150,8 +150,8 @@ func TestConformanceOpcodes(t *testing.T) {
 	var cases []confCase
 	for _, op := range []byte{3, 4, 5, 6, 7, 0xb, 0xc, 0xd, 0xe, 0xf} {
 		cases = append(cases, confCase{
-			name: "reserved opcode " + string("0123456789abcdef"[op]) + " is refused",
-			in:   cat(cf(OpText, true, "ok"), rawFrame(0x80|op, "x"), cf(OpPing, true, "")),
+			name:   "reserved opcode " + string("0123456789abcdef"[op]) + " is refused",
+			in:     cat(cf(OpText, true, "ok"), rawFrame(0x80|op, "x"), cf(OpPing, true, "")),
 			events: []gotEvent{msg(OpText, "ok")}, out: []gotFrame{closeF(1002)}, code: 1002,
 		})
 	}
@@ -170,7 +170,7 @@ func TestConformanceFragmentation(t *testing.T) {
 	runConf(t, []confCase{
 		{name: "a text message in two fragments", in: cat(cf(OpText, false, "frag"), cf(OpContinuation, true, "ment")),
 			events: []gotEvent{msg(OpText, "fragment")}},
-		{name: "a binary message in 101 fragments", in: cat(many...), events: []gotEvent{msg(OpBinary, "0" + strings.Repeat("x", 99) + "!")}},
+		{name: "a binary message in 101 fragments", in: cat(many...), events: []gotEvent{msg(OpBinary, "0"+strings.Repeat("x", 99)+"!")}},
 		{name: "empty fragments make an empty message", in: cat(cf(OpText, false, ""), cf(OpContinuation, false, ""), cf(OpContinuation, true, "")),
 			events: []gotEvent{msg(OpText, "")}},
 		{name: "a ping between fragments is answered at once", in: cat(cf(OpText, false, "a"), cf(OpPing, true, "p"), cf(OpContinuation, true, "b")),
@@ -204,7 +204,7 @@ func TestConformanceUTF8(t *testing.T) {
 		return confCase{name: name, in: in, out: []gotFrame{closeF(1007)}, code: 1007}
 	}
 	runConf(t, []confCase{
-		{name: "valid multi-byte text", in: cf(OpText, true, hello+"\U0010FFFF\u00e9"), events: []gotEvent{msg(OpText, hello + "\U0010FFFF\u00e9")}},
+		{name: "valid multi-byte text", in: cf(OpText, true, hello+"\U0010FFFF\u00e9"), events: []gotEvent{msg(OpText, hello+"\U0010FFFF\u00e9")}},
 		{name: "a code point split over fragments, a byte each", in: cat(frags...), events: []gotEvent{msg(OpText, hello)}},
 		{name: "a four-byte code point split 1+3", in: cat(cf(OpText, false, "\xf0"), cf(OpContinuation, true, "\x9f\x98\x80")), events: []gotEvent{msg(OpText, "😀")}},
 		{name: "binary messages are not checked", in: cf(OpBinary, true, "\xff\xfe"), events: []gotEvent{msg(OpBinary, "\xff\xfe")}},
@@ -274,7 +274,7 @@ func TestConformanceLimits(t *testing.T) {
 		{name: "a frame announcing more than MaxMessage is refused before its payload", max: 1024, in: over, out: []gotFrame{closeF(1009)}, code: 1009},
 		{name: "a message of exactly MaxMessage is taken", max: 1024, in: cf(OpBinary, true, strings.Repeat("x", 1024)), events: []gotEvent{msg(OpBinary, strings.Repeat("x", 1024))}},
 		{name: "fragments adding up past MaxMessage are refused", max: 1024,
-			in: cat(cf(OpBinary, false, strings.Repeat("x", 1000)), cf(OpContinuation, false, strings.Repeat("x", 24)), cf(OpContinuation, true, "y")),
+			in:  cat(cf(OpBinary, false, strings.Repeat("x", 1000)), cf(OpContinuation, false, strings.Repeat("x", 24)), cf(OpContinuation, true, "y")),
 			out: []gotFrame{closeF(1009)}, code: 1009},
 		{name: "fragments adding up to exactly MaxMessage are taken", max: 1024,
 			in:     cat(cf(OpBinary, false, strings.Repeat("x", 1000)), cf(OpContinuation, true, strings.Repeat("x", 24))),
