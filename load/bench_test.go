@@ -33,11 +33,11 @@ func TestResponsePathDoesNotAllocate(t *testing.T) {
 	batch := bytes.Repeat(benchResponse, 16)
 	split := len(benchResponse) / 3
 	allocs := testing.AllocsPerRun(1000, func() {
-		l.send(c, nil, 1, 0, 1)
+		l.send(c, &noRequest, 1, 0, 1)
 		l.feed(c, benchResponse[:split], 2)
 		l.feed(c, benchResponse[split:], 3)
 		for i := 0; i < 16; i++ {
-			l.send(c, nil, 4, 0, 4)
+			l.send(c, &noRequest, 4, 0, 4)
 		}
 		l.feed(c, batch, 5)
 	})
@@ -56,7 +56,7 @@ func BenchmarkResponsePath(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(benchResponse)))
 	for i := 0; i < b.N; i++ {
-		l.send(c, nil, int64(i), 0, int64(i))
+		l.send(c, &noRequest, int64(i), 0, int64(i))
 		l.feed(c, benchResponse, int64(i)+50_000)
 	}
 	if l.stats.requests != int64(b.N) {
@@ -158,3 +158,6 @@ func answerCanned(c net.Conn) {
 		}
 	}
 }
+
+// noRequest is a request of no bytes, for driving the response path alone.
+var noRequest = request{wire: []byte{}}

@@ -141,12 +141,12 @@ var (
 // target is a Config resolved for the engine.
 type target struct {
 	hostPort string
-	host     string // for the Host header
-	path     string // request-target
-	request  []byte // one serialized request
-	head     bool   // HEAD requests: responses carry no body
-	tls      bool   // https: a TLS handshake before the first request
-	sni      string // the server name for SNI and verification (https)
+	host     string  // for the Host header
+	path     string  // request-target
+	req      request // the run's one request
+	head     bool    // HEAD requests: responses carry no body
+	tls      bool    // https: a TLS handshake before the first request
+	sni      string  // the server name for SNI and verification (https)
 }
 
 func (c *Config) withDefaults() Config {
@@ -273,7 +273,7 @@ func resolveTarget(c *Config) (*target, error) {
 	if !http1.IsToken(c.Method) {
 		return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", c.Method)
 	}
-	t.request = http1.AppendRequest(nil, &http1.Request{
+	t.req = newTargetRequest(&http1.Request{
 		Method:    c.Method,
 		Target:    t.path,
 		Host:      t.host,

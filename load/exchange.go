@@ -13,7 +13,7 @@ type delivery struct {
 
 // send encodes one request for c and records it as in flight, sent (or
 // meant to be sent) at sent.
-func (l *loop) send(c *conn, req []byte, sent int64, meta uint32, now int64) {
+func (l *loop) send(c *conn, req *request, sent int64, meta uint32, now int64) {
 	if c.inflight() == 0 {
 		c.since = now
 	}

@@ -20,10 +20,13 @@ type h2session struct {
 	free []int32  // tags not in use
 	live []int32  // tags in flight, in no particular order
 
-	reqs    h2requests // the HTTP/1.1 requests given to send, parsed once
-	pending []byte     // a partial frame carried to the next read
-	out     []byte     // what the engine writes back, handed to sink.reply
-	goAway  bool       // the server sent GOAWAY on this socket
+	// bodies[tag] holds a copy of the body of a request that does not
+	// outlive send (a Source's): the engine sends it as windows open.
+	bodies  [][]byte
+	h2req   http2.Request // the request being opened
+	pending []byte        // a partial frame carried to the next read
+	out     []byte        // what the engine writes back, handed to sink.reply
+	goAway  bool          // the server sent GOAWAY on this socket
 }
 
 // h2slot is one exchange in flight on a stream.
@@ -31,9 +34,7 @@ type h2slot struct {
 	x   exchange
 	id  uint32 // its stream
 	pos int32  // its index in live
-	// req is the parsed request it was sent from: the engine keeps the
-	// request body until the stream ends, so its buffer must stay.
-	req *h2request
+	use bool   // in flight
 }
 
 // newH2Session returns an HTTP/2 session keeping up to streams requests in
@@ -85,27 +86,34 @@ func (s *h2session) reset() {
 	s.goAway = false
 }
 
-// send opens a stream for req (parsed from its HTTP/1.1 form once per
-// distinct request) and records x under the stream's tag.
-func (s *h2session) send(out, req []byte, x exchange) []byte {
-	r := s.reqs.get(req, s.scheme)
-	tag := s.add(x, r)
-	r.h2.Tag = uint64(tag)
-	out, id, err := s.cc.Open(out, &r.h2)
+// send opens a stream for req, HPACK-encoding its head (internal/http2
+// caches the blocks of requests that repeat), and records x under the
+// stream's tag. A body that does not outlive the call is copied into the
+// tag's own buffer, reused from one stream to the next.
+func (s *h2session) send(out []byte, req *request, x exchange) []byte {
+	tag := s.add(x)
+	body := req.body
+	if !req.kept && len(body) > 0 {
+		for len(s.bodies) <= int(tag) {
+			s.bodies = append(s.bodies, nil)
+		}
+		s.bodies[tag] = append(s.bodies[tag][:0], body...)
+		body = s.bodies[tag]
+	}
+	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag)}
+	out, id, err := s.cc.Open(out, &s.h2req)
+	s.h2req = http2.Request{} // keep no views of req
 	if err != nil {
 		// room said a stream could be opened, so this does not happen; if
 		// it did, the exchange waits for Timeout and is counted then.
 		return out
 	}
 	s.xs[tag].id = id
-	if len(r.h2.Body) > 0 {
-		r.refs++
-	}
 	return out
 }
 
 // add records x in a free slot and returns its tag.
-func (s *h2session) add(x exchange, r *h2request) int32 {
+func (s *h2session) add(x exchange) int32 {
 	var t int32
 	if n := len(s.free); n > 0 {
 		t = s.free[n-1]
@@ -114,7 +122,7 @@ func (s *h2session) add(x exchange, r *h2request) int32 {
 		t = int32(len(s.xs))
 		s.xs = append(s.xs, h2slot{})
 	}
-	s.xs[t] = h2slot{x: x, pos: int32(len(s.live)), req: r}
+	s.xs[t] = h2slot{x: x, pos: int32(len(s.live)), use: true}
 	s.live = append(s.live, t)
 	return t
 }
@@ -122,14 +130,11 @@ func (s *h2session) add(x exchange, r *h2request) int32 {
 // take removes the exchange of tag and returns it; ok is false for a tag
 // not in flight.
 func (s *h2session) take(tag uint64) (exchange, bool) {
-	if tag >= uint64(len(s.xs)) || s.xs[tag].req == nil {
+	if tag >= uint64(len(s.xs)) || !s.xs[tag].use {
 		return exchange{}, false
 	}
 	sl := &s.xs[tag]
 	x, pos := sl.x, sl.pos
-	if len(sl.req.h2.Body) > 0 {
-		sl.req.refs--
-	}
 	last := s.live[len(s.live)-1]
 	s.live[pos] = last
 	s.xs[last].pos = pos

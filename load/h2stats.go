@@ -80,7 +80,7 @@ func (l *loop) resend(c *conn, now int64) {
 		x := c.retries[0]
 		c.retries = c.retries[:copy(c.retries, c.retries[1:])]
 		l.inflight-- // counted again by send
-		l.send(c, l.e.target.request, x.sent, x.meta, now)
+		l.send(c, &l.e.target.req, x.sent, x.meta, now)
 	}
 }
 

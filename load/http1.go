@@ -51,10 +51,10 @@ func (s *h1session) expire(int64, sink)      {}
 
 func (s *h1session) at(i int) exchange { return s.ring[(s.first+i)%len(s.ring)] }
 
-func (s *h1session) send(out, req []byte, x exchange) []byte {
+func (s *h1session) send(out []byte, req *request, x exchange) []byte {
 	s.ring[(s.first+s.n)%len(s.ring)] = x
 	s.n++
-	return append(out, req...)
+	return req.appendHTTP1(out)
 }
 
 // pop removes the oldest exchange in flight and returns it.

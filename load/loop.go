@@ -32,6 +32,7 @@ type loop struct {
 	sa     sockaddr
 	sched  schedule // what to send and when
 	dv     delivery // the sink sessions deliver responses to
+	req    request  // a Source's request being sent, viewing its batch
 
 	timers   timerHeap
 	stats    *stats

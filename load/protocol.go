@@ -41,9 +41,9 @@ type session interface {
 	// at returns the i-th exchange in flight, oldest first, for i below
 	// inflight(); the loop reads it only to fail them all.
 	at(i int) exchange
-	// send appends request req, serialized as HTTP/1.1, to out in the
-	// protocol's encoding, records x in flight, and returns out.
-	send(out, req []byte, x exchange) []byte
+	// send appends req to out in the protocol's encoding, records x in
+	// flight, and returns out. req is valid only during the call.
+	send(out []byte, req *request, x exchange) []byte
 	// feed parses data just read. For every response it completes it
 	// calls s.complete. It returns false, with the kind to count, when
 	// the connection must be failed.

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,9 +39,9 @@ func (s *muxSession) at(i int) exchange {
 	return s.streams[ids[i]]
 }
 
-func (s *muxSession) send(out, req []byte, x exchange) []byte {
+func (s *muxSession) send(out []byte, req *request, x exchange) []byte {
 	s.streams[s.next] = x
-	out = fmt.Appendf(out, "HEADERS %d %s\n", s.next, bytes.TrimSpace(req))
+	out = fmt.Appendf(out, "HEADERS %d %s %s\n", s.next, req.head.Method, req.head.Target)
 	s.next++
 	return out
 }
@@ -88,7 +87,7 @@ func TestSessionSeamCarriesAMultiplexedProtocol(t *testing.T) {
 	c.state = stActive
 	c.wbuf = c.ses.start(c.wbuf[:0])
 	for i, sent := range []int64{1_000_000, 2_000_000, 3_000_000} {
-		l.send(c, []byte("GET /"+strconv.Itoa(i)), sent, 0, sent)
+		l.send(c, &request{head: RequestHead{Method: []byte("GET"), Target: []byte("/" + strconv.Itoa(i))}}, sent, 0, sent)
 	}
 	if want := "PREFACE\nHEADERS 0 GET /0\nHEADERS 1 GET /1\nHEADERS 2 GET /2\n"; string(c.wbuf) != want {
 		t.Fatalf("write buffer %q, want %q", c.wbuf, want)

@@ -10,7 +10,7 @@ func (closedSchedule) fill(l *loop, c *conn, now int64) {
 		start = c.connectStart // the user waits for the connect too
 	}
 	l.resend(c, now)
-	req, meta := l.e.target.request, l.targetMeta()
+	req, meta := &l.e.target.req, l.targetMeta()
 	for c.ses.room() > 0 && l.mayStart() {
 		l.send(c, req, start, meta, now)
 	}

@@ -74,7 +74,8 @@ func (recordedSchedule) fill(l *loop, c *conn, now int64) {
 			start = r.at
 			l.recordLateness(now - r.at)
 		}
-		l.send(c, l.cur.buf[r.off:r.end], start, r.meta, now)
+		l.cur.take(&l.req)
+		l.send(c, &l.req, start, r.meta, now)
 		l.cur.next++
 	}
 	if c.ses.room() > 0 {

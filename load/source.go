@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gust-http/gust/internal/head"
 )
 
 // A Source supplies the requests of a run in place of Config's single
@@ -13,8 +15,8 @@ import (
 type Source interface {
 	// Next fills r with the next request. Any error ends the stream: io.EOF
 	// when the source is exhausted, anything else when it failed (a Source
-	// keeps its own error for its caller to report). r.Request need only
-	// stay valid until the next call.
+	// keeps its own error for its caller to report). r.Request's and
+	// r.Body's slices need only stay valid until the next call.
 	Next(r *SourceRequest) error
 	// Endpoints names the endpoint ids that Next has handed out:
 	// Endpoints()[id] is the name of SourceRequest.Endpoint id. It is
@@ -25,9 +27,13 @@ type Source interface {
 
 // SourceRequest is one request from a Source.
 type SourceRequest struct {
-	// Request is the whole request, serialized: request line, header
-	// fields, blank line and body.
-	Request []byte
+	// Request is the request's head: method, target, Host and header
+	// fields, Host first, Content-Length included when there is a body.
+	// Each session encodes it: HTTP/1.1 writes it as it is, HTTP/2 sends
+	// Host as :authority and leaves out the fields it forbids.
+	Request RequestHead
+	// Body is the request's body.
+	Body []byte
 	// At is when the request was made, relative to the source's first
 	// request. With Config.Speed the engine sends it at At/Speed after the
 	// start; otherwise At is not used.
@@ -59,25 +65,30 @@ const (
 	metaEndpoint uint32 = metaHead - 1
 )
 
-// batch is a run of pre-serialized requests, in the order of their
-// intended send times. It goes from the feeder to one loop, which takes
-// its requests in order and then returns it for reuse.
+// batch is a run of requests copied from the Source, in the order of
+// their intended send times. It goes from the feeder to one loop, which
+// takes its requests in order and then returns it for reuse.
 type batch struct {
-	buf  []byte
-	reqs []batchReq
-	next int // the next request to take; owned by the loop holding the batch
+	heads head.Store // reqs[i]'s head and body are the i-th stored
+	reqs  []batchReq
+	next  int // the next request to take; owned by the loop holding the batch
 }
 
 type batchReq struct {
-	off, end int   // the request is buf[off:end]
-	at       int64 // intended send time on the loops' clock; 0 when untimed
-	meta     uint32
+	at   int64 // intended send time on the loops' clock; 0 when untimed
+	meta uint32
 }
 
 func (b *batch) reset() {
-	b.buf = b.buf[:0]
+	b.heads.Reset()
 	b.reqs = b.reqs[:0]
 	b.next = 0
+}
+
+// take sets r to view the batch's next request.
+func (b *batch) take(r *request) {
+	r.body = b.heads.Load(b.next, &r.head)
+	r.wire, r.kept = nil, false
 }
 
 // feeder runs the Source on its own goroutine and hands batches to the
@@ -133,8 +144,8 @@ func (f *feeder) run() {
 			return
 		}
 		var err error
-		for len(b.reqs) < batchRequests && len(b.buf) < batchBytes {
-			r = SourceRequest{Endpoint: -1}
+		for len(b.reqs) < batchRequests && b.heads.Bytes() < batchBytes {
+			r = SourceRequest{Endpoint: -1, Request: RequestHead{Headers: r.Request.Headers[:0]}}
 			if err = f.src.Next(&r); err != nil {
 				break
 			}
@@ -171,9 +182,8 @@ func (f *feeder) add(b *batch, r *SourceRequest) {
 	if r.Head {
 		meta |= metaHead
 	}
-	off := len(b.buf)
-	b.buf = append(b.buf, r.Request...)
-	b.reqs = append(b.reqs, batchReq{off: off, end: len(b.buf), at: at, meta: meta})
+	b.heads.Add(&r.Request, r.Body)
+	b.reqs = append(b.reqs, batchReq{at: at, meta: meta})
 }
 
 // getBatch returns an empty batch: a recycled one, a new one while fewer
@@ -187,10 +197,9 @@ func (f *feeder) getBatch() *batch {
 	}
 	if f.made < f.maxMade {
 		f.made++
-		return &batch{
-			buf:  make([]byte, 0, batchBytes+batchBytes/4),
-			reqs: make([]batchReq, 0, batchRequests),
-		}
+		b := &batch{reqs: make([]batchReq, 0, batchRequests)}
+		b.heads.Grow(batchBytes + batchBytes/4)
+		return b
 	}
 	select {
 	case b := <-f.free:

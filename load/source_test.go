@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/result"
 )
 
@@ -36,9 +37,16 @@ func (s *listSource) Next(r *SourceRequest) error {
 
 func (s *listSource) Endpoints() []string { return s.names }
 
-// get returns a serialized GET of path.
-func get(path string) []byte {
-	return []byte("GET " + path + " HTTP/1.1\r\nHost: test\r\n\r\n")
+// get returns the head of a GET of path ("GET path HTTP/1.1", Host: test).
+func get(path string) RequestHead {
+	return headOf(&http1.Request{Method: "GET", Target: path, Host: "test"})
+}
+
+// headOf returns r's head, as a Source stages it.
+func headOf(r *http1.Request) RequestHead {
+	var h RequestHead
+	http1.BuildHead(&h, r, nil)
+	return h
 }
 
 // recorder is a loopback server that notes every request's method and URI.
@@ -100,8 +108,8 @@ func TestSourceSendsEveryRequestOnce(t *testing.T) {
 					want = append(want, fmt.Sprintf("GET /b/%d ", i))
 				case 2:
 					body := fmt.Sprintf("body %d", i)
-					r = SourceRequest{Endpoint: 2, Request: []byte(fmt.Sprintf(
-						"POST /c HTTP/1.1\r\nHost: test\r\nContent-Length: %d\r\n\r\n%s", len(body), body))}
+					r = SourceRequest{Endpoint: 2, Body: []byte(body),
+						Request: headOf(&http1.Request{Method: "POST", Target: "/c", Host: "test", Body: []byte(body)})}
 					want = append(want, "POST /c "+body)
 				}
 				r.At = time.Duration(i) * time.Millisecond // 1 s of traffic
@@ -214,7 +222,7 @@ func TestSourceHeadRequestsHaveNoBody(t *testing.T) {
 		})
 	})
 	src := &listSource{passes: 50, reqs: []SourceRequest{
-		{Request: []byte("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n"), Head: true},
+		{Request: headOf(&http1.Request{Method: "HEAD", Host: "x"}), Head: true},
 		{Request: get("/")},
 	}}
 	res := run(t, Config{URL: srv.url(), Source: src, Connections: 1, Timeout: 2 * time.Second})

@@ -117,14 +117,15 @@ func FuzzSource(f *testing.F) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(r.Request)))
+			wire := serialized(&r)
+			req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(wire)))
 			if err != nil {
-				t.Fatalf("net/http cannot read %q: %v", r.Request, err)
+				t.Fatalf("net/http cannot read %q: %v", wire, err)
 			}
 			if req.Host != "target" {
-				t.Fatalf("Host is %q in %q", req.Host, r.Request)
+				t.Fatalf("Host is %q in %q", req.Host, wire)
 			}
-			line, _, _ := bytes.Cut(r.Request, []byte("\r\n"))
+			line, _, _ := bytes.Cut(wire, []byte("\r\n"))
 			if want := req.Method + " " + req.RequestURI + " HTTP/1.1"; string(line) != want {
 				t.Fatalf("request line %q, net/http read %q", line, want)
 			}

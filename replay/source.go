@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load"
 )
@@ -90,13 +91,15 @@ type Source struct {
 	pass   int
 	format Format
 
-	clf  clfParser
-	json jsonParser
-	e    entry
-	req  http1.Request
-	hdrs [][2]string
-	key  []byte
-	eps  *endpoints
+	clf    clfParser
+	json   jsonParser
+	e      entry
+	req    http1.Request
+	head   head.Request // req's head, copied into the stage
+	digits []byte       // its Content-Length value
+	hdrs   [][2]string
+	key    []byte
+	eps    *endpoints
 
 	stage stage
 	clock clock
@@ -259,7 +262,7 @@ func (s *Source) Next(r *load.SourceRequest) error {
 	}
 	it := &s.stage.items[s.stage.emit]
 	s.stage.emit++
-	r.Request = s.stage.buf[it.off:it.end]
+	r.Body = s.stage.heads.Load(s.stage.emit-1, &r.Request)
 	r.At = it.at
 	r.Endpoint = it.endpoint
 	r.Head = it.head

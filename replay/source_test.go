@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load"
 )
 
@@ -23,6 +24,11 @@ type sent struct {
 	at       time.Duration
 	endpoint string
 	head     bool
+}
+
+// serialized returns r as HTTP/1.1 sends it: its head, then its body.
+func serialized(r *load.SourceRequest) []byte {
+	return append(http1.AppendHead(nil, &r.Request), r.Body...)
 }
 
 // drain reads every request from src.
@@ -38,7 +44,7 @@ func drain(t *testing.T, src *Source) []sent {
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
-		out = append(out, sent{request: string(r.Request), at: r.At, endpoint: src.Endpoints()[r.Endpoint], head: r.Head})
+		out = append(out, sent{request: string(serialized(&r)), at: r.At, endpoint: src.Endpoints()[r.Endpoint], head: r.Head})
 	}
 	return out
 }

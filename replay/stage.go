@@ -4,20 +4,21 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
 )
 
-// stage holds serialized requests between the parser and Next: those
-// before ready have their times; the rest wait for their group to close.
+// stage holds requests between the parser and Next, as heads and bodies
+// (items[i]'s are the i-th in heads): those before ready have their
+// times; the rest wait for their group to close.
 type stage struct {
-	buf   []byte
+	heads head.Store
 	items []staged
 	emit  int // the next item Next hands out
 	ready int
 }
 
 type staged struct {
-	off, end int
 	at       time.Duration
 	endpoint int
 	head     bool
@@ -28,26 +29,14 @@ func (st *stage) compact() {
 	if st.emit < st.ready {
 		return
 	}
-	rest := st.items[st.emit:]
-	if len(rest) == 0 {
-		st.buf, st.items = st.buf[:0], st.items[:0]
-		st.emit, st.ready = 0, 0
-		return
-	}
-	base := rest[0].off
-	n := copy(st.buf, st.buf[base:])
-	st.buf = st.buf[:n]
-	k := copy(st.items, rest)
-	st.items = st.items[:k]
-	for i := range st.items {
-		st.items[i].off -= base
-		st.items[i].end -= base
-	}
+	st.heads.Drop(st.emit)
+	st.items = st.items[:copy(st.items, st.items[st.emit:])]
 	st.emit, st.ready = 0, 0
 }
 
-// stageRequest serializes e's request into the stage, with its time and
-// endpoint.
+// stageRequest copies e's request into the stage as the head gust sends
+// (http1.BuildHead: Host, User-Agent, the logged fields, Content-Length),
+// with its body, time and endpoint.
 func (s *Source) stageRequest(e *entry) error {
 	hdrs := s.hdrs[:0]
 	for _, h := range e.headers {
@@ -74,15 +63,14 @@ func (s *Source) stageRequest(e *entry) error {
 		UserAgent: "gust",
 	}
 	st := &s.stage
-	off := len(st.buf)
-	st.buf = http1.AppendRequest(st.buf, &s.req)
+	s.digits = http1.BuildHead(&s.head, &s.req, s.digits[:0])
+	st.heads.Add(&s.head, body)
 	s.req = http1.Request{} // keep no views of the line
+	s.head = head.Request{Headers: s.head.Headers[:0]}
 	clear(hdrs)
 
 	s.key = appendEndpoint(s.key[:0], e.method, e.target)
 	st.items = append(st.items, staged{
-		off:      off,
-		end:      len(st.buf),
 		endpoint: s.eps.id(s.key),
 		head:     string(e.method) == "HEAD",
 	})
@@ -131,7 +119,7 @@ func carriesBody(method []byte) bool {
 }
 
 // str views b as a string without copying. The strings it makes are only
-// handed to http1.AppendRequest, which copies them out before the bytes
+// handed to http1.BuildHead, whose head the stage copies before the bytes
 // under them change, and are cleared after.
 func str(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
