@@ -1,7 +1,9 @@
 // Package http1 implements the HTTP/1.1 wire format (RFC 9112) pieces that
-// gust's load generator and server share: a response head parser, a chunked
-// body decoder and a request serializer for the generator, and a request
-// head parser for the server.
+// gust's load generator and server share: for the generator, a request
+// serializer (AppendRequest; BuildHead and AppendHead for a request held as
+// an internal/head.Request) and a response head parser; for the server, a
+// request head parser and its responses' bytes (AppendReply, chunks,
+// AppendError, AppendContinue); for both, a chunked body decoder.
 //
 // Everything on the hot path works on caller-owned byte slices and does not
 // allocate: parsers return predefined error values, report results through
