@@ -11,6 +11,15 @@ import (
 // server compresses under the Server fields and inflates under the Client
 // ones, a client the other way round. A window size of 0 means 15 bits (32
 // KiB), the most a peer may use.
+//
+// Memory per connection (measured by TestIdleMemory, 1000 idle server
+// Conns): without context takeover on either side, nothing between
+// messages (compressors and decompressors come from pools). When the peer
+// keeps its context, this side keeps the peer's window: 2^bits bytes (32
+// KiB at 15 bits). When this side keeps its context, it owns a compressor:
+// about 830 KiB with klauspost/compress at level 1, about 1 MiB with a
+// window below 15 bits. NegotiateDeflate with allowContextTakeover false
+// avoids both.
 type DeflateParams struct {
 	ServerNoContextTakeover, ClientNoContextTakeover bool
 	ServerMaxWindowBits, ClientMaxWindowBits         int
