@@ -1,12 +1,9 @@
 package load
 
-import (
-	"github.com/gust-http/gust/internal/poll"
-	"github.com/gust-http/gust/result"
-)
+import "github.com/gust-http/gust/result"
 
-// A connection's life: connect, ready, send and receive (wire.go), and on
-// an error or the server's close, reopen.
+// A connection's life: connect, ready, its round trips (roundtrip.go),
+// and on an error or the server's close, fail and reopen.
 
 // connect opens a new socket for c and registers it with the poller.
 func (l *loop) connect(c *conn, now int64) {
@@ -31,31 +28,6 @@ func (l *loop) connect(c *conn, now int64) {
 	c.state = stConnecting
 	c.connectStart = now
 	l.live++
-}
-
-// handle reacts to readiness of c's socket.
-func (l *loop) handle(c *conn, flags uint32, now int64) {
-	if c.state == stConnecting {
-		if flags&(poll.Writable|poll.Hangup) == 0 {
-			return
-		}
-		if err := connectError(c.fd); err != nil {
-			l.connectFailed(c, classifyConnect(err), now)
-			return
-		}
-		l.connected(c, now)
-	}
-	if c.state != stActive {
-		return // stHandshaking: the handshake's goroutine has the socket
-	}
-	if flags&poll.Writable != 0 && (c.wleft > 0 || c.pending()) {
-		if !l.flush(c, now) {
-			return
-		}
-	}
-	if flags&(poll.Readable|poll.Hangup) != 0 {
-		l.read(c, flags, now)
-	}
 }
 
 // connected counts a finished TCP connect and makes c ready, or starts its
@@ -84,27 +56,6 @@ func (l *loop) ready(c *conn, now int64) {
 	}
 	// A preface (HTTP/2) goes out with the first requests.
 	l.fillAndWrite(c, c.ses.start(c.wbuf[:0]), now)
-}
-
-// refill sends as many requests as the schedule allows, in one write. Bytes
-// the session queued on its own (HTTP/2's SETTINGS ACK and WINDOW_UPDATE,
-// sink.reply) go out in the same write; a write the socket took only part
-// of waits for writability instead.
-func (l *loop) refill(c *conn, now int64) {
-	if c.state != stActive || c.wleft > 0 && c.woff > 0 {
-		return
-	}
-	l.fillAndWrite(c, c.wbuf[:c.wleft], now)
-}
-
-// fillAndWrite appends the requests the schedule gives c to buf and
-// writes them.
-func (l *loop) fillAndWrite(c *conn, buf []byte, now int64) {
-	c.wbuf = buf
-	l.sched.fill(l, c, now)
-	if len(c.wbuf) > 0 {
-		l.write(c, now)
-	}
 }
 
 // connectFailed counts a failed connect and retries after a back-off.

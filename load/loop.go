@@ -321,6 +321,19 @@ func (l *loop) scanTimeouts(now int64) {
 	}
 }
 
+// expire has c's session give up on the requests sent before cutoff that
+// it can fail alone (HTTP/2's streams), and writes what it says to the
+// server (RST_STREAM) with whatever the schedule sends next.
+func (l *loop) expire(c *conn, cutoff, now int64) {
+	n := c.inflight()
+	l.dv = delivery{l: l, c: c, now: now}
+	c.ses.expire(cutoff, &l.dv)
+	if c.inflight() < n {
+		c.since = now
+		l.refill(c, now)
+	}
+}
+
 // countError records n failures of one kind.
 func (l *loop) countError(kind result.ErrorKind, n int) {
 	if !l.recording || n <= 0 {

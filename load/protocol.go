@@ -4,22 +4,26 @@ import "github.com/gust-http/gust/result"
 
 // A protocol is what turns a connection's requests into bytes and the bytes
 // that come back into completed responses. The loop owns sockets, timers,
-// schedules and statistics; a protocol owns a connection's session: the
-// requests in flight, the parser, and whatever the wire format needs of its
-// own. HTTP/1.1 (http1.go) answers in order, one response per request. A
-// multiplexed protocol (HTTP/2) fits the same shape as one more package:
-//   - start writes its connection preface and SETTINGS before any request;
-//   - room is bounded by the peer's MAX_CONCURRENT_STREAMS, not by Pipeline
-//     alone, and send encodes the request (HEADERS, DATA) on a new stream;
-//   - feed completes exchanges in any order, each identified by what send
-//     recorded for it (its stream), and writes connection-level frames back
-//     (SETTINGS ACK, WINDOW_UPDATE, PING ACK) through sink.reply;
-//   - a stream reset fails one exchange (sink.abandon) and GOAWAY ends the
-//     session after the streams below it (closing), while a connection
-//     error fails the whole connection (feed's error kind).
+// schedules and statistics, and runs each round trip (roundtrip.go); a
+// session owns one connection's protocol state: the requests in flight,
+// the parser, and whatever its wire format needs of its own. Two sessions
+// implement it, chosen per connection by Config or by ALPN (h2choose.go):
+//   - HTTP/1.1 (http1.go) writes each request's head as HTTP/1.1 (the
+//     run's one request serialized once), keeps up to Pipeline in flight,
+//     and completes responses in order; closing is Connection: close.
+//   - HTTP/2 (h2session.go) writes the preface in start, HPACK-encodes
+//     each head on a new stream (room: Streams, bounded by the server's
+//     SETTINGS_MAX_CONCURRENT_STREAMS), and completes exchanges in any
+//     order by the stream's tag. Through the sink (sink.go) it also
+//     writes connection frames back (reply), fails one stream alone
+//     (abandon, reset), hands back what a GOAWAY left unprocessed (retry)
+//     and counts the GOAWAY (goAway); closing follows GOAWAY, expire
+//     cancels streams one by one, and a connection error fails the whole
+//     connection (feed's error kind).
 //
 // Nothing here allocates per request: sessions keep their exchanges in
-// arrays sized once, and the loop passes itself as the sink.
+// arrays sized once, and the loop passes its delivery (sink.go) as the
+// sink.
 
 // exchange is one request in flight: what the loop needs back when its
 // response completes or it fails.
@@ -68,28 +72,6 @@ type session interface {
 	stalled() bool
 	// reset forgets everything tied to the socket.
 	reset()
-}
-
-// sink is where a session delivers what it parsed: the loop, for the
-// connection the session belongs to.
-type sink interface {
-	// complete records the response to x with its status code.
-	complete(x exchange, status int)
-	// abandon counts x as failed with kind while the connection goes on
-	// (an HTTP/2 stream reset).
-	abandon(x exchange, kind result.ErrorKind)
-	// reply queues bytes the protocol must write back on its own, such
-	// as HTTP/2's SETTINGS ACK, WINDOW_UPDATE and PING ACK.
-	reply(p []byte)
-	// reset counts x as failed by the peer's stream reset with its error
-	// code (HTTP/2's RST_STREAM); the connection goes on.
-	reset(x exchange, code uint32)
-	// retry takes x back: the peer promised it never processed it
-	// (HTTP/2's GOAWAY below its stream), so it is sent again, on a new
-	// connection, charged from the time it was first meant to go.
-	retry(x exchange)
-	// goAway counts the peer's GOAWAY with its error code.
-	goAway(code uint32)
 }
 
 // newSession returns a connection's session in the run's protocol:

@@ -1,5 +1,7 @@
 package load
 
+import "github.com/gust-http/gust/result"
+
 // A schedule decides what a loop's connections send and when: as fast as
 // responses come back (closedSchedule), on a constant schedule
 // (rateSchedule), or a Source's requests at their own times
@@ -70,4 +72,15 @@ func targetConnectFailed(l *loop) int {
 		l.e.claim()
 	}
 	return 1
+}
+
+// recordLateness counts how far behind its intended time a request went out.
+func (l *loop) recordLateness(late int64) {
+	if !l.recording {
+		return
+	}
+	l.stats.lateness.RecordValue(usec(late))
+	if late > int64(result.LateThreshold) {
+		l.stats.late++
+	}
 }

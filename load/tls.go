@@ -31,8 +31,9 @@ type TLSConfig struct {
 	// reopened connection resumes.
 	NoResume bool
 	// NextProtos are the protocols offered by ALPN, in order of
-	// preference; nil offers "http/1.1". A protocol other than HTTP/1.1
-	// also needs its session (see sessionForALPN).
+	// preference; nil offers "http/1.1" ("h2" with Config.HTTP2, both
+	// with Config.AutoProtocol). Each connection speaks what its server
+	// picked: "h2" is HTTP/2, anything else HTTP/1.1 (see useProtocol).
 	NextProtos []string
 	// ServerName, if set, is the name sent by SNI and verified; by default
 	// it is the Host header's host (-H Host:), else the URL's host.

@@ -93,7 +93,7 @@ func (l *loop) handshakeDone(c *conn, now int64) {
 	}
 	st := t.ConnectionState()
 	l.tls.handshook(&st, now-c.handshakeStart)
-	l.sessionForALPN(c, st.NegotiatedProtocol)
+	l.useProtocol(c, st.NegotiatedProtocol)
 	l.ready(c, now)
 	// The transport's doc: once the handshake is done, treat the socket as
 	// readable (an edge may have passed while the loop ignored it).
@@ -110,12 +110,6 @@ func (l *loop) handshakeFailed(c *conn, err error, now int64) {
 	}
 	l.connectFailed(c, result.ErrConnect, now)
 }
-
-// sessionForALPN is the hook where the protocol ALPN chose meets the
-// choice of c's session. It is called once per TLS handshake, before the
-// session starts, with alpn "http/1.1", "h2", or "" when the server chose
-// none; useProtocol (h2choose.go) gives c the session for it.
-func (l *loop) sessionForALPN(c *conn, alpn string) { l.useProtocol(c, alpn) }
 
 // closeHandshakes stops the loop's handshakes as the loop ends: no callback
 // wakes its poller after this, and running handshakes are released.

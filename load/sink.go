@@ -1,0 +1,116 @@
+package load
+
+import "github.com/gust-http/gust/result"
+
+// The sink is what a session calls back while the loop feeds it: what
+// happens to an exchange when its response completes, it fails alone, the
+// peer resets it or takes it back, and what the session writes back on
+// its own. The loop's delivery implements it.
+
+// sink is where a session delivers what it parsed: the loop, for the
+// connection the session belongs to.
+type sink interface {
+	// complete records the response to x with its status code.
+	complete(x exchange, status int)
+	// abandon counts x as failed with kind while the connection goes on
+	// (an HTTP/2 stream reset).
+	abandon(x exchange, kind result.ErrorKind)
+	// reply queues bytes the protocol must write back on its own, such
+	// as HTTP/2's SETTINGS ACK, WINDOW_UPDATE and PING ACK.
+	reply(p []byte)
+	// reset counts x as failed by the peer's stream reset with its error
+	// code (HTTP/2's RST_STREAM); the connection goes on.
+	reset(x exchange, code uint32)
+	// retry takes x back: the peer promised it never processed it
+	// (HTTP/2's GOAWAY below its stream), so it is sent again, on a new
+	// connection, charged from the time it was first meant to go.
+	retry(x exchange)
+	// goAway counts the peer's GOAWAY with its error code.
+	goAway(code uint32)
+}
+
+// delivery is the sink a session delivers to while the loop feeds it: the
+// loop, the connection being read, and the time of the read. It lives in
+// the loop, so passing it as a sink allocates nothing.
+type delivery struct {
+	l   *loop
+	c   *conn
+	now int64
+}
+
+// complete records the response to x.
+func (d *delivery) complete(x exchange, status int) {
+	l, c, now := d.l, d.c, d.now
+	l.inflight--
+	if c.inflight() > 0 {
+		c.since = now
+	}
+	if !l.recording {
+		return
+	}
+	lat := usec(now - x.sent)
+	if l.feeder != nil {
+		l.eps.record(x.meta, lat, status)
+	}
+	if c.uncounted > 0 {
+		c.uncounted-- // sent before measurement began
+		return
+	}
+	l.stats.latency.RecordValue(lat)
+	l.secHist.RecordValue(lat)
+	l.stats.requests++
+	l.secReq++
+	l.stats.status[status]++
+}
+
+// abandon counts x as failed while its connection goes on.
+func (d *delivery) abandon(x exchange, kind result.ErrorKind) {
+	l := d.l
+	l.inflight--
+	l.countError(kind, 1)
+	if l.recording && l.feeder != nil {
+		l.eps.fail(x.meta)
+	}
+}
+
+// reset counts x as failed by the peer's RST_STREAM.
+func (d *delivery) reset(x exchange, code uint32) {
+	if d.l.recording {
+		d.l.stats.h2.resets[codeIndex(code)]++
+	}
+	d.abandon(x, result.ErrStreamReset)
+}
+
+// retry queues x to be sent again on c's next connection, still charged
+// from its first intended time. A Source's request is not kept, so with
+// one x is counted failed instead.
+func (d *delivery) retry(x exchange) {
+	l, c := d.l, d.c
+	if l.feeder != nil {
+		d.abandon(x, result.ErrGoAway)
+		return
+	}
+	// Still in flight for the loop (l.inflight), so that the run waits for
+	// it; resend takes it out again.
+	c.retries = append(c.retries, x)
+	if l.recording {
+		l.stats.h2.retried++
+	}
+}
+
+// goAway counts the peer's GOAWAY.
+func (d *delivery) goAway(code uint32) {
+	if d.l.recording {
+		d.l.stats.h2.goAways[codeIndex(code)]++
+	}
+}
+
+// reply queues bytes the session writes back on its own.
+func (d *delivery) reply(p []byte) {
+	c := d.c
+	if c.wleft == 0 {
+		c.wbuf, c.woff = c.wbuf[:0], 0
+	}
+	c.wbuf = append(c.wbuf[:c.woff+c.wleft], p...)
+	c.wleft += len(p)
+}
