@@ -55,24 +55,8 @@ func (p *jsonParser) parse(line []byte, e *entry) error {
 	}
 	var url, path []byte
 	var haveURL, havePath, haveBody bool
-	for first := true; ; first = false {
-		p.ws()
-		if p.eat('}') {
-			break
-		}
-		if !first && !p.eat(',') {
-			return errBadJSON
-		}
-		p.ws()
-		key, err := p.str()
-		if err != nil {
-			return err
-		}
-		p.ws()
-		if !p.eat(':') {
-			return errBadJSON
-		}
-		p.ws()
+	err := p.members(func(key []byte) error {
+		var err error
 		switch string(key) {
 		case "method":
 			if e.method, err = p.strValue(); err != nil {
@@ -126,6 +110,10 @@ func (p *jsonParser) parse(line []byte, e *entry) error {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	p.ws()
 	if p.i != len(p.b) {
@@ -342,35 +330,12 @@ func (p *jsonParser) skip(depth int) error {
 	case '"':
 		_, err := p.str()
 		return err
-	case '{', '[':
-		closer := byte('}')
-		if p.b[p.i] == '[' {
-			closer = ']'
-		}
+	case '{':
 		p.i++
-		for first := true; ; first = false {
-			p.ws()
-			if p.eat(closer) {
-				return nil
-			}
-			if !first && !p.eat(',') {
-				return errBadJSON
-			}
-			p.ws()
-			if closer == '}' {
-				if _, err := p.str(); err != nil {
-					return err
-				}
-				p.ws()
-				if !p.eat(':') {
-					return errBadJSON
-				}
-				p.ws()
-			}
-			if err := p.skip(depth + 1); err != nil {
-				return err
-			}
-		}
+		return p.members(func([]byte) error { return p.skip(depth + 1) })
+	case '[':
+		p.i++
+		return p.elements(func() error { return p.skip(depth + 1) })
 	case 't':
 		return p.literal("true")
 	case 'f':
@@ -390,16 +355,31 @@ func (p *jsonParser) headers(e *entry) error {
 	if !p.eat('{') {
 		return errBadHeaders
 	}
-	for first := true; ; first = false {
-		p.ws()
-		if p.eat('}') {
+	return p.members(func(name []byte) error {
+		value := func() error {
+			if p.peek() != '"' {
+				return errBadHeaders
+			}
+			value, err := p.str()
+			if err != nil {
+				return err
+			}
+			e.addHeader(name, value)
 			return nil
 		}
-		if !first && !p.eat(',') {
-			return errBadJSON
+		if p.eat('[') {
+			return p.elements(value)
 		}
-		p.ws()
-		name, err := p.str()
+		return value()
+	})
+}
+
+// members reads an object's members after its '{' up to its '}', calling
+// member with each key once the parser is at the key's value; member reads
+// the value.
+func (p *jsonParser) members(member func(key []byte) error) error {
+	return p.sequence('}', func() error {
+		key, err := p.str()
 		if err != nil {
 			return err
 		}
@@ -408,35 +388,27 @@ func (p *jsonParser) headers(e *entry) error {
 			return errBadJSON
 		}
 		p.ws()
-		switch p.peek() {
-		case '"':
-			value, err := p.str()
-			if err != nil {
-				return err
-			}
-			e.addHeader(name, value)
-		case '[':
-			p.i++
-			for first := true; ; first = false {
-				p.ws()
-				if p.eat(']') {
-					break
-				}
-				if !first && !p.eat(',') {
-					return errBadJSON
-				}
-				p.ws()
-				if p.peek() != '"' {
-					return errBadHeaders
-				}
-				value, err := p.str()
-				if err != nil {
-					return err
-				}
-				e.addHeader(name, value)
-			}
-		default:
-			return errBadHeaders
+		return member(key)
+	})
+}
+
+// elements reads an array's elements after its '[' up to its ']', calling
+// element at each one; element reads it.
+func (p *jsonParser) elements(element func() error) error { return p.sequence(']', element) }
+
+// sequence reads comma-separated items up to closer, calling item at each.
+func (p *jsonParser) sequence(closer byte, item func() error) error {
+	for first := true; ; first = false {
+		p.ws()
+		if p.eat(closer) {
+			return nil
+		}
+		if !first && !p.eat(',') {
+			return errBadJSON
+		}
+		p.ws()
+		if err := item(); err != nil {
+			return err
 		}
 	}
 }
