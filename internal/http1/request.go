@@ -38,14 +38,7 @@ type Request struct {
 // needs no head. It does not validate r: check user input with ValidateHeader
 // first. It allocates only when dst lacks capacity.
 func AppendRequest(dst []byte, r *Request) []byte {
-	method, target := r.Method, r.Target
-	if method == "" {
-		method = "GET"
-	}
-	if target == "" {
-		target = "/"
-	}
-	o := scanOverrides(r.Header)
+	method, target, o := r.line()
 
 	dst = append(dst, method...)
 	dst = append(dst, ' ')
@@ -92,14 +85,7 @@ func AppendRequest(dst []byte, r *Request) []byte {
 // as r's strings and digits are. BuildHead returns digits, extended; it
 // allocates only when h.Headers or digits lack capacity.
 func BuildHead(h *head.Request, r *Request, digits []byte) []byte {
-	method, target := r.Method, r.Target
-	if method == "" {
-		method = "GET"
-	}
-	if target == "" {
-		target = "/"
-	}
-	o := scanOverrides(r.Header)
+	method, target, o := r.line()
 	*h = head.Request{Method: view(method), Target: view(target), Major: 1, Minor: 1,
 		Headers: h.Headers[:0], ContentLength: -1}
 	h.SplitTarget()
@@ -169,6 +155,19 @@ func AppendHead(dst []byte, h *head.Request) []byte {
 		dst = append(dst, "\r\n"...)
 	}
 	return append(dst, "\r\n"...)
+}
+
+// line returns r's method and target, defaults applied, and the default
+// fields its Header replaces.
+func (r *Request) line() (method, target string, o overrides) {
+	method, target = r.Method, r.Target
+	if method == "" {
+		method = "GET"
+	}
+	if target == "" {
+		target = "/"
+	}
+	return method, target, scanOverrides(r.Header)
 }
 
 // overrides records which default fields a Request's Header replaces.
