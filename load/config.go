@@ -1,8 +1,3 @@
-// Package load is gust's HTTP/1.1 and HTTP/2 load generator, a library
-// first: a Config describes the target (http:// or https://) and the
-// schedule, Run drives event loops over non-blocking sockets (TLS through
-// crypto/tls, see TLSConfig) and returns a result.Result with HdrHistogram
-// latencies.
 package load
 
 import (

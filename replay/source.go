@@ -1,12 +1,3 @@
-// Package replay turns access logs into requests for the load engine:
-// nginx/Apache combined and common log format and JSON lines, plain or
-// gzip-compressed, read as a stream in constant memory. A Source parses
-// each line, applies filters and edits, serializes the request once and
-// hands it to load.Run with its recorded time and its endpoint (method and
-// path template, such as "GET /users/:id").
-//
-// Parsing, templating and serializing a line allocate nothing once the
-// buffers have grown: a log of any length replays without garbage.
 package replay
 
 import (

@@ -1,8 +1,10 @@
 // Package report turns a result.Result into output people and tools read:
-// a human summary (Text), a JSON document (JSON, shaped by Summary), the
-// per-second timeline as CSV (CSV) and an HdrHistogram interval log
-// (HdrLog). It only formats what the generator measured; it knows nothing
-// about sockets, and every writer is deterministic for a given Result.
+// a human summary (Text), a JSON document (JSON, shaped by Summary), a
+// self-contained HTML page with charts (HTML), the per-second timeline as
+// CSV (CSV) and an HdrHistogram interval log (HdrLog). It formats what the
+// generator measured, and reads back only its own JSON (ReadResults, for
+// gust merge to combine agents' results); it knows nothing about sockets,
+// and every writer is deterministic for a given Result.
 //
 // Write writes any of Formats: gust load, gust replay and gust merge all
 // report through it. Latencies are in microseconds throughout, as in
