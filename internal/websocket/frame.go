@@ -21,23 +21,22 @@ type FrameHeader struct {
 
 // Errors ParseFrameHeader returns; all close the connection with 1002.
 var (
-	errReservedOp      = protoErr("reserved opcode")
-	errControlFrag     = protoErr("fragmented control frame")
-	errControlTooLong  = protoErr("control frame payload over 125 bytes")
-	errLengthTopBit    = protoErr("64-bit payload length with the top bit set")
-	errReservedBits    = protoErr("reserved bits set without an extension")
-	errUnmaskedClient  = protoErr("unmasked frame from a client")
-	errMaskedServer    = protoErr("masked frame from a server")
-	errContNoStart     = protoErr("continuation frame without a message to continue")
-	errDataInMessage   = protoErr("new data frame inside a fragmented message")
-	errRsv1Cont        = protoErr("RSV1 set on a continuation or control frame")
-	errCloseLen1       = protoErr("close frame with a 1-byte payload")
-	errCloseCode       = protoErr("close frame with an invalid status code")
-	errInvalidUTF8     = &CloseError{Code: CloseInvalidPayload, Reason: "invalid UTF-8 in a text message"}
-	errInvalidReason   = &CloseError{Code: CloseInvalidPayload, Reason: "invalid UTF-8 in a close reason"}
-	errTooBig          = &CloseError{Code: CloseTooBig, Reason: "message too big"}
-	errBadDeflate      = &CloseError{Code: CloseInvalidPayload, Reason: "invalid deflate data"}
-	errPeerClosedFirst = &CloseError{Code: CloseNormal, Reason: "closed"}
+	errReservedOp     = protoErr("reserved opcode")
+	errControlFrag    = protoErr("fragmented control frame")
+	errControlTooLong = protoErr("control frame payload over 125 bytes")
+	errLengthTopBit   = protoErr("64-bit payload length with the top bit set")
+	errReservedBits   = protoErr("reserved bits set without an extension")
+	errUnmaskedClient = protoErr("unmasked frame from a client")
+	errMaskedServer   = protoErr("masked frame from a server")
+	errContNoStart    = protoErr("continuation frame without a message to continue")
+	errDataInMessage  = protoErr("new data frame inside a fragmented message")
+	errRsv1Cont       = protoErr("RSV1 set on a continuation or control frame")
+	errCloseLen1      = protoErr("close frame with a 1-byte payload")
+	errCloseCode      = protoErr("close frame with an invalid status code")
+	errInvalidUTF8    = &CloseError{Code: CloseInvalidPayload, Reason: "invalid UTF-8 in a text message"}
+	errInvalidReason  = &CloseError{Code: CloseInvalidPayload, Reason: "invalid UTF-8 in a close reason"}
+	errTooBig         = &CloseError{Code: CloseTooBig, Reason: "message too big"}
+	errBadDeflate     = &CloseError{Code: CloseInvalidPayload, Reason: "invalid deflate data"}
 )
 
 // ParseFrameHeader parses the frame header at the start of p and checks the
