@@ -225,6 +225,10 @@ func (l *loop) serveOn(st *seat) {
 func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 	st.awaitHandOver()
 	l.blipIfQuick(st)
+	if st.ctx.upgrade != nil {
+		c.upgradeAfterWork(st.ctx, rest, out)
+		runtime.Goexit()
+	}
 	closing := st.ctx.closeConn
 	c.linger = closing && len(rest) > 0 // the client may still be sending
 	if !closing {

@@ -146,3 +146,34 @@ func (l *loop) writeOut(c *conn, st *seat, p []byte) bool {
 	l.closeConn(c)
 	return false
 }
+
+// flushOut writes pending output (c.out, and what the transport holds):
+// all of it returns c.out to the pool and clears c.blocked; a part of it
+// keeps the rest in c.out and sets c.blocked. False means the connection
+// was closed.
+func (l *loop) flushOut(c *conn) bool {
+	var p []byte // nil: only flush what the transport holds
+	if len(c.out) > 0 {
+		p = c.out
+	}
+	n, err := c.t.Write(p)
+	if n > 0 {
+		l.srv.counters.bytesOut.Add(int64(n))
+	}
+	switch err {
+	case nil:
+		if c.out != nil {
+			putBuf(c.out)
+			c.out = nil
+		}
+		c.blocked = false
+		return true
+	case transport.ErrWouldBlock:
+		// Shift once per wake-up, not once per write.
+		c.out = c.out[:copy(c.out, c.out[n:])]
+		c.blocked = true
+		return true
+	}
+	l.closeConn(c)
+	return false
+}

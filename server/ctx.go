@@ -53,6 +53,7 @@ type Ctx struct {
 	exitOut []byte
 
 	onStream streamFlusher // the HTTP/2 stream of this request; nil for HTTP/1.1
+	upgrade  *wsUpgrade    // an accepted WebSocket upgrade (ws.go): the connection switches after the response
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -348,6 +349,7 @@ func (c *Ctx) reset() {
 	c.closeConn = false
 	c.w = nil
 	c.exited, c.exitOut = false, nil
+	c.upgrade = nil
 }
 
 // stringBytes views s as bytes without copying; the bytes must not be modified.

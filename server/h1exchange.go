@@ -162,12 +162,18 @@ func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
 		dst = dst[:0] // Flush has written them
 	}
 	ctx.pending = nil
+	if faulted || ctx.upgrade != nil && s.shutting.Load() {
+		ctx.upgrade = nil // a faulted handler's upgrade is not made, nor one during Shutdown
+	}
 	if faulted {
 		ctx.closeConn = true
 		if !ctx.streaming {
 			return http1.AppendError(dst, 500)
 		}
 		return dst // a truncated chunked body tells the client something broke
+	}
+	if ctx.upgrade != nil {
+		return ctx.appendUpgrade(dst) // the connection switches once this is written
 	}
 	if st, ok := ctx.stream.(interface{ settle() bool }); ok && !ctx.streaming && !st.settle() {
 		// The handler left a body that will not be read: say so before

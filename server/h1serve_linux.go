@@ -4,8 +4,6 @@ package server
 
 import (
 	"bytes"
-
-	"github.com/gust-http/gust/internal/transport"
 )
 
 // HTTP/1.1 on the loop: requests parsed in c.in and served in order
@@ -59,34 +57,6 @@ func (h1proto) shutdown(c *conn) bool { return false }
 func (h1proto) posted(c *conn, now int64) {}
 
 func (h1proto) release(c *conn) {}
-
-// flushOut writes pending output (c.out, and what the transport holds);
-// false means the connection was closed.
-func (l *loop) flushOut(c *conn) bool {
-	var p []byte // nil: only flush what the transport holds
-	if len(c.out) > 0 {
-		p = c.out
-	}
-	n, err := c.t.Write(p)
-	if n > 0 {
-		l.srv.counters.bytesOut.Add(int64(n))
-	}
-	switch err {
-	case nil:
-		if c.out != nil {
-			putBuf(c.out)
-			c.out = nil
-		}
-		c.blocked = false
-		return true
-	case transport.ErrWouldBlock:
-		// Shift once per wake-up, not once per write.
-		c.out = c.out[:copy(c.out, c.out[n:])]
-		return true
-	}
-	l.closeConn(c)
-	return false
-}
 
 // serveInput serves the complete requests at the start of data on the
 // loop (Inline and Auto modes) or hands the connection to a worker with
@@ -157,6 +127,10 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 		case stepServed:
 			c.reqStart, c.headScan = 0, 0
 			data = rest
+			if up := st.ctx.upgrade; up != nil {
+				st.ctx.upgrade = nil
+				return l.switchToWS(c, st, up, rest, out, now)
+			}
 			if st.ctx.closeConn {
 				c.closing, c.linger = true, len(rest) > 0
 				data = nil

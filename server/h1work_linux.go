@@ -71,6 +71,10 @@ func (c *conn) serveWork() {
 					break
 				}
 				data = c.in
+				if ctx.upgrade != nil {
+					c.upgradeAfterWork(ctx, data, out)
+					return
+				}
 				continue
 			}
 			data = rest
@@ -78,6 +82,10 @@ func (c *conn) serveWork() {
 				closing = kind == stepBad
 				c.linger = closing // the rest of the input is not read
 				break
+			}
+			if ctx.upgrade != nil {
+				c.upgradeAfterWork(ctx, rest, out)
+				return
 			}
 			if ctx.closeConn {
 				closing, c.linger = true, len(rest) > 0
@@ -248,4 +256,18 @@ func (c *conn) writeAll(p []byte) error {
 			return errWriteTimeout
 		}
 	}
+}
+
+// upgradeAfterWork finishes a request whose handler accepted a WebSocket
+// upgrade, on the worker that owns c: the 101 (at the end of out) is
+// written, and c, switched to WebSocket, goes back to its loop.
+func (c *conn) upgradeAfterWork(ctx *Ctx, rest, out []byte) {
+	up := ctx.upgrade
+	ctx.upgrade = nil
+	if c.writeAll(out) != nil {
+		c.state.Store(stBusy)
+		c.l.giveBack(c)
+		return
+	}
+	c.upgradeOffLoop(up, rest)
 }

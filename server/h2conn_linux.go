@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/gust-http/gust/internal/http2"
-	"github.com/gust-http/gust/internal/transport"
 )
 
 // The HTTP/2 side of a connection, on its loop: the sans-I/O engine
@@ -86,7 +85,7 @@ func isH2Preface(data []byte) (prefix, whole bool) {
 
 // newH2Conn switches c to HTTP/2: from here on every byte it reads is
 // HTTP/2 frames, beginning with the client preface. It is the entry for
-// h2c with prior knowledge (h1proto.serve) and for TLS connections whose
+// h2c with prior knowledge (serveInput) and for TLS connections whose
 // ALPN chose "h2" (afterHandshake, with c.t the TLS transport). It queues
 // the server's SETTINGS.
 func newH2Conn(c *conn, now int64) *h2conn {
@@ -160,10 +159,9 @@ func (hc *h2conn) endTurn(c *conn, now int64) {
 }
 
 // write writes c.out (and what the transport holds); false means the
-// connection was closed.
+// connection was closed (release fails the streams still in progress).
 func (hc *h2conn) write(now int64) bool {
 	c := hc.c
-	l := c.l
 	if len(c.out) == 0 && !c.blocked {
 		if c.out != nil {
 			putBuf(c.out) // an idle connection holds no buffer
@@ -171,30 +169,14 @@ func (hc *h2conn) write(now int64) bool {
 		}
 		return true
 	}
-	var p []byte // nil: flush what the transport holds
-	if len(c.out) > 0 {
-		p = c.out
+	was, before := c.blocked, len(c.out)
+	if !c.l.flushOut(c) {
+		return false
 	}
-	n, err := c.t.Write(p)
-	if n > 0 {
-		l.srv.counters.bytesOut.Add(int64(n))
+	if c.blocked && (!was || len(c.out) < before) {
+		hc.blockedSince = now // WriteTimeout counts from the last progress
 	}
-	switch err {
-	case nil:
-		putBuf(c.out)
-		c.out = nil
-		c.blocked = false
-		return true
-	case transport.ErrWouldBlock:
-		c.out = c.out[:copy(c.out, c.out[n:])]
-		if !c.blocked || n > 0 {
-			hc.blockedSince = now
-		}
-		c.blocked = true
-		return true
-	}
-	l.closeConn(c) // release (closeConn) fails the streams still in progress
-	return false
+	return true
 }
 
 // release is called when the connection closes: streams still in

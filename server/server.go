@@ -66,37 +66,48 @@ type counters struct {
 	bytesOut atomic.Int64
 	inflight atomic.Int64
 	movedOff atomic.Int64
+	// WebSocket: connections open now, messages each way, sends dropped
+	// for a client past MaxBuffered.
+	wsOpen, wsMessagesIn, wsMessagesOut, wsDropped atomic.Int64
 }
 
 // Stats is a snapshot of a Server's counters.
 type Stats struct {
-	OpenConns    int64 `json:"open_conns"`    // connections open now
-	Accepted     int64 `json:"accepted"`      // connections accepted since start
-	Rejected     int64 `json:"rejected"`      // connections closed at once because of MaxConns
-	Requests     int64 `json:"requests"`      // responses completed
-	BytesRead    int64 `json:"bytes_read"`    // bytes received (over TLS: the plaintext)
-	BytesWritten int64 `json:"bytes_written"` // bytes sent (over TLS: the plaintext)
-	InFlight     int64 `json:"in_flight"`     // requests being handled now
-	MovedOff     int64 `json:"moved_off"`     // handlers moved off their loop past their budget (Auto mode), since start
-	Workers      int   `json:"workers"`       // worker goroutines (Pooled and Auto modes), busy or idle
-	Queued       int   `json:"queued"`        // requests waiting for a worker
-	Loops        int   `json:"loops"`         // event loops
-	Goroutines   int   `json:"goroutines"`    // runtime.NumGoroutine, for the whole process
+	OpenConns     int64 `json:"open_conns"`      // connections open now
+	Accepted      int64 `json:"accepted"`        // connections accepted since start
+	Rejected      int64 `json:"rejected"`        // connections closed at once because of MaxConns
+	Requests      int64 `json:"requests"`        // responses completed
+	BytesRead     int64 `json:"bytes_read"`      // bytes received (over TLS: the plaintext)
+	BytesWritten  int64 `json:"bytes_written"`   // bytes sent (over TLS: the plaintext)
+	InFlight      int64 `json:"in_flight"`       // requests being handled now
+	MovedOff      int64 `json:"moved_off"`       // handlers moved off their loop past their budget (Auto mode), since start
+	Workers       int   `json:"workers"`         // worker goroutines (Pooled and Auto modes), busy or idle
+	Queued        int   `json:"queued"`          // requests waiting for a worker
+	Loops         int   `json:"loops"`           // event loops
+	Goroutines    int   `json:"goroutines"`      // runtime.NumGoroutine, for the whole process
+	WebSockets    int64 `json:"websockets"`      // WebSocket connections open now
+	WSMessagesIn  int64 `json:"ws_messages_in"`  // WebSocket messages received since start
+	WSMessagesOut int64 `json:"ws_messages_out"` // WebSocket messages queued to send since start (a broadcast counts each receiver)
+	WSDropped     int64 `json:"ws_dropped"`      // WebSocket messages dropped for a client past MaxBuffered
 }
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		OpenConns:    s.counters.open.Load(),
-		Accepted:     s.counters.accepted.Load(),
-		Rejected:     s.counters.rejected.Load(),
-		Requests:     s.counters.requests.Load(),
-		BytesRead:    s.counters.bytesIn.Load(),
-		BytesWritten: s.counters.bytesOut.Load(),
-		InFlight:     s.counters.inflight.Load(),
-		MovedOff:     s.counters.movedOff.Load(),
-		Loops:        s.cfg.Loops,
-		Goroutines:   runtime.NumGoroutine(),
+		OpenConns:     s.counters.open.Load(),
+		Accepted:      s.counters.accepted.Load(),
+		Rejected:      s.counters.rejected.Load(),
+		Requests:      s.counters.requests.Load(),
+		BytesRead:     s.counters.bytesIn.Load(),
+		BytesWritten:  s.counters.bytesOut.Load(),
+		InFlight:      s.counters.inflight.Load(),
+		MovedOff:      s.counters.movedOff.Load(),
+		Loops:         s.cfg.Loops,
+		Goroutines:    runtime.NumGoroutine(),
+		WebSockets:    s.counters.wsOpen.Load(),
+		WSMessagesIn:  s.counters.wsMessagesIn.Load(),
+		WSMessagesOut: s.counters.wsMessagesOut.Load(),
+		WSDropped:     s.counters.wsDropped.Load(),
 	}
 	if s.workers != nil {
 		st.Workers, st.Queued = s.workers.stats()

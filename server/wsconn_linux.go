@@ -1,0 +1,398 @@
+//go:build linux
+
+package server
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gust-http/gust/internal/websocket"
+)
+
+// WebSocket on the loop: after the upgrade's 101 a connection's protocol
+// is a WSConn. Frames are read in place in the loop's buffer and fed to
+// the sans-I/O engine (internal/websocket), which unmasks them there,
+// answers pings and closes, and reports whole messages; the callbacks run
+// on the loop; what they and other goroutines send waits in the
+// connection's outbox until the loop writes it, at the end of the turn.
+
+// WSConn is one WebSocket connection. Its methods are safe from any
+// goroutine; the callbacks of its WebSocket run on its loop.
+type WSConn struct {
+	// Set once.
+	c           *conn
+	cfg         *WebSocket
+	subprotocol string
+	// deflate: permessage-deflate was negotiated; sharedDeflate: without
+	// context takeover on the server's side, so a broadcast's frame
+	// compressed once fits.
+	deflate, sharedDeflate bool
+	// engLocked: the engine is shared with senders (its compressor keeps
+	// context), so the loop uses it under mu too.
+	engLocked bool
+
+	// unwritten is what the loop holds that the client has not read
+	// (c.out), stored by the loop at the end of each turn for senders
+	// checking MaxBuffered.
+	unwritten atomic.Int64
+
+	// The loop's.
+	eng          websocket.Conn
+	lastRead     int64 // loop clock: when input last arrived
+	pingSent     bool  // a ping went out after PingInterval of silence
+	blockedSince int64 // when the socket stopped taking output
+	closing      bool  // the close handshake is done or failed: close once the output is written
+	closeBy      int64 // when to close without the client's close reply (after ours)
+	opened       bool  // OnOpen was called
+	ended        bool  // OnClose was called
+	released     bool  // release ran (it may run twice: a lingering close, then the close)
+	code         int   // the close code OnClose reports
+	reason       string
+
+	// Guarded by mu: what other goroutines (and callbacks) queue.
+	mu          sync.Mutex
+	box         []byte // frames to write, in order
+	queued      bool   // on the loop's post list
+	gone        bool   // closed or closing: sends fail
+	closeQ      bool   // Close was called: send a close frame with closeCode
+	closeCode   int
+	closeReason string
+	groups      []*WSGroup // the groups it is in, to leave when it ends
+
+	value any // the application's, for Value and SetValue
+}
+
+// wsCloseWait bounds how long a connection waits for the client's close
+// reply after the server's close frame.
+const wsCloseWait = int64(2e9)
+
+// newWSConn switches c, whose owner has just answered the upgrade u, to
+// WebSocket.
+func newWSConn(c *conn, u *wsUpgrade, now int64) *WSConn {
+	ws := &WSConn{c: c, cfg: u.cfg, subprotocol: u.subprotocol, lastRead: now}
+	ws.eng.Init(websocket.Config{MaxMessage: u.cfg.maxMessage(), Deflate: u.deflate})
+	ws.deflate, ws.sharedDeflate = u.deflate != nil, ws.eng.SharedCompression()
+	ws.engLocked = ws.deflate && !ws.sharedDeflate
+	c.proto = ws
+	c.rd.done()
+	c.headScan, c.reqStart = 0, 0
+	c.deadline.Store(ws.nextDeadline(now))
+	c.l.srv.counters.wsOpen.Add(1)
+	return ws
+}
+
+// switchToWS switches c to WebSocket on its loop, once the 101 (in out)
+// is written; rest is what followed the request, its first frames.
+func (l *loop) switchToWS(c *conn, st *seat, u *wsUpgrade, rest, out []byte, now int64) bool {
+	ws := newWSConn(c, u, now)
+	c.keep(rest)
+	if !l.writeOut(c, st, out) {
+		return false
+	}
+	return ws.serveIn(c, now)
+}
+
+// upgradeOffLoop switches c to WebSocket on the worker that served the
+// upgrade, once the 101 is written, and gives c back to its loop, which
+// opens it (posted): a WebSocket's callbacks run on the loop.
+func (c *conn) upgradeOffLoop(u *wsUpgrade, rest []byte) {
+	l := c.l
+	ws := newWSConn(c, u, l.e.now())
+	c.keep(rest)
+	ws.mu.Lock()
+	ws.queued = true
+	ws.mu.Unlock()
+	c.state.Store(stIdle)
+	if l.e.stopping.Load() {
+		l.closeIfStopped(c)
+		return
+	}
+	l.post(c)
+}
+
+// open calls OnOpen, once, before anything the connection received is
+// served.
+func (ws *WSConn) open() {
+	if ws.opened {
+		return
+	}
+	ws.opened = true
+	if f := ws.cfg.OnOpen; f != nil {
+		f(ws)
+	}
+}
+
+// serveIn opens the connection and serves what arrived with the upgrade
+// (c.in). False if c was closed.
+func (ws *WSConn) serveIn(c *conn, now int64) bool {
+	ws.open()
+	if len(c.in) > 0 {
+		return ws.serve(c, c.in, false, now)
+	}
+	return c.state.Load() != stClosed
+}
+
+func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
+	ws.open() // a worker's upgrade may be read before its post is taken
+	ws.lastRead, ws.pingSent = now, false
+	if c.out == nil {
+		c.out = getBuf()
+	}
+	ws.lockEng()
+	out, n, err := ws.eng.Feed(c.out, data)
+	ws.unlockEng()
+	c.out = out
+	events := ws.eng.Events()
+	for i := range events {
+		ws.event(&events[i])
+	}
+	if err != nil {
+		ce, _ := err.(*websocket.CloseError)
+		if ce != nil {
+			ws.end(ce.Code, ce.Reason)
+		}
+		ws.closing = true // the engine appended our close: write it, then close
+		c.dropIn()
+		return true
+	}
+	c.keep(data[n:]) // only now: events alias data
+	ws.lockEng()
+	ws.eng.Recycle()
+	ws.unlockEng()
+	return true
+}
+
+// event acts on one thing the engine reported.
+func (ws *WSConn) event(e *websocket.Event) {
+	switch e.Kind {
+	case websocket.EventMessage:
+		ws.c.l.srv.counters.wsMessagesIn.Add(1)
+		if f := ws.cfg.OnMessage; f != nil {
+			f(ws, WSMessageType(e.Op), e.Payload)
+		}
+	case websocket.EventClose:
+		// The engine appended the reply if we had not sent ours: the
+		// server closes the TCP connection first (RFC 6455 section 7.1.1).
+		ws.end(e.Code, string(e.Payload))
+		ws.closing = true
+	}
+}
+
+// end calls OnClose once, and fails later sends.
+func (ws *WSConn) end(code int, reason string) {
+	ws.mu.Lock()
+	ws.gone = true
+	groups := ws.groups
+	ws.groups = nil
+	ws.mu.Unlock()
+	for _, g := range groups {
+		g.Remove(ws)
+	}
+	if ws.ended {
+		return
+	}
+	ws.ended = true
+	ws.code, ws.reason = code, reason
+	if f := ws.cfg.OnClose; f != nil {
+		f(ws, code, reason)
+	}
+}
+
+// reading: not while output the client does not read piles up, nor once
+// the connection is closing.
+func (ws *WSConn) reading(c *conn) bool {
+	return !ws.closing && !(c.blocked && len(c.out) >= ws.cfg.maxBuffered())
+}
+
+func (ws *WSConn) writable(c *conn, now int64) bool {
+	ws.endTurn(c, now)
+	return c.state.Load() != stClosed
+}
+
+// endTurn writes what the turn produced and the outbox, then closes a
+// connection whose close handshake is over, or sets its deadline.
+func (ws *WSConn) endTurn(c *conn, now int64) {
+	if c.state.Load() == stClosed || c.lingering {
+		return
+	}
+	ws.takeBox(c)
+	if len(c.out) > 0 || c.blocked {
+		was, before := c.blocked, len(c.out)
+		if !c.l.flushOut(c) {
+			return
+		}
+		if c.blocked && (!was || len(c.out) < before) {
+			ws.blockedSince = now
+		}
+	} else if c.out != nil {
+		putBuf(c.out) // an idle connection holds no buffer
+		c.out = nil
+	}
+	ws.unwritten.Store(int64(len(c.out)))
+	if ws.closing && !c.blocked {
+		c.l.closeConn(c)
+		return
+	}
+	c.l.setDeadline(c, ws.nextDeadline(now))
+}
+
+// takeBox moves the outbox into c.out, and a Close asked for into a close
+// frame.
+func (ws *WSConn) takeBox(c *conn) {
+	ws.mu.Lock()
+	if len(ws.box) > 0 {
+		if c.out == nil {
+			c.out = getBuf()
+		}
+		c.out = append(c.out, ws.box...)
+		putBuf(ws.box)
+		ws.box = nil
+	}
+	closeQ, code, reason := ws.closeQ, ws.closeCode, ws.closeReason
+	ws.closeQ = false
+	ws.mu.Unlock()
+	if closeQ && !ws.eng.CloseSent() {
+		if c.out == nil {
+			c.out = getBuf()
+		}
+		ws.lockEng()
+		c.out = ws.eng.AppendClose(c.out, code, reason)
+		ws.unlockEng()
+		ws.closeBy = c.l.e.now() + wsCloseWait
+	}
+}
+
+// nextDeadline is when the wheel looks at the connection next: the ping
+// (or the close for want of a pong), the close reply's wait, WriteTimeout
+// for output the socket does not take.
+func (ws *WSConn) nextDeadline(now int64) int64 {
+	cfg := &ws.c.l.srv.cfg
+	next := now + int64(cfg.IdleTimeout)
+	if p := int64(ws.cfg.pingInterval()); p > 0 {
+		next = ws.lastRead + p
+		if ws.pingSent {
+			next = ws.lastRead + 2*p
+		}
+	}
+	if ws.closeBy > 0 {
+		next = min(next, ws.closeBy)
+	}
+	if ws.c.blocked {
+		next = min(next, ws.blockedSince+int64(cfg.WriteTimeout))
+	}
+	return next
+}
+
+func (ws *WSConn) due(c *conn, now int64) int64 {
+	cfg := &c.l.srv.cfg
+	p := int64(ws.cfg.pingInterval())
+	switch {
+	case c.blocked && now-ws.blockedSince >= int64(cfg.WriteTimeout),
+		ws.closeBy > 0 && now >= ws.closeBy,
+		p > 0 && ws.pingSent && now-ws.lastRead >= 2*p:
+		c.l.closeConn(c) // release reports 1006
+		return 0
+	case p > 0 && !ws.pingSent && now-ws.lastRead >= p:
+		ws.pingSent = true
+		if c.out == nil {
+			c.out = getBuf()
+		}
+		c.out = websocket.AppendFrame(c.out, websocket.OpPing, true, false, nil, nil)
+	}
+	ws.endTurn(c, now)
+	if c.state.Load() == stClosed {
+		return 0
+	}
+	return c.deadline.Load()
+}
+
+// shutdown is Shutdown's step: a close frame with 1001 (going away), then
+// the client's reply or wsCloseWait.
+func (ws *WSConn) shutdown(c *conn) bool {
+	ws.mu.Lock()
+	if !ws.closeQ && !ws.eng.CloseSent() {
+		ws.closeQ, ws.closeCode, ws.closeReason = true, websocket.CloseGoingAway, "server shutting down"
+	}
+	ws.gone = true
+	ws.mu.Unlock()
+	ws.endTurn(c, c.l.e.now())
+	return true
+}
+
+// posted writes what other goroutines queued; for a connection upgraded
+// on a worker, it is where the loop opens it.
+func (ws *WSConn) posted(c *conn, now int64) {
+	ws.mu.Lock()
+	ws.queued = false
+	ws.mu.Unlock()
+	if c.state.Load() != stIdle {
+		return // closed; or a worker's still (cannot be: ws connections stay the loop's)
+	}
+	if !ws.opened {
+		if ws.serveIn(c, now) {
+			c.l.readTurn(c, false, now) // an edge may have passed while the worker had it
+		}
+		return
+	}
+	ws.endTurn(c, now)
+}
+
+// release ends the connection: OnClose with 1006 if no close handshake
+// reported another code, and the buffers go back.
+func (ws *WSConn) release(c *conn) {
+	if !ws.released {
+		ws.released = true
+		c.l.srv.counters.wsOpen.Add(-1)
+	}
+	ws.end(websocket.CloseAbnormal, "")
+	ws.mu.Lock()
+	if ws.box != nil {
+		putBuf(ws.box)
+		ws.box = nil
+	}
+	ws.mu.Unlock()
+	ws.lockEng()
+	ws.eng.Release()
+	ws.unlockEng()
+}
+
+// lockEng and unlockEng guard the engine where senders use it too
+// (engLocked); elsewhere it is the loop's alone.
+func (ws *WSConn) lockEng() {
+	if ws.engLocked {
+		ws.mu.Lock()
+	}
+}
+
+func (ws *WSConn) unlockEng() {
+	if ws.engLocked {
+		ws.mu.Unlock()
+	}
+}
+
+// canUpgrade: an HTTP/1.1 connection of the Linux engine switches.
+func (c *Ctx) canUpgrade() bool {
+	_, ok := c.peer.(*conn)
+	return ok && c.onStream == nil
+}
+
+// Subprotocol returns the subprotocol chosen in the handshake, or "".
+func (ws *WSConn) Subprotocol() string { return ws.subprotocol }
+
+// RemoteAddr returns the client's address.
+func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.remoteAddr() }
+
+// SetValue keeps v with the connection, for the application's own state.
+func (ws *WSConn) SetValue(v any) {
+	ws.mu.Lock()
+	ws.value = v
+	ws.mu.Unlock()
+}
+
+// Value returns what SetValue kept, or nil.
+func (ws *WSConn) Value() any {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.value
+}
