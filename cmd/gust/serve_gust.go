@@ -83,10 +83,11 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	case "pooled":
 		srv.Config.Mode = server.Pooled
 	}
+	ws := newWSEndpoints(cfg.WSDeflate)
 	if cfg.API == "nethttp" {
-		srv.Handler = server.HTTPHandler(newHelloHandler(cfg.Handler))
+		srv.Handler = server.HTTPHandler(ws.nethttp(newHelloHandler(cfg.Handler)))
 	} else {
-		srv.Handler = newNativeHello(cfg.Handler)
+		srv.Handler = ws.native(newNativeHello(cfg.Handler))
 	}
 	if err := srv.Listen(cfg.Addr); err != nil {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
