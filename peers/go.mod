@@ -11,6 +11,7 @@ go 1.26.8
 require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
+	github.com/gorilla/websocket v1.5.3
 	github.com/lesismal/llib v1.2.4
 	github.com/lesismal/nbio v1.6.12
 	github.com/valyala/fasthttp v1.74.0
