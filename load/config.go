@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"runtime"
 	"strings"
@@ -29,6 +30,15 @@ type Config struct {
 
 	// Connections is the number of concurrent connections (default 50).
 	Connections int
+	// ConnectRate, if positive, opens connections (first ones and
+	// reconnects) at this many per second in total, evenly spaced
+	// (ramp.go); 0 opens them as fast as the loops can.
+	ConnectRate float64
+	// SourceAddrs, if set, binds each connection to the next of these
+	// local addresses in turn, so that one target takes more connections
+	// than one source address has ephemeral ports (about 28,000); they
+	// must be of the target's family.
+	SourceAddrs []netip.Addr
 	// Requests stops the run after this many responses (0: no limit).
 	Requests int64
 	// Duration stops the run after this long (0: no limit). When both
@@ -197,6 +207,8 @@ func (c *Config) validate() (*target, error) {
 		return nil, errors.New("keep-alive cannot be disabled with a Source")
 	case c.Rate < 0:
 		return nil, fmt.Errorf("rate must not be negative, got %g", c.Rate)
+	case c.ConnectRate < 0:
+		return nil, fmt.Errorf("connect rate must not be negative, got %g", c.ConnectRate)
 	case c.Pipeline < 1 || c.Pipeline > 1024:
 		return nil, fmt.Errorf("pipeline must be between 1 and 1024, got %d", c.Pipeline)
 	case c.Timeout < 0:

@@ -10,7 +10,14 @@ func (l *loop) connect(c *conn, now int64) {
 	if l.e.stop.Load() {
 		return
 	}
-	fd, err := openSocket(l.sa)
+	if c.paced {
+		c.paced = false // its slot has come
+	} else if at := l.pace.slot(now); at > now {
+		c.paced = true
+		l.wait(c, at) // a timer brings it back (fireTimers)
+		return
+	}
+	fd, err := openSocket(l.sa, l.sources.next())
 	if err == nil {
 		if err = l.poller.Add(fd); err != nil {
 			closeSocket(fd)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -30,9 +31,13 @@ type loop struct {
 	byFD   []*conn
 	buf    []byte // read buffer; responses are parsed in place here
 	sa     sockaddr
-	sched  schedule // what to send and when
-	dv     delivery // the sink sessions deliver responses to
-	req    request  // a Source's request being sent, viewing its batch
+	// sources are the local addresses connections are bound to, in turn
+	// (Config.SourceAddrs); pace spaces connects (Config.ConnectRate).
+	sources sourceAddrs
+	pace    connectPace
+	sched   schedule // what to send and when
+	dv      delivery // the sink sessions deliver responses to
+	req     request  // a Source's request being sent, viewing its batch
 
 	timers   timerHeap
 	stats    *stats
@@ -73,6 +78,11 @@ func (e *engine) newLoops() ([]*loop, error) {
 	if t := int64(cfg.Timeout) / 4; t < scan {
 		scan = max(t, int64(time.Millisecond))
 	}
+	for _, a := range cfg.SourceAddrs {
+		if a.Is4() != (e.addr.IP.To4() != nil) {
+			return nil, fmt.Errorf("source address %s is not of the target's family (%s)", a, e.addr.IP)
+		}
+	}
 	loops := make([]*loop, cfg.Loops)
 	for i := range loops {
 		// Each loop needs its own: the socket calls write into it.
@@ -92,6 +102,8 @@ func (e *engine) newLoops() ([]*loop, error) {
 			events:    make([]poll.Event, 0, 1024),
 			buf:       make([]byte, readBufSize),
 			sa:        sa,
+			sources:   newSourceAddrs(cfg.SourceAddrs, i),
+			pace:      newConnectPace(cfg.ConnectRate, cfg.Loops),
 			sched:     e.newSchedule(),
 			stats:     newStats(),
 			scanEvery: scan,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 
 	"github.com/gust-http/gust/result"
 
@@ -32,15 +33,34 @@ func newSockaddr(a *net.TCPAddr) (sockaddr, error) {
 	return sockaddr{}, fmt.Errorf("unsupported address %s", a)
 }
 
-// openSocket starts a non-blocking connect; completion is reported by the
-// poller as writability.
-func openSocket(sa sockaddr) (int, error) {
+// sourceAddr is a local address to bind a connection to, port 0.
+type sourceAddr struct{ sa unix.Sockaddr }
+
+func newSourceAddr(a netip.Addr) sourceAddr {
+	if a.Is4() {
+		return sourceAddr{&unix.SockaddrInet4{Addr: a.As4()}}
+	}
+	return sourceAddr{&unix.SockaddrInet6{Addr: a.As16()}}
+}
+
+// openSocket starts a non-blocking connect, from src if not nil;
+// completion is reported by the poller as writability.
+func openSocket(sa sockaddr, src *sourceAddr) (int, error) {
 	fd, err := unix.Socket(sa.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
 	// Requests are small and latency matters: never wait for Nagle.
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if src != nil {
+		// The port is picked at connect, for the whole four-tuple: each
+		// source address then has its own ephemeral ports to this target.
+		unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_BIND_ADDRESS_NO_PORT, 1)
+		if err := unix.Bind(fd, src.sa); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("bind to source address: %w", err)
+		}
+	}
 	if err := unix.Connect(fd, sa.sa); err != nil && err != unix.EINPROGRESS {
 		unix.Close(fd)
 		return -1, err

@@ -45,6 +45,7 @@ type loadFlags struct {
 	shard            string
 	startAt          string
 	tls              tlsFlags
+	connect          connectFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -125,6 +126,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the generator itself to this file (go tool pprof)")
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
+	addConnectFlags(fl, &f.connect)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -159,6 +161,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, errors.New("give either -d or -D, not both")
 	}
 	if err := f.proto.apply(&cfg, url, f.streams); err != nil {
+		return cfg, err
+	}
+	if err := f.connect.apply(&cfg); err != nil {
 		return cfg, err
 	}
 	if err := report.CheckFormat(f.output, report.Formats); err != nil {

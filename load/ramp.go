@@ -1,0 +1,33 @@
+package load
+
+// Connection ramps (Config.ConnectRate): each loop opens its share of the
+// rate's connections evenly spaced in time, the run's first connections
+// and reconnects alike, so that a run of a hundred thousand connections
+// does not open them all in one burst (a SYN flood of its own server,
+// whose accept backlog overflows) and a server's accept rate can be
+// measured.
+
+// connectPace spaces a loop's connects every every ns; zero: no pacing.
+type connectPace struct {
+	every int64
+	next  int64 // when the next connect may start
+}
+
+// newConnectPace paces one of loops loops sharing rate connects/s.
+func newConnectPace(rate float64, loops int) connectPace {
+	if rate <= 0 {
+		return connectPace{}
+	}
+	return connectPace{every: max(1, int64(float64(loops)*1e9/rate))}
+}
+
+// slot returns when a connect asked for at now may start, and takes that
+// slot: now if the pace allows, a later time otherwise.
+func (p *connectPace) slot(now int64) int64 {
+	if p.every == 0 {
+		return now
+	}
+	at := max(now, p.next)
+	p.next = at + p.every
+	return at
+}
