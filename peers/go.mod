@@ -9,6 +9,7 @@ module github.com/gust-http/gust/peers
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
 	github.com/gorilla/websocket v1.5.3

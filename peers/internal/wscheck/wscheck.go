@@ -240,3 +240,26 @@ func (c client) broadcast(t *testing.T) {
 		}
 	}
 }
+
+// Modes are the ways every WebSocket peer is checked: ws without and with
+// -ws-deflate, and wss with a self-signed certificate.
+var Modes = []struct {
+	Name    string
+	TLS     peer.TLSFlags
+	Deflate bool
+}{
+	{"ws", peer.TLSFlags{}, false},
+	{"ws with -ws-deflate", peer.TLSFlags{}, true},
+	{"wss with a self-signed certificate", peer.TLSFlags{SelfSigned: true}, false},
+}
+
+// RunNetHTTP checks a peer built on net/http in every mode: newHandler
+// makes its handler for the flags and -ws-deflate, served by StartHTTP.
+func RunNetHTTP(t *testing.T, newHandler func(f peer.Flags, deflate bool) http.Handler) {
+	for _, m := range Modes {
+		t.Run(m.Name, func(t *testing.T) {
+			f := peer.Flags{TLS: m.TLS}
+			Run(t, StartHTTP(t, f, newHandler(f, m.Deflate)), m.TLS.On(), m.Deflate)
+		})
+	}
+}
