@@ -7,6 +7,7 @@ import (
 	"net"
 	"unsafe"
 
+	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
 )
 
@@ -14,7 +15,7 @@ import (
 // are views into the server's buffers, valid until the handler returns.
 // Setters copy their arguments, so callers may reuse them at once.
 type Ctx struct {
-	req     http1.RequestHead
+	req     head.Request
 	rawHead []byte // the bytes the head was parsed from; req's slices point into it
 	body    []byte
 	stream  io.ReadCloser // the body, when it is read from the socket as the handler goes
@@ -331,7 +332,7 @@ func (c *Ctx) appendHead(dst []byte, length int) []byte {
 // reset prepares c for the next request, keeping its buffers.
 func (c *Ctx) reset() {
 	headers := c.req.Headers[:0]
-	c.req = http1.RequestHead{Headers: headers}
+	c.req = head.Request{Headers: headers}
 	c.body = nil
 	c.stream = nil
 	c.bodyRead = false

@@ -66,7 +66,7 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 	}
 	ctx.rawHead = data[:n]
 	ctx.head = string(ctx.req.Method) == "HEAD"
-	switch ctx.req.BodyKind() {
+	switch http1.RequestBodyKind(&ctx.req) {
 	case http1.BodyLength:
 		cl := ctx.req.ContentLength
 		if cl > s.cfg.MaxBodyBytes {

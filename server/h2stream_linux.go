@@ -4,10 +4,10 @@ package server
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http2"
 )
@@ -23,7 +23,7 @@ type h2stream struct {
 
 	// The request, set on the loop before dispatch and read-only after.
 	raw      []byte // method, target, authority and fields copied: req's views point here
-	req      http1.RequestHead
+	req      head.Request
 	body     []byte // the whole body, for handlers that take it whole
 	streamed bool   // the body is read as the handler goes (the adapter in Pooled and Auto modes)
 	noBody   bool   // the request ended with its HEADERS
@@ -66,7 +66,7 @@ type h2stream struct {
 
 	// Room for a typical request in the stream's own allocation.
 	rawArr      [256]byte
-	hdrArr      [8]http1.Header
+	hdrArr      [8]head.Field
 	started     int64 // when HEADERS arrived, for ReadTimeout
 	loopBodyBuf bool  // body is a pool buffer the loop frees if no handler took it
 }
@@ -96,7 +96,7 @@ func (p *h2part) free() {
 // reused once the stream closes) into one buffer the Ctx views point to.
 func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 	st := &h2stream{id: e.StreamID, hc: hc, srv: hc.c.l.srv, started: now, noBody: e.EndStream}
-	size := len(e.Method) + len(e.Path) + len(e.Authority)
+	size := len(e.Method) + len(e.Scheme) + len(e.Path) + len(e.Authority)
 	for _, f := range e.Header {
 		size += len(f.Name) + len(f.Value)
 	}
@@ -112,20 +112,18 @@ func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 	r := &st.req
 	r.Major, r.Minor, r.ContentLength = 2, 0, -1
 	r.Method = view(e.Method)
+	r.Scheme = view(e.Scheme)
 	r.Target = view(e.Path)
-	r.Path, r.Query = r.Target, nil
-	if i := strings.IndexByte(e.Path, '?'); i >= 0 {
-		r.Path, r.Query = r.Target[:i], r.Target[i+1:]
-	}
+	r.SplitTarget()
 	if e.Authority != "" {
 		r.Host = view(e.Authority)
 	}
 	r.Headers = st.hdrArr[:0]
 	if len(e.Header) > len(st.hdrArr) {
-		r.Headers = make([]http1.Header, 0, len(e.Header))
+		r.Headers = make([]head.Field, 0, len(e.Header))
 	}
 	for _, f := range e.Header {
-		h := http1.Header{Name: view(f.Name), Value: view(f.Value)}
+		h := head.Field{Name: view(f.Name), Value: view(f.Value)}
 		switch f.Name {
 		case "host":
 			if r.Host == nil {

@@ -2,6 +2,7 @@ package http1_test
 
 import (
 	"fmt"
+	"github.com/gust-http/gust/internal/head"
 
 	"github.com/gust-http/gust/internal/http1"
 )
@@ -11,8 +12,8 @@ func ExampleParseRequestHead() {
 	// together, read in two parts.
 	wire := []byte("POST /upload?id=7 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello")
 
-	// One RequestHead per connection: its Headers array is reused.
-	h := http1.RequestHead{Headers: make([]http1.Header, 0, 16)}
+	// One head.Request per connection: its Headers array is reused.
+	h := head.Request{Headers: make([]head.Field, 0, 16)}
 	_, err := http1.ParseRequestHead(wire[:30], http1.Limits{}, &h)
 	fmt.Println(err == http1.ErrIncomplete) // read more and try again
 
@@ -23,7 +24,7 @@ func ExampleParseRequestHead() {
 		return
 	}
 	fmt.Printf("%s %s ? %s, Host %s\n", h.Method, h.Path, h.Query, h.Host)
-	fmt.Println(h.BodyKind(), h.ContentLength, h.Expect100, h.KeepAlive())
+	fmt.Println(http1.RequestBodyKind(&h), h.ContentLength, h.Expect100, h.KeepAlive())
 	fmt.Printf("%s\n", wire[n:n+int(h.ContentLength)])
 
 	_, err = http1.ParseRequestHead([]byte("GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n"), http1.Limits{}, &h)

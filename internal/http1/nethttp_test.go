@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/gust-http/gust/internal/head"
 	"io"
 	"net/http"
 	"slices"
@@ -19,7 +20,7 @@ import (
 // the head says.
 type gustReading struct {
 	err  error // nil, ErrIncomplete, or the error that refuses the request
-	head RequestHead
+	head head.Request
 	body []byte
 	n    int // bytes the request spans, head and body
 }
@@ -31,7 +32,7 @@ func readGust(in []byte) *gustReading {
 		r.err = err
 		return r
 	}
-	switch r.head.BodyKind() {
+	switch RequestBodyKind(&r.head) {
 	case BodyLength:
 		if int64(len(in)-n) < r.head.ContentLength {
 			r.err = ErrIncomplete
@@ -197,7 +198,7 @@ func (j *judgement) compare() string {
 // differ, or "". net/http moves Host to Request.Host, and consumes
 // Content-Length, Transfer-Encoding and (for a chunked body) Trailer, so
 // those are compared elsewhere or not at all.
-func compareFields(h *RequestHead, header http.Header) string {
+func compareFields(h *head.Request, header http.Header) string {
 	skip := func(name string) bool {
 		return equalFold(name, "host") || equalFold(name, "content-length") ||
 			equalFold(name, "transfer-encoding") || h.Chunked && equalFold(name, "trailer")

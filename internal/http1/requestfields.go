@@ -1,6 +1,10 @@
 package http1
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/gust-http/gust/internal/head"
+)
 
 // requestFields collects what the header fields of a request say about its
 // framing while ParseRequestHead walks them; finish checks the whole.
@@ -17,7 +21,7 @@ type requestFields struct {
 
 // parse records one header field. Errors that a later field cannot change
 // are reported here, as soon as the field is read.
-func (f *requestFields) parse(h *RequestHead, name, value []byte) error {
+func (f *requestFields) parse(h *head.Request, name, value []byte) error {
 	switch len(name) {
 	case len("host"):
 		if equalFold(name, "host") {
@@ -55,7 +59,7 @@ func (f *requestFields) parse(h *RequestHead, name, value []byte) error {
 // one, and an intermediary that ignored it as invalid would see no body.
 // Repeated fields with byte-identical values are accepted, as net/http does,
 // because every reading of them gives the same length.
-func (f *requestFields) parseContentLength(h *RequestHead, v []byte) error {
+func (f *requestFields) parseContentLength(h *head.Request, v []byte) error {
 	if f.contentLength != nil {
 		if !bytes.Equal(v, f.contentLength) {
 			return ErrBadContentLength
@@ -78,7 +82,7 @@ func (f *requestFields) parseContentLength(h *RequestHead, v []byte) error {
 // 5.6.1 asks recipients to skip empty elements, but a stricter intermediary
 // could read such a list differently, no coding this package decodes takes
 // parameters, and a quoted parameter could hide a comma.
-func (f *requestFields) parseTransferEncoding(h *RequestHead, v []byte) error {
+func (f *requestFields) parseTransferEncoding(h *head.Request, v []byte) error {
 	if h.Minor == 0 {
 		// RFC 9112 section 6.1: Transfer-Encoding in HTTP/1.0 means
 		// faulty framing, whatever else the message says.
@@ -119,7 +123,7 @@ func (f *requestFields) parseExpect(v []byte) {
 
 // finish checks what only the whole header section can tell and fills in
 // the fields of h that depend on several header fields.
-func (f *requestFields) finish(h *RequestHead) error {
+func (f *requestFields) finish(h *head.Request) error {
 	if f.te {
 		switch {
 		case f.contentLength != nil:

@@ -1,49 +1,18 @@
 package http1
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/gust-http/gust/internal/head"
+)
 
 // DefaultMaxHeaders is the number of header fields ParseRequestHead accepts
 // when Limits.MaxHeaders is zero.
 const DefaultMaxHeaders = 100
 
-// Header is one header field. Name and Value alias the parsed buffer; Value
-// has no leading or trailing whitespace and is empty, not nil, for a field
-// with an empty value.
-type Header struct{ Name, Value []byte }
-
-// RequestHead is a parsed request line and header section. Every []byte
-// aliases the buffer given to ParseRequestHead, so a RequestHead is valid only
-// as long as that buffer is not overwritten.
-type RequestHead struct {
-	Method []byte // a token, case-sensitive: "GET", "POST", ...
-	Target []byte // the raw request-target
-	// Path is Target up to '?' for the origin-form ("/a/b?c" gives "/a/b"),
-	// and the whole Target for the asterisk, absolute and authority forms.
-	Path []byte
-	// Query is the part of an origin-form Target after '?', without it; it
-	// is nil when there is no '?' and empty for a Target ending in '?'.
-	Query        []byte
-	Major, Minor int // HTTP version; Major is always 1
-	// Headers lists every header field in order. ParseRequestHead appends to
-	// Headers[:0], so a caller that keeps one RequestHead per connection
-	// reuses the backing array and parses without allocating.
-	Headers []Header
-	// Host is the authority of the request: the Host field's value, or, for
-	// an absolute-form or authority-form (CONNECT) Target, the authority in
-	// the Target, which RFC 9112 section 3.2.2 says replaces the Host field.
-	// It is nil for an HTTP/1.0 request without either.
-	Host          []byte
-	ContentLength int64 // -1 when absent
-	Chunked       bool  // Transfer-Encoding whose final (and only) coding is chunked
-	// Close reports that the connection must close after the response:
-	// "Connection: close", or HTTP/1.0 without "Connection: keep-alive".
-	Close bool
-	// Expect100 reports "Expect: 100-continue" in an HTTP/1.1 request; RFC
-	// 9110 section 10.1.1 says to ignore it in HTTP/1.0. Other expectations
-	// are ignored.
-	Expect100 bool
-	HeadLen   int // bytes of the head, including empty lines before the request line and the final blank line
-}
+// A request head is parsed into a head.Request (internal/head), the one
+// request head HTTP/1.1 and HTTP/2 share: the server's HTTP/2 streams fill
+// the same type from HPACK fields.
 
 // Limits bounds what ParseRequestHead accepts. Zero (or negative) fields mean
 // the defaults.
@@ -97,7 +66,7 @@ type Limits struct {
 //
 // h is meaningful only when the error is nil. buf is not retained beyond the
 // slices in h, and nothing is allocated unless h.Headers needs to grow.
-func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
+func ParseRequestHead(buf []byte, lim Limits, h *head.Request) (int, error) {
 	maxHead, maxFields := lim.MaxHeadBytes, lim.MaxHeaders
 	if maxHead <= 0 {
 		maxHead = DefaultMaxHead
@@ -109,9 +78,9 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 	if len(b) > maxHead {
 		b = b[:maxHead]
 	}
-	*h = RequestHead{Headers: h.Headers[:0], ContentLength: -1}
+	*h = head.Request{Headers: h.Headers[:0], ContentLength: -1}
 
-	next, err := h.parseRequestLine(b)
+	next, err := parseRequestLine(h, b)
 	if err == ErrIncomplete {
 		if len(buf) >= maxHead {
 			switch limitEndsIn(b) {
@@ -146,7 +115,7 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 		if len(h.Headers) == maxFields {
 			return 0, ErrTooManyHeaders
 		}
-		h.Headers = append(h.Headers, Header{Name: name, Value: value})
+		h.Headers = append(h.Headers, head.Field{Name: name, Value: value})
 		if err := f.parse(h, name, value); err != nil {
 			return 0, err
 		}
@@ -158,27 +127,11 @@ func ParseRequestHead(buf []byte, lim Limits, h *RequestHead) (int, error) {
 	return next, nil
 }
 
-// Get returns the value of the first header field named name, compared
-// without regard to ASCII case, or nil if there is none. It does not
-// allocate.
-func (h *RequestHead) Get(name string) []byte {
-	for i := range h.Headers {
-		if EqualFold(h.Headers[i].Name, name) {
-			return h.Headers[i].Value
-		}
-	}
-	return nil
-}
-
-// KeepAlive reports whether the connection may carry another request after
-// the response to this one.
-func (h *RequestHead) KeepAlive() bool { return !h.Close }
-
-// BodyKind returns how the request body is framed: BodyChunked for
+// RequestBodyKind returns how the request body of h is framed: BodyChunked for
 // Transfer-Encoding: chunked, BodyLength for a positive Content-Length, and
 // BodyNone otherwise (RFC 9112 section 6.3 item 7: a request without either
 // has no body). It never returns BodyUntilClose.
-func (h *RequestHead) BodyKind() BodyKind {
+func RequestBodyKind(h *head.Request) BodyKind {
 	switch {
 	case h.Chunked:
 		return BodyChunked

@@ -27,7 +27,7 @@ func TestBuildHeadWritesWhatAppendRequestWrites(t *testing.T) {
 			if want := string(AppendRequest(nil, &tt.r)); got != want {
 				t.Errorf("AppendHead(BuildHead) wrote\n%q\nAppendRequest\n%q", got, want)
 			}
-			var p RequestHead
+			var p head.Request
 			if _, err := ParseRequestHead([]byte(got), Limits{}, &p); err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package http1
 import (
 	"bufio"
 	"bytes"
+	"github.com/gust-http/gust/internal/head"
 	"net/http"
 	"slices"
 	"testing"
@@ -25,7 +26,7 @@ func FuzzParseRequestHead(f *testing.F) {
 		}
 
 		// Junk in h from an earlier request must not leak into this one.
-		h := RequestHead{Headers: []Header{{Name: []byte("Junk")}}, Close: true, Host: []byte("junk")}
+		h := head.Request{Headers: []head.Field{{Name: []byte("Junk")}}, Close: true, Host: []byte("junk")}
 		n, err := ParseRequestHead(buf, lim, &h)
 		if err != nil {
 			if n != 0 {
@@ -45,7 +46,7 @@ func FuzzParseRequestHead(f *testing.F) {
 
 		// A prefix gives ErrIncomplete or the same result.
 		k := int(cut) % (len(buf) + 1)
-		var hp RequestHead
+		var hp head.Request
 		np, errp := ParseRequestHead(buf[:k], lim, &hp)
 		if errp != ErrIncomplete && (errp != err || np != n || err == nil && !sameRequestHead(&hp, &h)) {
 			t.Fatalf("prefix of %d bytes: %d, %v, %+v\nwhole %d bytes: %d, %v, %+v", k, np, errp, hp, len(buf), n, err, h)
@@ -58,7 +59,7 @@ func FuzzParseRequestHead(f *testing.F) {
 
 // checkRequestInvariants checks what must hold for every head
 // ParseRequestHead accepts.
-func checkRequestInvariants(t *testing.T, buf []byte, n, headLimit, fieldLimit int, h *RequestHead) {
+func checkRequestInvariants(t *testing.T, buf []byte, n, headLimit, fieldLimit int, h *head.Request) {
 	t.Helper()
 	switch {
 	case n != h.HeadLen || n <= 0 || n > len(buf) || n > headLimit:
@@ -71,8 +72,8 @@ func checkRequestInvariants(t *testing.T, buf []byte, n, headLimit, fieldLimit i
 		t.Fatalf("version %d.%d", h.Major, h.Minor)
 	case h.ContentLength < -1 || h.Chunked && h.ContentLength != -1:
 		t.Fatalf("ContentLength = %d, Chunked = %v", h.ContentLength, h.Chunked)
-	case h.BodyKind() == BodyUntilClose:
-		t.Fatalf("BodyKind = %v", h.BodyKind())
+	case RequestBodyKind(h) == BodyUntilClose:
+		t.Fatalf("BodyKind = %v", RequestBodyKind(h))
 	case len(h.Method) == 0 || len(h.Target) == 0 || len(h.Path) == 0:
 		t.Fatalf("empty method, target or path: %q %q %q", h.Method, h.Target, h.Path)
 	case h.Minor != 0 && h.Host == nil:
@@ -110,7 +111,7 @@ func aliases(buf, s []byte) bool {
 
 // sameRequestHead reports whether a and b describe the same request, slice
 // for slice.
-func sameRequestHead(a, b *RequestHead) bool {
+func sameRequestHead(a, b *head.Request) bool {
 	same := func(x, y []byte) bool { return bytes.Equal(x, y) && (x == nil) == (y == nil) }
 	if !same(a.Method, b.Method) || !same(a.Target, b.Target) || !same(a.Path, b.Path) ||
 		!same(a.Query, b.Query) || !same(a.Host, b.Host) || len(a.Headers) != len(b.Headers) {
@@ -142,7 +143,7 @@ func sameRequestHead(a, b *RequestHead) bool {
 //     removes the field.
 //   - net/http reports ContentLength 0 for a request without a body, where
 //     this package reports -1 (absent).
-func checkRequestAgainstNetHTTP(t *testing.T, head []byte, h *RequestHead) {
+func checkRequestAgainstNetHTTP(t *testing.T, head []byte, h *head.Request) {
 	t.Helper()
 	for bytes.HasPrefix(head, []byte("\r\n")) {
 		head = head[2:]
@@ -195,7 +196,7 @@ func checkRequestAgainstNetHTTP(t *testing.T, head []byte, h *RequestHead) {
 func TestParseRequestHeadAgreesWithNetHTTP(t *testing.T) {
 	for _, c := range validRequests {
 		t.Run(c.name+" means the same to net/http", func(t *testing.T) {
-			var h RequestHead
+			var h head.Request
 			n, err := ParseRequestHead([]byte(c.in), Limits{}, &h)
 			if err != nil {
 				t.Fatal(err)

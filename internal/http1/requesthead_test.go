@@ -3,6 +3,7 @@ package http1
 import (
 	"bytes"
 	"fmt"
+	"github.com/gust-http/gust/internal/head"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,7 +284,7 @@ var malformedRequests = []requestCase{
 // the outcome with c.
 func checkRequest(t *testing.T, c requestCase, in string, lim Limits) {
 	t.Helper()
-	var h RequestHead
+	var h head.Request
 	n, err := ParseRequestHead([]byte(in), lim, &h)
 	if err != c.err {
 		t.Fatalf("ParseRequestHead(%q) error = %v, want %v", short(in), err, c.err)
@@ -306,7 +307,7 @@ func checkRequest(t *testing.T, c requestCase, in string, lim Limits) {
 }
 
 // diff returns a description of how h differs from w for the input in, or "".
-func (w requestWant) diff(in string, h *RequestHead) string {
+func (w requestWant) diff(in string, h *head.Request) string {
 	var d strings.Builder
 	str := func(field string, got []byte, want string, wantNil bool) {
 		if string(got) != want || (got == nil) != wantNil {
@@ -384,7 +385,7 @@ func TestParseRequestHeadIncrementally(t *testing.T) {
 				headLen = len(c.in)
 			}
 			for i := range headLen {
-				var h RequestHead
+				var h head.Request
 				if n, err := ParseRequestHead([]byte(c.in[:i]), Limits{}, &h); err != ErrIncomplete {
 					t.Fatalf("ParseRequestHead(%q) = %d, %v, want ErrIncomplete", c.in[:i], n, err)
 				}
@@ -397,7 +398,7 @@ func TestParseRequestHeadIncrementally(t *testing.T) {
 	for _, c := range malformedRequests {
 		t.Run(c.name+" whatever the split", func(t *testing.T) {
 			for i := range len(c.in) {
-				var h RequestHead
+				var h head.Request
 				_, err := ParseRequestHead([]byte(c.in[:i]), Limits{}, &h)
 				if err != ErrIncomplete && err != c.err {
 					t.Fatalf("ParseRequestHead(%q) error = %v, want ErrIncomplete or %v", c.in[:i], err, c.err)
@@ -408,7 +409,7 @@ func TestParseRequestHeadIncrementally(t *testing.T) {
 }
 
 func TestParseRequestHeadLimits(t *testing.T) {
-	const head = "GET / HTTP/1.1\r\nHost: example.com\r\nX: 1\r\n\r\n"
+	const whole = "GET / HTTP/1.1\r\nHost: example.com\r\nX: 1\r\n\r\n"
 	many := func(n int) string {
 		return "GET / HTTP/1.1\r\nHost: example.com\r\n" + strings.Repeat("X: y\r\n", n-1) + "\r\n"
 	}
@@ -418,10 +419,10 @@ func TestParseRequestHeadLimits(t *testing.T) {
 		lim  Limits
 		err  error
 	}{
-		{name: "a head of exactly MaxHeadBytes is accepted", in: head, lim: Limits{MaxHeadBytes: len(head)}},
-		{name: "a head one byte over MaxHeadBytes is too large", in: head, lim: Limits{MaxHeadBytes: len(head) - 1}, err: ErrHeadTooLarge},
-		{name: "a partial head shorter than MaxHeadBytes is incomplete", in: head[:30], lim: Limits{MaxHeadBytes: 31}, err: ErrIncomplete},
-		{name: "a partial head filling MaxHeadBytes is too large", in: head[:30], lim: Limits{MaxHeadBytes: 30}, err: ErrHeadTooLarge},
+		{name: "a head of exactly MaxHeadBytes is accepted", in: whole, lim: Limits{MaxHeadBytes: len(whole)}},
+		{name: "a head one byte over MaxHeadBytes is too large", in: whole, lim: Limits{MaxHeadBytes: len(whole) - 1}, err: ErrHeadTooLarge},
+		{name: "a partial head shorter than MaxHeadBytes is incomplete", in: whole[:30], lim: Limits{MaxHeadBytes: 31}, err: ErrIncomplete},
+		{name: "a partial head filling MaxHeadBytes is too large", in: whole[:30], lim: Limits{MaxHeadBytes: 30}, err: ErrHeadTooLarge},
 		{name: "a request-target reaching MaxHeadBytes is too long a URI", in: "GET /aaaaaaaa", lim: Limits{MaxHeadBytes: 10}, err: ErrURITooLong},
 		{name: "a request-target reaching MaxHeadBytes after empty lines is too long a URI", in: "\r\nGET /aaaaaaaa", lim: Limits{MaxHeadBytes: 10}, err: ErrURITooLong},
 		{name: "a request-target reaching the default limit is too long a URI", in: "GET /" + strings.Repeat("a", 64<<10) + " HTTP/1.1\r\nHost: a\r\n\r\n", err: ErrURITooLong},
@@ -430,7 +431,7 @@ func TestParseRequestHeadLimits(t *testing.T) {
 		{name: "empty lines filling MaxHeadBytes make the head too large", in: "\r\n\r\n\r\n\r\n\r\n\r\n", lim: Limits{MaxHeadBytes: 10}, err: ErrHeadTooLarge},
 		{name: "empty lines and a CR filling MaxHeadBytes make the head too large", in: "\r\n\r\n\r\n\r\n\r", lim: Limits{MaxHeadBytes: 9}, err: ErrHeadTooLarge},
 		{name: "a version reaching MaxHeadBytes makes the head too large", in: "GET / HTTP/1.1", lim: Limits{MaxHeadBytes: 10}, err: ErrHeadTooLarge},
-		{name: "empty lines before the request line count towards MaxHeadBytes", in: strings.Repeat("\r\n", 10) + head, lim: Limits{MaxHeadBytes: len(head) + 19}, err: ErrHeadTooLarge},
+		{name: "empty lines before the request line count towards MaxHeadBytes", in: strings.Repeat("\r\n", 10) + whole, lim: Limits{MaxHeadBytes: len(whole) + 19}, err: ErrHeadTooLarge},
 		{name: "a malformed line within MaxHeadBytes wins over the limit", in: "GET / HTTP/1.1\r\nX y: 1\r\nabcdef", lim: Limits{MaxHeadBytes: 28}, err: ErrBadHeader},
 		{name: "a malformed line beyond MaxHeadBytes is not seen", in: "GET / HTTP/1.1\r\nX: 1\r\nX y: 1\r\n\r\n", lim: Limits{MaxHeadBytes: 23}, err: ErrHeadTooLarge},
 		{name: "a zero MaxHeadBytes means 64 KiB", in: "GET / HTTP/1.1\r\nHost: a\r\nX: " + strings.Repeat("y", 64<<10) + "\r\n\r\n", lim: Limits{MaxHeaders: 1000}, err: ErrHeadTooLarge},
@@ -443,7 +444,7 @@ func TestParseRequestHeadLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var h RequestHead
+			var h head.Request
 			n, err := ParseRequestHead([]byte(c.in), c.lim, &h)
 			if err != c.err {
 				t.Fatalf("ParseRequestHead(%q, %+v) = %d, %v, want error %v", short(c.in), c.lim, n, err, c.err)
@@ -456,7 +457,7 @@ func TestParseRequestHeadLimits(t *testing.T) {
 }
 
 func TestParseRequestHeadReusesHeaders(t *testing.T) {
-	var h RequestHead
+	var h head.Request
 	if _, err := ParseRequestHead([]byte(benchBrowserRequest), Limits{}, &h); err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +477,7 @@ func TestParseRequestHeadReusesHeaders(t *testing.T) {
 }
 
 func TestRequestHeadGet(t *testing.T) {
-	var h RequestHead
+	var h head.Request
 	in := "GET / HTTP/1.1\r\nHost: example.com\r\nAccept: a\r\nX-Empty:\r\naccept: b\r\nContent-TYPE: text/plain\r\n\r\n"
 	if _, err := ParseRequestHead([]byte(in), Limits{}, &h); err != nil {
 		t.Fatal(err)
@@ -521,12 +522,12 @@ func TestRequestHeadBodyKindAndKeepAlive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var h RequestHead
+			var h head.Request
 			if _, err := ParseRequestHead([]byte(c.in), Limits{}, &h); err != nil {
 				t.Fatal(err)
 			}
-			if h.BodyKind() != c.kind || h.KeepAlive() != c.keepAlive {
-				t.Errorf("BodyKind, KeepAlive = %v, %v, want %v, %v", h.BodyKind(), h.KeepAlive(), c.kind, c.keepAlive)
+			if RequestBodyKind(&h) != c.kind || h.KeepAlive() != c.keepAlive {
+				t.Errorf("BodyKind, KeepAlive = %v, %v, want %v, %v", RequestBodyKind(&h), h.KeepAlive(), c.kind, c.keepAlive)
 			}
 		})
 	}
@@ -577,7 +578,7 @@ func TestRequestErrorsAreMalformed(t *testing.T) {
 func TestRequestHeadDoesNotAllocate(t *testing.T) {
 	wrk, browser := []byte(benchWrkRequest), []byte(benchBrowserRequest)
 	unsupported := []byte("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n")
-	h := RequestHead{Headers: make([]Header, 0, DefaultMaxHeaders)}
+	h := head.Request{Headers: make([]head.Field, 0, DefaultMaxHeaders)}
 	cases := []struct {
 		name string
 		run  func(t *testing.T)
@@ -653,7 +654,7 @@ func BenchmarkParseRequestHead(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			buf := []byte(bc.in)
-			h := RequestHead{Headers: make([]Header, 0, 16)}
+			h := head.Request{Headers: make([]head.Field, 0, 16)}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(buf)))
 			for b.Loop() {

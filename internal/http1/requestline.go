@@ -1,6 +1,10 @@
 package http1
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/gust-http/gust/internal/head"
+)
 
 // targetByte[c] is true when c may appear in a request-target: VCHAR except
 // '#', which would start a fragment, and a fragment is never sent (RFC 9112
@@ -27,7 +31,7 @@ var targetByte = func() (t [256]bool) {
 // section 4.2.4 says to treat userinfo in an http(s) URI as an error.
 // Percent-encoding in the path must be well formed; the query is left to the
 // application, as browsers send a lone '%' there.
-func (h *RequestHead) parseRequestLine(b []byte) (int, error) {
+func parseRequestLine(h *head.Request, b []byte) (int, error) {
 	start := 0
 	for {
 		if start+1 >= len(b) {
@@ -88,7 +92,7 @@ func (h *RequestHead) parseRequestLine(b []byte) (int, error) {
 	h.Method = method
 	h.Major = 1
 	h.Minor = int(b[i+7] - '0')
-	if err := h.parseTarget(target); err != nil {
+	if err := parseTarget(h, target); err != nil {
 		return 0, err
 	}
 	return i + len(pattern), nil
@@ -97,7 +101,7 @@ func (h *RequestHead) parseRequestLine(b []byte) (int, error) {
 // parseTarget checks that t, whose bytes are all targetBytes, has the form
 // h.Method calls for and sets h.Target, h.Path and h.Query, and h.Host for
 // the forms that carry an authority.
-func (h *RequestHead) parseTarget(t []byte) error {
+func parseTarget(h *head.Request, t []byte) error {
 	h.Target, h.Path = t, t
 	connect := string(h.Method) == "CONNECT"
 	switch {
