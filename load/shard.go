@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// applyShard replaces the run's connections, requests and rate by this
-// shard's share of them. cfg must have its defaults.
+// applyShard replaces the run's connections, requests, rate and connect
+// rate by this shard's share of them. cfg must have its defaults.
 func (c *Config) applyShard() error {
 	s := c.Shard
 	if err := s.Check(); err != nil {
@@ -38,6 +38,16 @@ func (c *Config) applyShard() error {
 			return fmt.Errorf("a rate of %g/s cannot be shared by %d shards: give at least %d/s (--rate)", c.Rate, s.Count, s.Count)
 		}
 		c.Rate = s.ShareRate(c.Rate)
+	}
+	if c.ConnectRate > 0 {
+		// The ramp's pace is the whole run's. Below one per shard, every
+		// shard gets an even fraction: a whole share could round down to
+		// 0, which means no pacing at all.
+		if c.ConnectRate < float64(n) {
+			c.ConnectRate /= float64(n)
+		} else {
+			c.ConnectRate = s.ShareRate(c.ConnectRate)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,32 @@ func TestStartAtWaitEndsWithTheContext(t *testing.T) {
 	}
 	if !res.Interrupted || res.Requests != 0 {
 		t.Errorf("Interrupted %v Requests %d: want an interrupted run that sent nothing", res.Interrupted, res.Requests)
+	}
+}
+
+func TestConnectRateIsSharedAndNeverRoundsToNoPacing(t *testing.T) {
+	for _, tt := range []struct {
+		rate  float64
+		count int
+		sum   float64
+	}{
+		{20000, 56, 20000},
+		{10, 4, 10},
+		{3, 8, 3}, // a share below one per second: 3/8 each
+	} {
+		var sum float64
+		for i := range tt.count {
+			c := (&Config{Connections: 1000, ConnectRate: tt.rate, Shard: result.Shard{Index: i, Count: tt.count}}).withDefaults()
+			if err := c.applyShard(); err != nil {
+				t.Fatal(err)
+			}
+			if c.ConnectRate <= 0 {
+				t.Fatalf("rate %g over %d shards: shard %d got %g", tt.rate, tt.count, i, c.ConnectRate)
+			}
+			sum += c.ConnectRate
+		}
+		if math.Abs(sum-tt.sum) > 1e-9 {
+			t.Errorf("rate %g over %d shards: shares add up to %g", tt.rate, tt.count, sum)
+		}
 	}
 }

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# c1m.sh: hold N concurrent connections (default 1,000,000) to one server on
+# this machine, HTTP keep-alive or WebSocket, and measure what they cost.
+#
+#   scripts/c1m.sh [--conns N] [--kind http|ws] [--server gust|nbio|nethttp|fasthttp]
+#                  [--per-proc N] [--connect-rate R] [--hold D] [--rate R] [--port P]
+#                  [--sources FIRST-LAST] [--out DIR]
+#
+# One process may hold at most 20,000 open files here, and one source
+# address has about 28,000 ephemeral ports to a target, so the server runs
+# as ceil(N / per-proc) processes sharing one port (SO_REUSEPORT: gust serve
+# --workers, or the peers' -reuseport), and the generator as as many
+# `gust load --shard I/S` processes, each binding its connections to the
+# source addresses in turn (--source-addrs). The shards ramp up at
+# --connect-rate connections/s in total, then hold every connection for
+# --hold while a trickle of --rate requests (HTTP) or echoed messages (ws)
+# per second in total flows, latency measured (open model). At the end of
+# the hold it samples:
+#   held             connections established to the server's port
+#   server_rss_mb    VmRSS summed over every server process (each counts
+#                    the binary's shared pages again); server_pss_mb is
+#                    the same memory counted once (PSS)
+#   server_b_per_conn (server PSS - its PSS before the ramp) / conns
+#   slab_b_per_conn  the kernel's slab growth (both sockets) / conns
+#   gen_rss_mb       VmRSS summed over the generator's shards
+# then merges the shards' JSON results (gust merge) for failed connects
+# and upgrades and the trickle's p50/p99, and prints one line:
+#   c1m: conns=N held=N failed=N ramp_s=S server_rss_mb=M server_pss_mb=M
+#        server_b_per_conn=B slab_b_per_conn=B gen_rss_mb=M p50_ms=X p99_ms=X
+# It exits 1 if any connection failed or was not held at the end, refuses
+# (one line, exit 2) a run that would not fit in the free memory, and stops
+# every process it started on exit, also on Ctrl-C.
+# Traffic goes to 127.0.0.1 only. Outputs (per-shard JSON, the merged
+# report, server logs) go to --out (default out/c1m).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+conns=1000000 kind=http server=gust per_proc=18000 connect_rate=20000
+hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.64 out=out/c1m
+
+usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; }
+die() { echo "c1m: $*" >&2; exit 2; }
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--conns) conns=${2:?}; shift ;;
+	--kind) kind=${2:?}; shift ;;
+	--server) server=${2:?}; shift ;;
+	--per-proc) per_proc=${2:?}; shift ;;
+	--connect-rate) connect_rate=${2:?}; shift ;;
+	--hold) hold=${2:?}; shift ;;
+	--rate) rate=${2:?}; shift ;;
+	--port) port=${2:?}; shift ;;
+	--sources) sources=${2:?}; shift ;;
+	--out) out=${2:?}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage; die "unknown argument $1" ;;
+	esac
+	shift
+done
+[[ $conns =~ ^[0-9]+$ && $conns -ge 1 ]] || die "--conns must be a positive integer, got $conns"
+[[ $per_proc =~ ^[0-9]+$ && $per_proc -ge 100 && $per_proc -le 19500 ]] ||
+	die "--per-proc must be 100 to 19500 (one process may open 20,000 files), got $per_proc"
+[[ $connect_rate =~ ^[0-9]+$ && $connect_rate -ge 1 ]] || die "--connect-rate must be a positive integer, got $connect_rate"
+[[ $rate =~ ^[0-9]+$ && $rate -ge 1 ]] || die "--rate must be a positive integer, got $rate"
+[[ $port =~ ^[0-9]+$ && $port -ge 1024 && $port -le 65535 ]] || die "--port must be 1024 to 65535, got $port"
+[[ $hold =~ ^[0-9]+s$ ]] || die "--hold must be whole seconds such as 60s, got $hold"
+case "$kind" in http | ws) ;; *) die "--kind must be http or ws, got $kind" ;; esac
+case "$server" in gust | nbio | nethttp | fasthttp) ;; *) die "--server must be gust, nbio, nethttp or fasthttp, got $server" ;; esac
+[[ $server == fasthttp && $kind == ws ]] && die "fasthttp has no WebSocket server among the peers: use --kind http"
+
+procs=$(((conns + per_proc - 1) / per_proc))
+hold_s=${hold%s}
+ramp_s=$(((conns + connect_rate - 1) / connect_rate))
+
+# Memory: about 5 KB of kernel memory a loopback socket (two a connection),
+# and (measured at 15,000 connections, docs/BENCHMARKS.md) under 1.5 KB a
+# connection in the server and as much in the generator, plus 12 MB a
+# process; with 25% to spare.
+need_kb=$(((conns * (10240 + 3072) / 1024 + 2 * procs * 12 * 1024) * 5 / 4))
+avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+if ((need_kb > avail_kb)); then
+	die "$conns connections need about $((need_kb / 1024)) MB and $((avail_kb / 1024)) MB are available: try --conns $((conns * avail_kb / need_kb))"
+fi
+lo=${sources%-*} hi=${sources#*-}
+naddr=$((${hi##*.} - ${lo##*.} + 1))
+((naddr >= 1)) || die "--sources must be a range FIRST-LAST within one /24, got $sources"
+((conns <= naddr * 28000)) || die "$conns connections need $(((conns + 27999) / 28000)) source addresses; --sources $sources has $naddr"
+
+mkdir -p "$out"
+rm -f "$out"/shard-*.json "$out"/shard-*.log "$out"/server*.log
+go build -o bin/gust ./cmd/gust
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	sleep 1
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	# The workers of gust serve --workers are its children.
+	pkill -KILL -f "gust serve --addr=127.0.0.1:$port" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The server: procs processes on one port, one loop (GOMAXPROCS=1) each, so
+# that a process's fixed cost stays small.
+case "$server" in
+gust)
+	path=/
+	[[ $kind == ws ]] && path=/ws
+	# A held connection may wait minutes for its first request of the
+	# trickle: the first head's timeout (10 s by default) must not close it.
+	GOMAXPROCS=1 bin/gust serve --addr=127.0.0.1:$port --workers=$procs --loops=1 --mode=inline \
+		--read-header-timeout=1h >"$out/server.log" 2>&1 &
+	pids+=($!)
+	server_pids() { pgrep -f "gust serve --addr=127.0.0.1:$port" || true; }
+	;;
+*)
+	bin_dir="${XDG_CACHE_HOME:-$HOME/.cache}/gust/c1m"
+	mkdir -p "$bin_dir"
+	(cd peers && go build -o "$bin_dir/$server" "./$server")
+	path=/
+	[[ $kind == ws ]] && path=/ws
+	for ((i = 0; i < procs; i++)); do
+		GOMAXPROCS=1 "$bin_dir/$server" -addr 127.0.0.1:$port -reuseport >"$out/server-$i.log" 2>&1 &
+		pids+=($!)
+	done
+	server_pids() { pgrep -f "$bin_dir/$server -addr 127.0.0.1:$port" || true; }
+	;;
+esac
+for _ in $(seq 100); do
+	curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
+	sleep 0.1
+done
+curl -fsS -o /dev/null "http://127.0.0.1:$port/" || die "the $server server did not answer on 127.0.0.1:$port (see $out/server*.log)"
+sleep 1
+
+sum_status() { # field pids...: a /proc/PID/status field summed, in kB
+	local f=$1 p s=0 v
+	shift
+	for p in "$@"; do
+		v=$(awk -v f="$f:" '$1 == f {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+		s=$((s + ${v:-0}))
+	done
+	echo $s
+}
+sum_pss() {
+	local p s=0 v
+	for p in "$@"; do
+		v=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)
+		s=$((s + ${v:-0}))
+	done
+	echo $s
+}
+slab_kb() { awk '/^Slab:/ {print $2}' /proc/meminfo; }
+
+mapfile -t spids < <(server_pids)
+pss0=$(sum_pss "${spids[@]}")
+slab0=$(slab_kb)
+
+# The generator: procs shards, each ramping its share, then holding.
+scheme=http
+[[ $kind == ws ]] && scheme=ws
+url="$scheme://127.0.0.1:$port$path"
+echo "c1m: $conns $kind connections to $server ($procs server processes, $procs shards), ramp ${ramp_s}s at $connect_rate/s, hold $hold at $rate/s" >&2
+for ((i = 0; i < procs; i++)); do
+	bin/gust load --shard "$i/$procs" -c "$conns" --connect-rate "$connect_rate" --source-addrs "$sources" \
+		--rate "$rate" --warmup "$((ramp_s + 5))s" -z "$hold" --timeout 60s --quiet -o json \
+		"$url" >"$out/shard-$i.json" 2>"$out/shard-$i.log" &
+	pids+=($!)
+	gen_pids+=($!)
+done
+
+# Sample near the end of the hold: every shard measures for --hold once its
+# connections are up (after the ramp and the 5 s of warmup).
+sleep $((ramp_s + 5 + hold_s - 5)) &
+wait $! # not sleep alone: a trapped signal waits for a foreground sleep
+held=$(ss -Htn state established "( dport = :$port )" | wc -l)
+mapfile -t spids < <(server_pids)
+server_rss=$(sum_status VmRSS "${spids[@]}")
+server_pss=$(sum_pss "${spids[@]}")
+slab1=$(slab_kb)
+gen_rss=$(sum_status VmRSS "${gen_pids[@]}")
+status=0
+for p in "${gen_pids[@]}"; do wait "$p" || status=1; done
+((status == 0)) || echo "c1m: a shard failed (see $out/shard-*.log)" >&2
+
+bin/gust merge -o json "$out"/shard-*.json >"$out/merged.json"
+read -r failed p50 p99 < <(python3 - "$out/merged.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+errs = r.get("errors") or {}
+failed = sum(v for k, v in errs.items() if k.startswith(("connect", "upgrade")))
+lat = r.get("latency_us") or {}
+pct = lat.get("percentiles") or {}
+def ms(key):
+    v = pct.get(key, lat.get(key))
+    return "%.2f" % (v / 1000) if v is not None else "NA"
+print(failed, ms("p50"), ms("p99"))
+EOF
+)
+echo "c1m: conns=$conns held=$held failed=$failed ramp_s=$ramp_s server_rss_mb=$((server_rss / 1024)) server_pss_mb=$((server_pss / 1024)) server_b_per_conn=$(((server_pss - pss0) * 1024 / conns)) slab_b_per_conn=$(((slab1 - slab0) * 1024 / conns)) gen_rss_mb=$((gen_rss / 1024)) p50_ms=$p50 p99_ms=$p99"
+if ((held < conns || failed > 0 || status != 0)); then
+	echo "c1m: not every connection was held: $held of $conns held, $failed failed" >&2
+	exit 1
+fi
