@@ -18,7 +18,7 @@ import (
 // a sensible default; URL and one of Requests or Duration are required.
 type Config struct {
 	// URL is the target, http://host[:port]/path?query or https://...
-	// (see TLS).
+	// (see TLS), or ws:// and wss:// for WebSocket (see WebSocket).
 	URL string
 	// Method is the request method; "" means GET.
 	Method string
@@ -112,6 +112,11 @@ type Config struct {
 	// http:// target.
 	TLS TLSConfig
 
+	// WebSocket configures a ws:// or wss:// run: its messages, or holding
+	// its connections. It must be zero for http:// and https:// URLs. In
+	// a WebSocket run Body, if set, is every message's payload.
+	WebSocket WebSocketConfig
+
 	// StartAt, if not zero, is when the run begins: Run checks that the
 	// target can be reached, then waits until StartAt before it opens the
 	// run's connections, so that agents started at different times begin
@@ -152,6 +157,7 @@ type target struct {
 	head     bool    // HEAD requests: responses carry no body
 	tls      bool    // https: a TLS handshake before the first request
 	sni      string  // the server name for SNI and verification (https)
+	ws       *wsRun  // ws:// and wss://: the WebSocket run's handshake and message; nil for HTTP
 }
 
 func (c *Config) withDefaults() Config {
@@ -176,6 +182,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if cfg.Loops > cfg.Connections {
 		cfg.Loops = cfg.Connections
+	}
+	if isWebSocketURL(cfg.URL) {
+		cfg.WebSocket = cfg.WebSocket.withDefaults()
 	}
 	return cfg
 }
@@ -241,8 +250,8 @@ func resolveTarget(c *Config) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad URL %q: %v", c.URL, http1.UnwrapURLError(err))
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http:// or https://", c.URL, u.Scheme)
+	if defaultPort[u.Scheme] == "" {
+		return nil, fmt.Errorf("bad URL %q: scheme %q is not supported, use http://, https://, ws:// or wss://", c.URL, u.Scheme)
 	}
 	if u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("bad URL %q: missing host", c.URL)
@@ -256,7 +265,7 @@ func resolveTarget(c *Config) (*target, error) {
 		host:     u.Host,
 		path:     u.RequestURI(),
 		head:     strings.EqualFold(c.Method, "HEAD"),
-		tls:      u.Scheme == "https",
+		tls:      u.Scheme == "https" || u.Scheme == "wss",
 		sni:      u.Hostname(),
 	}
 	for _, h := range c.Header {
@@ -277,6 +286,9 @@ func resolveTarget(c *Config) (*target, error) {
 	} else if c.AutoProtocol {
 		return nil, ErrAutoNeedsTLS
 	}
+	if err := c.validateWebSocket(u.Scheme == "ws" || u.Scheme == "wss"); err != nil {
+		return nil, err
+	}
 	if !http1.IsToken(c.Method) {
 		return nil, fmt.Errorf("bad method %q: must be a token such as GET or POST", c.Method)
 	}
@@ -289,11 +301,16 @@ func resolveTarget(c *Config) (*target, error) {
 		Close:     c.DisableKeepAlive,
 		UserAgent: "gust",
 	})
+	if u.Scheme == "ws" || u.Scheme == "wss" {
+		if t.ws, err = newWSRun(c, t); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
 // defaultPort is each scheme's port when the URL gives none.
-var defaultPort = map[string]string{"http": "80", "https": "443"}
+var defaultPort = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}
 
 func joinHostPort(host, port string) string {
 	if strings.IndexByte(host, ':') >= 0 {

@@ -114,10 +114,16 @@ func (e *engine) newLoops() ([]*loop, error) {
 		if e.tlsConfig != nil {
 			loops[i].tls = newTLSStats()
 		}
+		if e.target.ws != nil {
+			loops[i].stats.ws.upgrade = result.NewHistogram()
+		}
 	}
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
 		c := newConn(e.newSession())
+		if ws, ok := c.ses.(*wsSession); ok {
+			ws.st = &l.stats.ws // counted where the loop's stats are
+		}
 		l.sched.place(c, j)
 		l.conns = append(l.conns, c)
 	}
@@ -326,9 +332,15 @@ func (l *loop) scanTimeouts(now int64) {
 			l.fail(c, kind, now)
 		case c.state == stActive && c.inflight() == 0 && c.ses.room() == 0 && !c.ses.closing() && now-c.connectStart > limit:
 			// Connected but never ready to carry a request: an HTTP/2
-			// server that sent no SETTINGS. Counted as a failed connect,
-			// so that a run of -n requests still ends.
-			l.connectFailed(c, result.ErrProtocol, now)
+			// server that sent no SETTINGS, a WebSocket server that did
+			// not answer the upgrade. Counted as a failed connect, so
+			// that a run of -n requests still ends.
+			kind := result.ErrProtocol
+			if ws, ok := c.ses.(*wsSession); ok {
+				kind = result.ErrUpgrade
+				ws.st.refused(0)
+			}
+			l.connectFailed(c, kind, now)
 		}
 	}
 }

@@ -7,7 +7,8 @@ import "github.com/gust-http/gust/result"
 // schedules and statistics, and runs each round trip (roundtrip.go); a
 // session owns one connection's protocol state: the requests in flight,
 // the parser, and whatever its wire format needs of its own. Two sessions
-// implement it, chosen per connection by Config or by ALPN (h2choose.go):
+// implement it, chosen per connection by Config or by ALPN (h2choose.go),
+// and a third the URL's scheme picks:
 //   - HTTP/1.1 (http1.go) writes each request's head as HTTP/1.1 (the
 //     run's one request serialized once), keeps up to Pipeline in flight,
 //     and completes responses in order; closing is Connection: close.
@@ -20,6 +21,10 @@ import "github.com/gust-http/gust/result"
 //     and counts the GOAWAY (goAway); closing follows GOAWAY, expire
 //     cancels streams one by one, and a connection error fails the whole
 //     connection (feed's error kind).
+//   - WebSocket (ws.go) writes the opening handshake in start, reads the
+//     101 (ws_upgrade.go), then sends the run's message up to Inflight
+//     in flight and completes them in order as they come back; closing
+//     follows the server's close frame.
 //
 // Nothing here allocates per request: sessions keep their exchanges in
 // arrays sized once, and the loop passes its delivery (sink.go) as the
@@ -75,10 +80,14 @@ type session interface {
 }
 
 // newSession returns a connection's session in the run's protocol:
-// HTTP/2 with Config.HTTP2, HTTP/1.1 otherwise (AutoProtocol included).
+// WebSocket for ws:// and wss://, HTTP/2 with Config.HTTP2, HTTP/1.1
+// otherwise (AutoProtocol included).
 // A connection whose protocol is negotiated (TLS's ALPN) swaps it with
 // loop.useProtocol.
 func (e *engine) newSession() session {
+	if e.target.ws != nil {
+		return newWSSession(e.target.ws)
+	}
 	if e.cfg.HTTP2 {
 		return newH2Session(e.cfg.Streams, e.sessionScheme())
 	}

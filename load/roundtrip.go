@@ -79,6 +79,9 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 		return
 	}
 	if c.ses.closing() && c.inflight() == 0 {
+		if _, ok := c.ses.(*wsSession); ok && c.wleft > 0 && !l.flush(c, now) {
+			return // failed: the reply to the server's close could not go out
+		}
 		l.reopen(c, now)
 		return
 	}
@@ -90,7 +93,11 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 func (l *loop) feed(c *conn, data []byte, now int64) bool {
 	l.dv = delivery{l: l, c: c, now: now}
 	kind, ok := c.ses.feed(data, &l.dv)
-	if !ok {
+	switch {
+	case ok:
+	case kind == result.ErrUpgrade:
+		l.connectFailed(c, kind, now) // a refused upgrade is retried after a pause, as a refused connect is
+	default:
 		l.fail(c, kind, now)
 	}
 	return ok

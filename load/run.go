@@ -92,6 +92,9 @@ func newEngine(c Config) (*engine, error) {
 		return nil, fmt.Errorf("resolve %s: %w", t.hostPort, err)
 	}
 	e := &engine{cfg: cfg, target: t, addr: addr}
+	if t.ws != nil {
+		t.ws.clock = e.now
+	}
 	if t.tls {
 		tc := cfg.TLS
 		if tc.NextProtos == nil {
@@ -244,6 +247,9 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	}
 	for _, l := range loops {
 		l.stats.mergeInto(res, l.tls)
+		if res.WebSocket != nil {
+			l.stats.ws.addTo(res.WebSocket, l.wsHeld())
+		}
 		l.close()
 	}
 	if e.cfg.AutoProtocol && res.TLS != nil {
@@ -280,6 +286,9 @@ func (e *engine) newResult() *result.Result {
 		Errors:      make(map[result.ErrorKind]int64),
 	}
 	switch {
+	case e.target != nil && e.target.ws != nil:
+		res.Protocol = result.ProtoWebSocket
+		res.WebSocket = newWebSocketResult(&e.cfg)
 	case e.cfg.HTTP2:
 		res.Protocol = result.ProtoH2C
 		if e.sessionScheme() == "https" {

@@ -36,6 +36,8 @@ func (e *engine) newSchedule() schedule {
 	switch {
 	case e.feed != nil:
 		return recordedSchedule{}
+	case e.cfg.WebSocket.Hold:
+		return holdSchedule{every: int64(e.cfg.WebSocket.Ping)}
 	case e.cfg.Rate > 0:
 		return &rateSchedule{
 			interval: int64(float64(e.cfg.Connections) * 1e9 / e.cfg.Rate),

@@ -10,7 +10,8 @@ import "github.com/gust-http/gust/result"
 // sink is where a session delivers what it parsed: the loop, for the
 // connection the session belongs to.
 type sink interface {
-	// complete records the response to x with its status code.
+	// complete records the response to x with its status code (0 for a
+	// WebSocket message, which has none).
 	complete(x exchange, status int)
 	// abandon counts x as failed with kind while the connection goes on
 	// (an HTTP/2 stream reset).
@@ -60,7 +61,9 @@ func (d *delivery) complete(x exchange, status int) {
 	l.secHist.RecordValue(lat)
 	l.stats.requests++
 	l.secReq++
-	l.stats.status[status]++
+	if status != 0 { // a WebSocket message has none
+		l.stats.status[status]++
+	}
 }
 
 // abandon counts x as failed while its connection goes on.

@@ -25,19 +25,20 @@ type stats struct {
 	connect      *hdrhistogram.Histogram
 	lateness     *hdrhistogram.Histogram
 	h2           h2stats
+	ws           wsStats // a WebSocket run's; its sessions hold a pointer to it
 }
 
 func newStats() *stats {
 	return &stats{latency: result.NewHistogram(), connect: result.NewHistogram(), lateness: result.NewHistogram()}
 }
 
-// reset clears what measurement counts, keeping the connects made before
-// it started (the ramp).
+// reset clears what measurement counts, keeping the connects and
+// WebSocket upgrades made before it started (the ramp).
 func (s *stats) reset() {
 	latency, connect, lateness, connects := s.latency, s.connect, s.lateness, s.connects
 	latency.Reset()
 	lateness.Reset()
-	*s = stats{latency: latency, connect: connect, lateness: lateness, connects: connects}
+	*s = stats{latency: latency, connect: connect, lateness: lateness, connects: connects, ws: wsStats{wsRamp: s.ws.wsRamp}}
 }
 
 // mergeInto adds s, and the loop's TLS handshakes (nil for a plain run),

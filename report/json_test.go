@@ -81,6 +81,12 @@ func TestJSONKeys(t *testing.T) {
 					}
 					continue
 				}
+				if kind.WebSocketOnly() && r.WebSocket == nil {
+					if _, ok := errs[kind.String()]; ok {
+						t.Errorf("errors of an HTTP run has WebSocket's %s", kind)
+					}
+					continue
+				}
 				if jsonType(errs[kind.String()]) != num {
 					t.Errorf("errors lacks %s", kind)
 				}

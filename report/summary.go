@@ -75,8 +75,8 @@ type Summary struct {
 	// Status counts responses per status code.
 	Status map[string]int64 `json:"status"`
 	// Errors counts failures for every result.ErrorKind by name, zeros
-	// included; HTTP/2's kinds are left out of an HTTP/1.1 run's unless
-	// counted.
+	// included; HTTP/2's kinds are left out of an HTTP/1.1 run's, and
+	// WebSocket's "upgrade" out of an HTTP run's, unless counted.
 	Errors map[string]int64 `json:"errors"`
 	// ErrorTotal counts failures of every kind.
 	ErrorTotal int64 `json:"error_total"`
@@ -257,6 +257,9 @@ func NewSummary(r *result.Result) Summary {
 	for _, kind := range result.ErrorKinds() {
 		if kind.HTTP2Only() && r.HTTP2 == nil && r.Errors[kind] == 0 {
 			continue // an HTTP/1.1 run's document reads as before
+		}
+		if kind.WebSocketOnly() && r.WebSocket == nil && r.Errors[kind] == 0 {
+			continue // so does an HTTP run's
 		}
 		s.Errors[kind.String()] = r.Errors[kind]
 	}

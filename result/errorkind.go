@@ -19,6 +19,10 @@ const (
 	ErrGoAway      // the server's GOAWAY ended the stream before its response
 	ErrFlowStall   // a request body waited past Timeout for a flow-control window
 	ErrCompression // the response's header block could not be decoded (HPACK)
+	// ErrUpgrade is WebSocket's: the opening handshake got no valid 101
+	// (WebSocket.UpgradeStatus has the status); only WebSocket runs count
+	// it, and only their reports list it (see WebSocketOnly).
+	ErrUpgrade
 	// NumErrorKinds is the number of kinds, for arrays indexed by ErrorKind.
 	NumErrorKinds
 )
@@ -35,6 +39,7 @@ var errorKindNames = [NumErrorKinds]string{
 	ErrGoAway:         "goaway",
 	ErrFlowStall:      "flow_stall",
 	ErrCompression:    "compression",
+	ErrUpgrade:        "upgrade",
 }
 
 // String returns the kind's name as used in reports, e.g. "connect_refused".
@@ -56,4 +61,8 @@ func ErrorKinds() []ErrorKind {
 
 // HTTP2Only reports whether k is a kind only HTTP/2 runs count, which
 // reports of HTTP/1.1 runs leave out so that they read as before.
-func (k ErrorKind) HTTP2Only() bool { return k >= ErrStreamReset && k < NumErrorKinds }
+func (k ErrorKind) HTTP2Only() bool { return k >= ErrStreamReset && k <= ErrCompression }
+
+// WebSocketOnly reports whether k is a kind only WebSocket runs count,
+// which reports of HTTP runs leave out so that they read as before.
+func (k ErrorKind) WebSocketOnly() bool { return k == ErrUpgrade }

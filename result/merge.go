@@ -21,7 +21,7 @@ type Part struct {
 // Merge combines the results of agents that each ran a share of one run
 // (see Config.Shard) into one Result, exactly: latency, connect, lateness
 // and TLS handshake histograms are added, and so are counters, status
-// codes, errors, connections per protocol and TLS handshake counts; connections, loops and rates are summed. The timeline is added
+// codes, errors, connections per protocol, TLS handshake counts and WebSocket counts (upgrades, messages, closes, pings, held connections); connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
 // of the agents' histograms for that second.
@@ -33,7 +33,7 @@ type Part struct {
 // maxSkew less than the longest.
 //
 // Merge refuses parts that did not run the same load: a different URL,
-// method, pipeline depth, keep-alive or load model, histograms of
+// method, pipeline depth, keep-alive, load model or WebSocket messages, histograms of
 // different settings (their sum would not be exact), shards of different
 // counts or the same shard twice, a replay's results, and a timeline
 // second with responses but without its histogram (see
@@ -97,7 +97,7 @@ func addShare(out, r *Result) {
 }
 
 // Add adds r's counters, latency, connect and lateness histograms, status
-// codes, errors, connections per protocol and TLS handshakes to out: what sums alike over a run's
+// codes, errors, connections per protocol, TLS handshakes and WebSocket counts to out: what sums alike over a run's
 // event loops and over the agents of Merge. out's histograms and maps must be made.
 func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
@@ -125,6 +125,7 @@ func (out *Result) Add(r *Result) {
 	}
 	out.addProtocols(r)
 	out.addTLS(r)
+	out.addWebSocket(r)
 }
 
 // checkParts refuses parts that are not shares of one run.
@@ -154,6 +155,8 @@ func checkParts(parts []Part) error {
 			what, x, y = "pipelines", fmt.Sprint(ar.Pipeline, " deep"), fmt.Sprint(br.Pipeline, " deep")
 		case br.Protocol != ar.Protocol:
 			what, x, y = "speaks", protoName(ar.Protocol), protoName(br.Protocol)
+		case wsModel(br) != wsModel(ar):
+			what, x, y = "sends", wsModel(ar), wsModel(br)
 		case streams(br) != streams(ar):
 			what, x, y = "keeps", fmt.Sprint(streams(ar), " streams per connection"), fmt.Sprint(streams(br), " streams per connection")
 		case br.KeepAlive != ar.KeepAlive:
@@ -180,6 +183,23 @@ func protoName(p string) string {
 		return "h2 or http/1.1 as ALPN chose (--proto auto)"
 	}
 	return p
+}
+
+// wsModel describes how a WebSocket run sent its messages, for comparing
+// parts: "" for an HTTP run.
+func wsModel(r *Result) string {
+	w := r.WebSocket
+	switch {
+	case w == nil:
+		return ""
+	case w.Hold:
+		return fmt.Sprintf("no messages (held, a ping every %s)", w.Ping)
+	}
+	kind := "binary"
+	if w.Text {
+		kind = "text"
+	}
+	return fmt.Sprintf("%d-byte %s messages, %d in flight, deflate %s", w.Size, kind, w.Inflight, onOff(w.DeflateOffered))
 }
 
 // streams returns r's streams per connection, 0 for HTTP/1.1.
@@ -260,6 +280,12 @@ func checkHistograms(parts []Part) error {
 				name string
 				h    *hdrhistogram.Histogram
 			}{"handshake", r.TLS.Handshake})
+		}
+		if r.WebSocket != nil {
+			hists = append(hists, struct {
+				name string
+				h    *hdrhistogram.Histogram
+			}{"upgrade", r.WebSocket.Upgrade})
 		}
 		for _, nh := range hists {
 			name, h := nh.name, nh.h

@@ -30,7 +30,8 @@ type Result struct {
 	// Protocol is the protocol spoken: "" for HTTP/1.1 (so that its
 	// reports read as before), "h2c" for HTTP/2 with prior knowledge over
 	// TCP, "h2" for HTTP/2 over TLS, "auto" when each connection spoke
-	// what the server picked by ALPN (see Protocols and protocol.go).
+	// what the server picked by ALPN (see Protocols and protocol.go),
+	// "websocket" for ws:// and wss:// (see WebSocket).
 	Protocol string
 	// Protocols, for an "auto" run, counts the connections that spoke
 	// each protocol, by ALPN name: "h2" and "http/1.1" (which a server
@@ -100,6 +101,10 @@ type Result struct {
 	// TLS, for a run over TLS (https://), describes its handshakes; nil
 	// for a plain run.
 	TLS *TLS
+
+	// WebSocket, for a WebSocket run (ws:// or wss://), describes its
+	// upgrades, messages, closes and pings; nil for an HTTP run.
+	WebSocket *WebSocket
 }
 
 // Scheduled reports whether requests had intended send times (the open
