@@ -78,6 +78,7 @@ var fixtures = []fixture{
 	{"http2", http2Run},
 	{"auto", autoRun},
 	{"tls", tlsRun},
+	{"websocket", webSocketRun},
 	{"zero", func() *result.Result { return &result.Result{} }},
 }
 

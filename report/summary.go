@@ -34,7 +34,8 @@ type Summary struct {
 	// KeepAlive is false when every request had a connection of its own.
 	KeepAlive bool `json:"keepalive"`
 	// Protocol is result.Result.Protocol: empty for HTTP/1.1, "h2c" or
-	// "h2" for HTTP/2, "auto" when ALPN chose per connection.
+	// "h2" for HTTP/2, "auto" when ALPN chose per connection, "websocket"
+	// for ws:// and wss://.
 	Protocol string `json:"protocol,omitempty"`
 	// Protocols, for an "auto" run, counts the connections that spoke
 	// each protocol: {"h2": 48, "http/1.1": 2}; left out otherwise.
@@ -102,6 +103,10 @@ type Summary struct {
 	// TLS, for a run over TLS (https://), describes its handshakes; left
 	// out for a plain run.
 	TLS *TLSStats `json:"tls,omitempty"`
+	// WebSocket, for a WebSocket run (ws:// or wss://), describes its
+	// upgrades, messages each way, closes, pings and held connections;
+	// left out for an HTTP run.
+	WebSocket *WebSocketStats `json:"websocket,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -231,6 +236,7 @@ func NewSummary(r *result.Result) Summary {
 		Endpoints:    endpointStats(r),
 		Input:        r.Input,
 		TLS:          newTLSStats(r.TLS),
+		WebSocket:    newWebSocketStats(r.WebSocket),
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)

@@ -89,7 +89,7 @@ func runFacts(r *result.Result) []fact {
 	return []fact{
 		{"Load", loadDescription(r)},
 		{"Duration", duration},
-		{"Requests", fmt.Sprintf("%s, %s req/s", plural(r.Requests, "response", "responses"), formatFloat(r.RPS(), 1))},
+		{"Requests", requestsFact(r)},
 		{"Transfer", fmt.Sprintf("%s read (%s/s), %s written",
 			formatBytes(float64(r.BytesRead)), formatBytes(perSecond(r.BytesRead, r)), formatBytes(float64(r.BytesWritten)))},
 	}
@@ -99,7 +99,8 @@ func runFacts(r *result.Result) []fact {
 // connect times were measured), TLS and Handshakes (over TLS only, see
 // tlsFacts), Schedule (open model only), Status, Errors, HTTP/2 (when a
 // connection spoke it), Protocols (a --proto auto run's connections per
-// protocol) and Connections.
+// protocol), the WebSocket section (a ws:// run's, see webSocketFacts)
+// and Connections.
 func outcomeFacts(r *result.Result) []fact {
 	var facts []fact
 	if r.Connect != nil && r.Connect.TotalCount() > 0 {
@@ -122,6 +123,7 @@ func outcomeFacts(r *result.Result) []fact {
 	if f, ok := protocolsFact(r); ok {
 		facts = append(facts, f)
 	}
+	facts = append(facts, webSocketFacts(r)...)
 	return append(facts,
 		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))})
 }
@@ -151,6 +153,9 @@ func loadDescription(r *result.Result) string {
 	if p := protocolParts(r); p != nil {
 		parts = append(parts[:1], p...)
 	}
+	if p := webSocketParts(r); p != nil {
+		parts = append(parts[:1], p...)
+	}
 	if r.Pipeline > 1 {
 		parts = append(parts, fmt.Sprintf("pipeline %d", r.Pipeline))
 	}
@@ -162,6 +167,15 @@ func loadDescription(r *result.Result) string {
 		parts = append(parts, "closed model (as fast as possible)")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// requestsFact counts the responses and their rate, or a WebSocket run's
+// messages (round trips) and theirs.
+func requestsFact(r *result.Result) string {
+	if r.WebSocket != nil {
+		return fmt.Sprintf("%s, %s msg/s", plural(r.Requests, "message", "messages"), formatFloat(r.RPS(), 1))
+	}
+	return fmt.Sprintf("%s, %s req/s", plural(r.Requests, "response", "responses"), formatFloat(r.RPS(), 1))
 }
 
 // perSecond returns n per second of r's duration, or 0 for an empty one.
