@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,34 +56,40 @@ func StartHTTP(t *testing.T, f peer.Flags, h http.Handler) string {
 	return ln.Addr().String()
 }
 
-// Run checks the peer at addr (wss:// and https:// when tlsOn), whose
-// -ws-deflate is deflate, with clients that offer permessage-deflate and
+// Target is a running peer to check.
+type Target struct {
+	Addr    string // host:port
+	TLS     bool   // wss:// and https://
+	Deflate bool   // the peer runs with -ws-deflate
+	// NoEmpty: the library never hands an empty message to the
+	// application (nbio v1.6.12), so none is echoed or broadcast.
+	NoEmpty bool
+}
+
+// Run checks the peer tg with clients that offer permessage-deflate and
 // clients that do not.
-func Run(t *testing.T, addr string, tlsOn, deflate bool) {
-	s := &server{addr: addr, tls: tlsOn}
+func Run(t *testing.T, tg Target) {
+	s := &server{Target: tg}
 	t.Run("other paths answer hello", s.hello)
 	for _, offer := range []bool{false, true} {
 		name := "a client without compression"
 		if offer {
 			name = "a client offering permessage-deflate"
 		}
-		c := client{server: s, offer: offer, want: offer && deflate}
+		c := client{server: s, offer: offer, want: offer && tg.Deflate}
 		t.Run(name+" gets deflate only if the server has it", c.negotiation)
 		t.Run(name+" gets text as text and binary as binary, in order", c.echo)
 		t.Run(name+" gets a broadcast on both connections, the sender's too", c.broadcast)
 	}
 }
 
-type server struct {
-	addr string
-	tls  bool
-}
+type server struct{ Target }
 
 func (s *server) url(scheme, path string) string {
-	if s.tls {
+	if s.TLS {
 		scheme += "s"
 	}
-	return scheme + "://" + s.addr + path
+	return scheme + "://" + s.Addr + path
 }
 
 func (s *server) hello(t *testing.T) {
@@ -146,7 +153,8 @@ func (c client) dial(t *testing.T, path string) *conn {
 	return cn
 }
 
-// next returns the next message that is not skip, failing after Timeout.
+// next returns the next message, passing over those that are skip unless
+// it is "", failing after Timeout.
 func (c *conn) next(t *testing.T, skip string) message {
 	t.Helper()
 	deadline := time.After(Timeout)
@@ -156,7 +164,7 @@ func (c *conn) next(t *testing.T, skip string) message {
 			if !ok {
 				t.Fatal("the server closed the connection")
 			}
-			if string(m.data) != skip {
+			if skip == "" || string(m.data) != skip {
 				return m
 			}
 		case <-deadline:
@@ -181,21 +189,27 @@ func (c client) negotiation(t *testing.T) {
 	}
 }
 
-// messages are what the echo sends: both types, empty, and one large and
-// compressible enough for every library to compress.
-func messages() []message {
-	return []message{
+// messages are what the clients send: both types, empty unless the
+// library drops those, and one large and compressible enough for every
+// library to compress.
+func (s *server) messages() []message {
+	m := []message{
 		{websocket.TextMessage, []byte("hello, gust")},
 		{websocket.BinaryMessage, []byte{0, 1, 2, 0xff}},
 		{websocket.TextMessage, nil},
+		{websocket.BinaryMessage, nil},
 		{websocket.BinaryMessage, bytes.Repeat([]byte("gust "), 2000)},
 		{websocket.TextMessage, []byte("héllo ✓")},
 	}
+	if s.NoEmpty {
+		m = slices.DeleteFunc(m, func(m message) bool { return len(m.data) == 0 })
+	}
+	return m
 }
 
 func (c client) echo(t *testing.T) {
 	ws := c.dial(t, peer.WSEchoPath)
-	want := messages()
+	want := c.messages()
 	for range 3 {
 		want = append(want, want...)
 	}
@@ -206,6 +220,12 @@ func (c client) echo(t *testing.T) {
 		got := ws.next(t, "")
 		if wantData := append(m.data, fmt.Sprint(i)...); got.typ != m.typ || !bytes.Equal(got.data, wantData) {
 			t.Fatalf("echo %d: type %d %.40q, want type %d %.40q", i, got.typ, got.data, m.typ, wantData)
+		}
+	}
+	for _, m := range c.messages() { // as they are: the empty ones too
+		ws.send(t, m.typ, m.data)
+		if got := ws.next(t, ""); got.typ != m.typ || !bytes.Equal(got.data, m.data) {
+			t.Fatalf("echo: type %d %.40q, want type %d %.40q", got.typ, got.data, m.typ, m.data)
 		}
 	}
 }
@@ -230,7 +250,7 @@ func (c client) broadcast(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	for i, m := range messages() {
+	for i, m := range c.messages() {
 		from := []*conn{a, b}[i%2]
 		from.send(t, m.typ, m.data)
 		for name, to := range map[string]*conn{"a": a, "b": b} {
@@ -259,7 +279,7 @@ func RunNetHTTP(t *testing.T, newHandler func(f peer.Flags, deflate bool) http.H
 	for _, m := range Modes {
 		t.Run(m.Name, func(t *testing.T) {
 			f := peer.Flags{TLS: m.TLS}
-			Run(t, StartHTTP(t, f, newHandler(f, m.Deflate)), m.TLS.On(), m.Deflate)
+			Run(t, Target{Addr: StartHTTP(t, f, newHandler(f, m.Deflate)), TLS: m.TLS.On(), Deflate: m.Deflate})
 		})
 	}
 }
