@@ -4,8 +4,10 @@ package load
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/internal/websocket"
+	"github.com/gust-http/gust/report"
 	"github.com/gust-http/gust/result"
 	"github.com/gust-http/gust/server"
 )
@@ -262,5 +265,55 @@ func TestWebSocketOpenModel(t *testing.T) {
 	}
 	if n := res.Lateness.TotalCount(); n < res.Requests {
 		t.Errorf("lateness of %d messages recorded for %d echoed", n, res.Requests)
+	}
+}
+
+// TestWebSocketShardsMergeToTheirSum runs a WebSocket run as two shards
+// against one server, writes each as gust load -o json does, reads them
+// back and merges them: every WebSocket counter is the sum of the
+// agents', the upgrade and latency histograms their sum.
+func TestWebSocketShardsMergeToTheirSum(t *testing.T) {
+	addr := wsServer(t, echo(false, nil), nil)
+	var parts []result.Part
+	var agents []*result.Result
+	for i := range 2 {
+		res := wsRunOK(t, Config{URL: "ws://" + addr + "/ws", Connections: 4, Loops: 1, Requests: 200,
+			Shard: result.Shard{Index: i, Count: 2}, IntervalHistograms: true, WebSocket: WebSocketConfig{Inflight: 2}})
+		agents = append(agents, res)
+		var buf bytes.Buffer
+		if err := report.JSON(&buf, res); err != nil {
+			t.Fatal(err)
+		}
+		p, err := report.ReadResults(buf.Bytes(), fmt.Sprintf("agent%d.json", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p...)
+	}
+	m, err := result.Merge(parts, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := agents[0].WebSocket, agents[1].WebSocket
+	w := m.WebSocket
+	if m.Requests != 200 || m.Requests != agents[0].Requests+agents[1].Requests || m.Connections != 4 {
+		t.Errorf("merged %d messages on %d connections, want 200 on 4", m.Requests, m.Connections)
+	}
+	if w.Upgrades != a.Upgrades+b.Upgrades || w.MessagesSent != a.MessagesSent+b.MessagesSent ||
+		w.MessagesReceived != a.MessagesReceived+b.MessagesReceived || w.BytesSent != a.BytesSent+b.BytesSent ||
+		w.BytesReceived != a.BytesReceived+b.BytesReceived || w.Held != a.Held+b.Held || w.Inflight != 2 {
+		t.Errorf("merged %+v\nwant the sum of %+v\nand %+v", w, a, b)
+	}
+	sum := result.NewHistogram()
+	sum.Merge(a.Upgrade)
+	sum.Merge(b.Upgrade)
+	if !w.Upgrade.Equals(sum) || w.Upgrade.TotalCount() != 4 {
+		t.Error("the merged upgrade histogram is not the sum of the agents'")
+	}
+	lat := result.NewHistogram()
+	lat.Merge(agents[0].Latency)
+	lat.Merge(agents[1].Latency)
+	if !m.Latency.Equals(lat) {
+		t.Error("the merged latency histogram is not the sum of the agents'")
 	}
 }
