@@ -159,6 +159,9 @@ func loadDescription(r *result.Result) string {
 	if r.Pipeline > 1 {
 		parts = append(parts, fmt.Sprintf("pipeline %d", r.Pipeline))
 	}
+	if r.WebSocket != nil && r.WebSocket.Hold {
+		return strings.Join(parts, ", ") // no messages: no load model
+	}
 	if r.Rate > 0 {
 		parts = append(parts, "open model at "+formatRate(r.Rate)+" req/s")
 	} else if r.Speed > 0 {

@@ -60,7 +60,7 @@ func TestWebSocketSections(t *testing.T) {
 			"Closes      4001: 1", "Held        50 of 50 connections open at the end", "upgrade: 3",
 		}, nil},
 		{"a held run pings and sends no messages", heldRun, []string{
-			"WebSocket, held (a ping every 30s)", "Pings       6 sent, 6 pongs received", "Held        3 of",
+			"WebSocket, held (a ping every 30s)\n", "Pings       6 sent, 6 pongs received", "Held        3 of",
 		}, []string{"Messages"}},
 		{"an HTTP run has no WebSocket section", closedRun, nil, []string{"Upgrades", "WebSocket", "Held", "upgrade"}},
 	} {

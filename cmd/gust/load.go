@@ -46,6 +46,7 @@ type loadFlags struct {
 	startAt          string
 	tls              tlsFlags
 	connect          connectFlags
+	ws               wsFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -54,7 +55,7 @@ func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
 func loadCommand(f *loadFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load [flags] URL",
-		Short: "Send HTTP/1.1 or HTTP/2 load to a URL (http:// or https://) and report throughput and latency",
+		Short: "Send HTTP/1.1, HTTP/2 or WebSocket load to a URL (http://, https://, ws://, wss://) and report throughput and latency",
 		Long: `Send HTTP/1.1 load to a URL from event loops on non-blocking sockets, and
 report throughput, latency percentiles (HdrHistogram), status codes and errors.
 With --proto h2 (or --http2), speak HTTP/2 (h2c with prior knowledge to
@@ -62,6 +63,15 @@ http://, h2 by ALPN to https://) with -m streams per connection; latency is
 from a request's HEADERS to its response's END_STREAM. With --proto auto
 (https:// only), offer h2 and http/1.1 by ALPN and let the server pick for
 each connection; the report counts the connections that got each.
+
+A ws:// or wss:// URL upgrades each connection to a WebSocket and sends
+messages (--ws-size bytes, or -d/-D; --ws-text for text frames), keeping
+--ws-inflight in flight per connection; each message the server sends back
+completes the oldest, so an echo server's round trips are the latency, and
+messages count as requests. --ws-deflate offers permessage-deflate.
+--ws-hold only upgrades and holds, pinging every --ws-ping, and reports how
+many connections are still open at the end. A refused upgrade is an
+"upgrade" error, counted by its status.
 
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
@@ -88,6 +98,8 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
   gust load --proto auto -m 10 -c 10 -z 10s https://api.example.test/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
+  gust load -c 200 -z 30s --ws-inflight 4 ws://127.0.0.1:8080/ws
+  gust load -c 10000 -z 1m --ws-hold --ws-ping 10s ws://127.0.0.1:8080/ws
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -127,6 +139,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
 	addConnectFlags(fl, &f.connect)
+	addWSFlags(fl, &f.ws)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -185,6 +198,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	}
 	if f.qps > 0 {
 		cfg.Rate = f.qps * float64(f.connections)
+	}
+	if err := f.ws.apply(&cfg, url, f.requests, cfg.Rate, f.data != "" || f.dataFile != ""); err != nil {
+		return cfg, err
 	}
 	if cfg.Requests == 0 && cfg.Duration == 0 {
 		cfg.Duration = 10 * time.Second
