@@ -216,8 +216,11 @@ func halfEchoServer(t *testing.T) string {
 func TestWebSocketServerClosingMidMessage(t *testing.T) {
 	addr := halfEchoServer(t)
 	res := wsRunOK(t, Config{URL: "ws://" + addr + "/", Connections: 2, Loops: 1, Requests: 20})
-	if res.Requests != 10 || res.Errors[result.ErrClosed] != 10 || res.ErrorCount() != 10 {
-		t.Errorf("requests %d errors %v, want 10 echoed and 10 cut off (closed)", res.Requests, res.Errors)
+	// Each socket echoes one message and cuts the next off, but the last
+	// socket of each connection may end with the budget after its echo.
+	closed := res.Errors[result.ErrClosed]
+	if res.Requests+closed != 20 || res.ErrorCount() != closed || closed < 9 || res.Requests-closed > 2 {
+		t.Errorf("requests %d errors %v, want about 10 echoed and 10 cut off (closed)", res.Requests, res.Errors)
 	}
 	if res.WebSocket.Upgrades < 10 {
 		t.Errorf("%d upgrades, want one per socket", res.WebSocket.Upgrades)
