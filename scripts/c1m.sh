@@ -16,7 +16,8 @@
 # --hold while a trickle of --rate requests (HTTP) or echoed messages (ws)
 # per second in total flows, latency measured (open model). At the end of
 # the hold it samples:
-#   held             connections established to the server's port
+#   held             connections established (half the growth in the
+#                    machine's established sockets: both ends are here)
 #   server_rss_mb    VmRSS summed over every server process (each counts
 #                    the binary's shared pages again); server_pss_mb is
 #                    the same memory counted once (PSS)
@@ -36,7 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 conns=1000000 kind=http server=gust per_proc=18000 connect_rate=20000
-hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.64 out=out/c1m
+hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.250 out=out/c1m
 
 usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 die() { echo "c1m: $*" >&2; exit 2; }
@@ -127,11 +128,19 @@ gust)
 	server_pids() { pgrep -f "$bin_dir/$server -addr 127.0.0.1:$port" || true; }
 	;;
 esac
-for _ in $(seq 100); do
-	curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break
+# Up once every process listens (gust serve logs each worker's start) and
+# answers; a listener joining the port's group meanwhile may reset a probe.
+up=0
+for _ in $(seq 300); do
+	if [[ $server != gust ]] || (($(cat "$out"/server*.log | grep -c 'listening on') >= procs)); then
+		if curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; then
+			up=$((up + 1))
+			((up == 3)) && break
+		fi
+	fi
 	sleep 0.1
 done
-curl -fsS -o /dev/null "http://127.0.0.1:$port/" || die "the $server server did not answer on 127.0.0.1:$port (see $out/server*.log)"
+((up == 3)) || die "the $server server did not answer on 127.0.0.1:$port within 30 s (see $out/server*.log)"
 sleep 1
 
 sum_status() { # field pids...: a /proc/PID/status field summed, in kB
@@ -157,24 +166,51 @@ mapfile -t spids < <(server_pids)
 pss0=$(sum_pss "${spids[@]}")
 slab0=$(slab_kb)
 
-# The generator: procs shards, each ramping its share, then holding.
+# The generator: procs shards, each ramping its share, then holding. A
+# shard measures for --hold once its warmup is over and all its
+# connections are up (--timeout bounds the wait past the warmup). The
+# warmup outlasts the nominal ramp by half and 10 s, so that no shard
+# measures its trickle while others still ramp.
+warm_s=$((ramp_s * 3 / 2 + 10))
 scheme=http
 [[ $kind == ws ]] && scheme=ws
 url="$scheme://127.0.0.1:$port$path"
-echo "c1m: $conns $kind connections to $server ($procs server processes, $procs shards), ramp ${ramp_s}s at $connect_rate/s, hold $hold at $rate/s" >&2
+echo "c1m: $conns $kind connections to $server ($procs server processes, $procs shards), ramp at $connect_rate/s (${ramp_s}s nominal), hold $hold at $rate/s" >&2
+estab() { ss -s | awk '/^TCP:/ {gsub(/,/, ""); for (i = 1; i <= NF; i++) if ($i == "(estab") print $(i + 1)}'; }
+estab0=$(estab)
+t0=$(date +%s)
 for ((i = 0; i < procs; i++)); do
 	bin/gust load --shard "$i/$procs" -c "$conns" --connect-rate "$connect_rate" --source-addrs "$sources" \
-		--rate "$rate" --warmup "$((ramp_s + 5))s" -z "$hold" --timeout 60s --quiet -o json \
+		--rate "$rate" --warmup "${warm_s}s" -z "$hold" --timeout 120s --quiet -o json \
 		"$url" >"$out/shard-$i.json" 2>"$out/shard-$i.log" &
 	pids+=($!)
 	gen_pids+=($!)
 done
 
-# Sample near the end of the hold: every shard measures for --hold once its
-# connections are up (after the ramp and the 5 s of warmup).
-sleep $((ramp_s + 5 + hold_s - 5)) &
+# The ramp is over when both ends of every connection are established (ss
+# counts every socket of the machine: the baseline is taken off).
+deadline=$((t0 + 3 * ramp_s + 60))
+while (($(estab) - estab0 < 2 * conns)); do
+	if (($(date +%s) >= deadline)); then
+		echo "c1m: the ramp did not finish by $((deadline - t0))s: $((($(estab) - estab0) / 2)) of $conns connections up" >&2
+		break
+	fi
+	sleep 1 &
+	wait $!
+done
+nominal_s=$ramp_s
+ramp_s=$(($(date +%s) - t0))
+echo "c1m: ramp done in ${ramp_s}s; holding" >&2
+
+# Sample near the end of the hold: every shard measures for --hold from
+# when its warmup is over, or later if its connections came up later.
+# held is counted from ss's summary (both ends of every connection are
+# established sockets), which is quick even at a million.
+hold_from=$((t0 + (ramp_s > warm_s ? ramp_s : warm_s)))
+left=$((hold_from + hold_s - 10 - $(date +%s)))
+sleep $((left > 0 ? left : 0)) &
 wait $! # not sleep alone: a trapped signal waits for a foreground sleep
-held=$(ss -Htn state established "( dport = :$port )" | wc -l)
+held=$((($(estab) - estab0) / 2))
 mapfile -t spids < <(server_pids)
 server_rss=$(sum_status VmRSS "${spids[@]}")
 server_pss=$(sum_pss "${spids[@]}")
