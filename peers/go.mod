@@ -17,6 +17,7 @@ require (
 	github.com/lesismal/llib v1.2.4
 	github.com/lesismal/nbio v1.6.12
 	github.com/valyala/fasthttp v1.74.0
+	golang.org/x/sys v0.49.0
 )
 
 require (
@@ -24,7 +25,6 @@ require (
 	github.com/gobwas/httphead v0.1.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 )
 
 require (

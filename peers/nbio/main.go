@@ -51,8 +51,10 @@ func run(f peer.Flags) error {
 }
 
 // newConfig is the engine's configuration without its addresses: the
-// handler, and WebSocket payloads given back to nbio's allocator once
+// handler, the listen function (SO_REUSEPORT with -reuseport), and
+// WebSocket payloads given back to nbio's allocator once
 // OnMessage returns (the handlers copy what they keep by writing it).
 func newConfig(f peer.Flags, deflate bool) nbhttp.Config {
-	return nbhttp.Config{Network: "tcp", Handler: newHandler(f, deflate), ReleaseWebsocketPayload: true}
+	return nbhttp.Config{Network: "tcp", Handler: newHandler(f, deflate), ReleaseWebsocketPayload: true,
+		Listen: peer.ListenFunc(f.ReusePort)}
 }

@@ -26,6 +26,7 @@ type Flags struct {
 	Delay     time.Duration // -delay: how long to wait before answering
 	DebugAddr string        // -debug-addr: host:port of the debug listener, if any
 	TLS       TLSFlags      // -tls-cert, -tls-key, -tls-self-signed, -tls-no-resume
+	ReusePort bool          // -reuseport: share Addr with other processes (SO_REUSEPORT)
 }
 
 // URL is the address the peer serves at addr: https:// when it serves TLS.
@@ -48,6 +49,7 @@ func Main(name, defaultAddr string, run func(Flags) error) {
 	flag.StringVar(&f.TLS.KeyFile, "tls-key", "", "the PEM private key of -tls-cert")
 	flag.BoolVar(&f.TLS.SelfSigned, "tls-self-signed", false, "serve TLS with an ECDSA P-256 certificate made at start")
 	flag.BoolVar(&f.TLS.NoResume, "tls-no-resume", false, "refuse TLS session resumption: every new connection is a full handshake")
+	flag.BoolVar(&f.ReusePort, "reuseport", false, "listen with SO_REUSEPORT, so that several processes can share -addr")
 	flag.Parse()
 	err := fmt.Errorf("-delay is %s; give a duration of 0 or more", f.Delay)
 	if f.Delay >= 0 {
@@ -76,9 +78,10 @@ func Debug(name string, f Flags) (*DebugServer, error) {
 	return dbg, nil
 }
 
-// Listen listens on f.Addr and starts the debug listener (Debug).
+// Listen listens on f.Addr (with SO_REUSEPORT if f.ReusePort: ListenFunc)
+// and starts the debug listener (Debug).
 func Listen(name string, f Flags) (net.Listener, *DebugServer, error) {
-	ln, err := net.Listen("tcp", f.Addr)
+	ln, err := ListenFunc(f.ReusePort)("tcp", f.Addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen on -addr %q: %w", f.Addr, err)
 	}
