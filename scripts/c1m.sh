@@ -99,7 +99,20 @@ cleanup() {
 	# The workers of gust serve --workers are its children.
 	pkill -KILL -f "gust serve --addr=127.0.0.1:$port" 2>/dev/null || true
 }
-trap cleanup EXIT
+# A 2-core machine running a hundred processes lets a server process wait
+# long enough for its accept queue (somaxconn, 4096 here) to overflow; the
+# client then holds sockets the server never accepted. As root, raise the
+# queue for the run (put back on exit); gust serve asks for 65535.
+somaxconn0=$(sysctl -n net.core.somaxconn)
+synbacklog0=$(sysctl -n net.ipv4.tcp_max_syn_backlog)
+if [[ $(id -u) -eq 0 ]] && ((somaxconn0 < 65535)); then
+	sysctl -q -w net.core.somaxconn=65535 net.ipv4.tcp_max_syn_backlog=65535
+	echo "c1m: net.core.somaxconn and net.ipv4.tcp_max_syn_backlog raised to 65535 for the run (from $somaxconn0 and $synbacklog0)" >&2
+	restore_sysctl() { sysctl -q -w net.core.somaxconn="$somaxconn0" net.ipv4.tcp_max_syn_backlog="$synbacklog0"; }
+else
+	restore_sysctl() { :; }
+fi
+trap 'cleanup; restore_sysctl' EXIT
 trap 'exit 130' INT TERM
 
 # The server: procs processes on one port, one loop (GOMAXPROCS=1) each, so
