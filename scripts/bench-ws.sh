@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench-ws.sh: WebSocket servers side by side, the server pinned to CPU 0
+# (GOMAXPROCS=1) and gust load to CPU 1, one server at a time, in rounds.
+#
+#   scripts/bench-ws.sh [--rounds N] [--servers "gust nbio gorillaws coderws gobwasws"]
+#
+# Per server and round it prints one line for each of:
+#   echo-200, echo-10000  64-byte binary echo, one message in flight per
+#                         connection, 2 s warmup and 5 s measured: msg/s,
+#                         p99, and the server's CPU per message (utime+stime
+#                         from /proc over 4 s inside the measured window)
+#   idle-15000            15,000 connections upgraded and held (pings every
+#                         30 s): the server's RSS growth per connection and
+#                         its goroutines (from /debug/vars)
+# Traffic stays on 127.0.0.1. Every process it starts is stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rounds=3 servers="gust nbio gorillaws coderws gobwasws"
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--rounds) rounds=${2:?}; shift ;;
+	--servers) servers=${2:?}; shift ;;
+	*) echo "bench-ws: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ $rounds =~ ^[0-9]+$ && $rounds -ge 1 ]] || { echo "bench-ws: --rounds must be a positive integer" >&2; exit 2; }
+
+go build -o bin/gust ./cmd/gust
+bin_dir="${XDG_CACHE_HOME:-$HOME/.cache}/gust/bench-ws"
+mkdir -p "$bin_dir"
+for s in $servers; do
+	[[ $s == gust ]] || (cd peers && go build -o "$bin_dir/$s" "./$s")
+done
+
+port=9300 dport=9301 spid=
+stop_server() {
+	if [[ -n $spid ]]; then
+		kill "$spid" 2>/dev/null || true
+		wait "$spid" 2>/dev/null || true
+		spid=
+	fi
+}
+trap stop_server EXIT
+
+start_server() { # name
+	case "$1" in
+	gust) GOMAXPROCS=1 taskset -c 0 bin/gust serve --addr 127.0.0.1:$port --loops 1 --debug-addr 127.0.0.1:$dport >/dev/null 2>&1 & ;;
+	*) GOMAXPROCS=1 taskset -c 0 "$bin_dir/$1" -addr 127.0.0.1:$port -debug-addr 127.0.0.1:$dport >/dev/null 2>&1 & ;;
+	esac
+	spid=$!
+	for _ in $(seq 100); do
+		curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "bench-ws: $1 did not start" >&2
+	return 1
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$spid/stat"; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$spid/status"; }
+goroutines() {
+	curl -fsS "http://127.0.0.1:$dport/debug/vars" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+g = v.get("goroutines")
+if g is None and isinstance(v.get("gust"), dict):
+    g = v["gust"].get("goroutines")
+print(g if g is not None else "NA")'
+}
+hz=$(getconf CLK_TCK)
+
+echo "date $(date -u +%FT%TZ) rounds $rounds"
+for ((r = 1; r <= rounds; r++)); do
+	for s in $servers; do
+		for c in 200 10000; do
+			start_server "$s"
+			taskset -c 1 bin/gust load -c $c --warmup 2s -z 5s --timeout 30s --quiet -o json \
+				"ws://127.0.0.1:$port/ws" >/tmp/bench-ws.json &
+			lpid=$!
+			sleep 2.5
+			t0=$(cpu_ticks)
+			sleep 4
+			t1=$(cpu_ticks)
+			wait $lpid
+			stop_server
+			python3 - "$s" "$c" "$r" "$((t1 - t0))" "$hz" /tmp/bench-ws.json <<'EOF'
+import json, sys
+name, conns, rnd, ticks, hz, path = sys.argv[1:]
+res = json.load(open(path))
+rps = res["rps"]
+cpu_us = int(ticks) / int(hz) * 1e6 / (rps * 4) if rps else float("nan")
+errs = res.get("error_total", 0)
+print(f"round {rnd} {name:9s} echo-{conns:<6s} {rps:10.0f} msg/s  p99 {res['latency_us']['p99']/1000:7.2f} ms  server CPU {cpu_us:6.2f} us/msg  errors {errs}")
+EOF
+		done
+		start_server "$s"
+		rss0=$(rss_kb)
+		taskset -c 1 bin/gust load -c 15000 --ws-hold --ws-ping 30s --warmup 1s -z 8s --timeout 30s --quiet -o json \
+			"ws://127.0.0.1:$port/ws" >/tmp/bench-ws-idle.json &
+		lpid=$!
+		sleep 7
+		rss1=$(rss_kb)
+		g=$(goroutines)
+		wait $lpid
+		stop_server
+		held=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["websocket"]["held"])' /tmp/bench-ws-idle.json)
+		echo "round $r $(printf '%-9s' "$s") idle-15000  held $held  RSS +$(((rss1 - rss0) * 1024 / 15000)) B/conn (${rss1} kB)  goroutines $g"
+	done
+done
