@@ -129,7 +129,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			data = rest
 			if up := st.ctx.upgrade; up != nil {
 				st.ctx.upgrade = nil
-				return l.switchToWS(c, st, up, rest, out, now)
+				return c.upgradeOnLoop(st, up, rest, out, now)
 			}
 			if st.ctx.closeConn {
 				c.closing, c.linger = true, len(rest) > 0

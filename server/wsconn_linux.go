@@ -82,12 +82,12 @@ func newWSConn(c *conn, u *wsUpgrade, now int64) *WSConn {
 	return ws
 }
 
-// switchToWS switches c to WebSocket on its loop, once the 101 (in out)
-// is written; rest is what followed the request, its first frames.
-func (l *loop) switchToWS(c *conn, st *seat, u *wsUpgrade, rest, out []byte, now int64) bool {
+// upgradeOnLoop switches c to WebSocket on its loop, once the 101 (in
+// out) is written; rest is what followed the request, its first frames.
+func (c *conn) upgradeOnLoop(st *seat, u *wsUpgrade, rest, out []byte, now int64) bool {
 	ws := newWSConn(c, u, now)
 	c.keep(rest)
-	if !l.writeOut(c, st, out) {
+	if !c.l.writeOut(c, st, out) {
 		return false
 	}
 	return ws.serveIn(c, now)
