@@ -141,7 +141,7 @@ func TestConformanceReservedBits(t *testing.T) {
 		confCase{name: "RSV2 with deflate is still refused", defl: d, in: rawFrame(0x80|0x20|1, ""), out: []gotFrame{closeF(1002)}, code: 1002},
 		confCase{name: "RSV1 on a ping with deflate is refused", defl: d, in: rawFrame(0x80|0x40|9, ""), out: []gotFrame{closeF(1002)}, code: 1002},
 		confCase{name: "RSV1 on a continuation frame is refused", defl: d,
-			in: cat(cf(OpText, false, "a"), rawFrame(0x80|0x40|0, "b")), out: []gotFrame{closeF(1002)}, code: 1002},
+			in: cat(cf(OpText, false, "a"), rawFrame(0x80|0x40|byte(OpContinuation), "b")), out: []gotFrame{closeF(1002)}, code: 1002},
 	)
 	runConf(t, cases)
 }
