@@ -50,10 +50,13 @@ func TestConnectRateSpacesTheConnects(t *testing.T) {
 			last = at
 		}
 	}
-	// Pacing can only make the connects later, never sooner: the lower
-	// bound holds on any machine; the upper one is generous for a busy one.
+	// Pacing spreads the connects over want; unpaced, all 60 come within a
+	// few milliseconds. The accepts are timed on the server's side, where
+	// the first may be taken late (CI saw 566 ms for 580 under -race): the
+	// lower bound allows a fifth of want for that, the upper one is
+	// generous for a busy machine.
 	want := time.Duration(float64(conns-2) / rate * float64(time.Second)) // two loops start together
-	if got := last.Sub(first); got < want || got > 3*want {
+	if got := last.Sub(first); got < want*4/5 || got > 3*want {
 		t.Errorf("connects spread over %v, want about %v", got, want)
 	}
 }
