@@ -26,39 +26,40 @@ type WSConn struct {
 	subprotocol string
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
 	// context takeover on the server's side, so a broadcast's frame
-	// compressed once fits.
-	deflate, sharedDeflate bool
-	// engLocked: the engine is shared with senders (its compressor keeps
-	// context), so the loop uses it under mu too.
-	engLocked bool
+	// compressed once fits; engLocked: the engine is shared with senders
+	// (its compressor keeps context), so the loop uses it under mu too.
+	deflate, sharedDeflate, engLocked bool
+
+	// The loop's. (Fields are ordered so that the flags pack: an idle
+	// connection is this struct and its conn, nothing else.)
+	pingSent bool // a ping went out after PingInterval of silence
+	closing  bool // the close handshake is done or failed: close once the output is written
+	opened   bool // OnOpen was called
+	ended    bool // OnClose was called
+	released bool // release ran (it may run twice: a lingering close, then the close)
+
+	// Guarded by mu: flags of what other goroutines (and callbacks) queue.
+	queued bool // on the loop's post list
+	gone   bool // closed or closing: sends fail
+	closeQ bool // Close was called: send a close frame with closeCode
 
 	// unwritten is what the loop holds that the client has not read
 	// (c.out), stored by the loop at the end of each turn for senders
-	// checking MaxBuffered.
-	unwritten atomic.Int64
+	// checking MaxBuffered (which is below 2 GiB).
+	unwritten atomic.Int32
+	closeCode int32 // guarded by mu
 
 	// The loop's.
 	eng          websocket.Conn
 	lastRead     int64 // loop clock: when input last arrived
-	pingSent     bool  // a ping went out after PingInterval of silence
 	blockedSince int64 // when the socket stopped taking output
-	closing      bool  // the close handshake is done or failed: close once the output is written
 	closeBy      int64 // when to close without the client's close reply (after ours)
-	opened       bool  // OnOpen was called
-	ended        bool  // OnClose was called
-	released     bool  // release ran (it may run twice: a lingering close, then the close)
-	code         int   // the close code OnClose reports
-	reason       string
 
 	// Guarded by mu: what other goroutines (and callbacks) queue.
 	mu          sync.Mutex
 	box         []byte // frames to write, in order
-	queued      bool   // on the loop's post list
-	gone        bool   // closed or closing: sends fail
-	closeQ      bool   // Close was called: send a close frame with closeCode
-	closeCode   int
 	closeReason string
-	groups      []*WSGroup // the groups it is in, to leave when it ends
+	groups      *[]*WSGroup // the groups it is in, to leave when it ends; nil for none
 
 	value any // the application's, for Value and SetValue
 }
@@ -183,8 +184,11 @@ func (ws *WSConn) event(e *websocket.Event) {
 func (ws *WSConn) end(code int, reason string) {
 	ws.mu.Lock()
 	ws.gone = true
-	groups := ws.groups
-	ws.groups = nil
+	var groups []*WSGroup
+	if ws.groups != nil {
+		groups = *ws.groups
+		ws.groups = nil
+	}
 	ws.mu.Unlock()
 	for _, g := range groups {
 		g.Remove(ws)
@@ -193,7 +197,6 @@ func (ws *WSConn) end(code int, reason string) {
 		return
 	}
 	ws.ended = true
-	ws.code, ws.reason = code, reason
 	if f := ws.cfg.OnClose; f != nil {
 		f(ws, code, reason)
 	}
@@ -229,7 +232,7 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 		putBuf(c.out) // an idle connection holds no buffer
 		c.out = nil
 	}
-	ws.unwritten.Store(int64(len(c.out)))
+	ws.unwritten.Store(int32(min(len(c.out), 1<<30)))
 	if ws.closing && !c.blocked {
 		c.l.closeConn(c)
 		return
@@ -249,7 +252,7 @@ func (ws *WSConn) takeBox(c *conn) {
 		putBuf(ws.box)
 		ws.box = nil
 	}
-	closeQ, code, reason := ws.closeQ, ws.closeCode, ws.closeReason
+	closeQ, code, reason := ws.closeQ, int(ws.closeCode), ws.closeReason
 	ws.closeQ = false
 	ws.mu.Unlock()
 	if closeQ && !ws.eng.CloseSent() {
@@ -312,7 +315,7 @@ func (ws *WSConn) due(c *conn, now int64) int64 {
 func (ws *WSConn) shutdown(c *conn) bool {
 	ws.mu.Lock()
 	if !ws.closeQ && !ws.eng.CloseSent() {
-		ws.closeQ, ws.closeCode, ws.closeReason = true, websocket.CloseGoingAway, "server shutting down"
+		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), "server shutting down"
 	}
 	ws.gone = true
 	ws.mu.Unlock()

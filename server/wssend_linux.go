@@ -44,7 +44,7 @@ func (ws *WSConn) Close(code int, reason string) error {
 		return ErrWSClosed
 	}
 	ws.gone = true
-	ws.closeQ, ws.closeCode, ws.closeReason = true, code, reason
+	ws.closeQ, ws.closeCode, ws.closeReason = true, int32(code), reason
 	post := !ws.queued
 	ws.queued = true
 	ws.mu.Unlock()
@@ -121,7 +121,10 @@ func (g *WSGroup) Add(ws *WSConn) {
 		ws.mu.Unlock()
 		return
 	}
-	ws.groups = append(ws.groups, g)
+	if ws.groups == nil {
+		ws.groups = new([]*WSGroup)
+	}
+	*ws.groups = append(*ws.groups, g)
 	ws.mu.Unlock()
 	g.mu.Lock()
 	if g.index == nil {
