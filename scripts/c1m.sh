@@ -4,7 +4,7 @@
 #
 #   scripts/c1m.sh [--conns N] [--kind http|ws] [--server gust|nbio|nethttp|fasthttp]
 #                  [--per-proc N] [--connect-rate R] [--hold D] [--rate R] [--port P]
-#                  [--sources FIRST-LAST] [--out DIR]
+#                  [--sources FIRST-LAST] [--ws-ping D] [--out DIR]
 #
 # One process may hold at most 20,000 open files here, and one source
 # address has about 28,000 ephemeral ports to a target, so the server runs
@@ -37,7 +37,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 conns=1000000 kind=http server=gust per_proc=18000 connect_rate=20000
-hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.250 out=out/c1m
+hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.250 out=out/c1m ws_ping=
 
 usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 die() { echo "c1m: $*" >&2; exit 2; }
@@ -53,6 +53,7 @@ while [[ $# -gt 0 ]]; do
 	--port) port=${2:?}; shift ;;
 	--sources) sources=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
+	--ws-ping) ws_ping=${2:?}; shift ;; # gust serve's WebSocket ping interval (default its own, 30s)
 	-h | --help) usage; exit 0 ;;
 	*) usage; die "unknown argument $1" ;;
 	esac
@@ -124,7 +125,7 @@ gust)
 	# A held connection may wait minutes for its first request of the
 	# trickle: the first head's timeout (10 s by default) must not close it.
 	GOMAXPROCS=1 bin/gust serve --addr=127.0.0.1:$port --workers=$procs --loops=1 --mode=inline \
-		--read-header-timeout=1h >"$out/server.log" 2>&1 &
+		--read-header-timeout=1h ${ws_ping:+--ws-ping=$ws_ping} >"$out/server.log" 2>&1 &
 	pids+=($!)
 	server_pids() { pgrep -f "gust serve --addr=127.0.0.1:$port" || true; }
 	;;

@@ -15,7 +15,7 @@ import (
 // this process) on loopback and returns the /ws URL.
 func wsEchoServer(t *testing.T) string {
 	t.Helper()
-	e := newWSEndpoints(false)
+	e := newWSEndpoints(false, 0)
 	s := &server.Server{Handler: e.native(server.HandlerFunc(func(c *server.Ctx) { c.WriteString("Hello, Go!") })),
 		Config: server.Config{Loops: 1}}
 	if err := s.Listen("127.0.0.1:0"); err != nil {

@@ -72,6 +72,9 @@ type serveConfig struct {
 	// WSDeflate accepts permessage-deflate on the WebSocket paths
 	// (serve_ws.go; gust engine).
 	WSDeflate bool
+	// WSPing is the WebSocket paths' ping interval: 0 is gust/server's
+	// default (30s), negative turns the server's pings off.
+	WSPing time.Duration
 
 	// tlsConf and tlsNote are TLS made ready by runServe: the server's
 	// tls.Config (nil: plain HTTP) and the start-up line on its certificate.
@@ -195,6 +198,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
 	f.BoolVar(&cfg.HTTP2, "http2", false, "also serve HTTP/2 beside HTTP/1.1: with prior knowledge (h2c) on plain TCP, by ALPN (h2) with --tls-*")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
+	f.DurationVar(&cfg.WSPing, "ws-ping", 0, "gust engine: ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
 	f.BoolVar(&cfg.WSDeflate, "ws-deflate", false, "gust engine: accept permessage-deflate on the WebSocket paths (/ws echoes, /ws/broadcast sends to every connection on it)")
 	addTLSFlags(f, &cfg.TLS)
 	return cmd
@@ -214,8 +218,8 @@ func (c *serveConfig) check() error {
 		return errors.New("serve: --slow-path needs a --delay for its requests, e.g. --slow-path /slow --delay 50ms")
 	case c.Handler.Compute < 0:
 		return fmt.Errorf("serve: --compute is %s; give a duration of 0 or more, e.g. 200us", c.Handler.Compute)
-	case c.WSDeflate && c.Engine != "gust":
-		return errors.New("serve: --ws-deflate needs --engine gust (the WebSocket paths are gust/server's)")
+	case (c.WSDeflate || c.WSPing != 0) && c.Engine != "gust":
+		return errors.New("serve: --ws-deflate and --ws-ping need --engine gust (the WebSocket paths are gust/server's)")
 	case c.API != "native" && c.API != "nethttp":
 		return fmt.Errorf("serve: --api must be native or nethttp, got %q", c.API)
 	case c.MaxConns < 0 || c.ReadHeaderTimeout < 0 || c.Loops < 0:

@@ -83,7 +83,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	case "pooled":
 		srv.Config.Mode = server.Pooled
 	}
-	ws := newWSEndpoints(cfg.WSDeflate)
+	ws := newWSEndpoints(cfg.WSDeflate, cfg.WSPing)
 	if cfg.API == "nethttp" {
 		srv.Handler = server.HTTPHandler(ws.nethttp(newHelloHandler(cfg.Handler)))
 	} else {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gust-http/gust/server"
 )
@@ -24,18 +25,21 @@ type wsEndpoints struct {
 }
 
 // newWSEndpoints makes the endpoints; deflate accepts permessage-deflate
-// (without context takeover: compressors come from a pool).
-func newWSEndpoints(deflate bool) *wsEndpoints {
+// (without context takeover: compressors come from a pool); ping is the
+// server's ping interval (0: the default, negative: none).
+func newWSEndpoints(deflate bool, ping time.Duration) *wsEndpoints {
 	e := &wsEndpoints{}
 	e.echo = server.WebSocket{
-		Deflate: deflate,
+		Deflate:      deflate,
+		PingInterval: ping,
 		OnMessage: func(ws *server.WSConn, typ server.WSMessageType, data []byte) {
 			ws.Send(typ, data) // a client past MaxBuffered loses the echo
 		},
 	}
 	e.broadcast = server.WebSocket{
-		Deflate: deflate,
-		OnOpen:  func(ws *server.WSConn) { e.group.Add(ws) },
+		Deflate:      deflate,
+		PingInterval: ping,
+		OnOpen:       func(ws *server.WSConn) { e.group.Add(ws) },
 		OnMessage: func(ws *server.WSConn, typ server.WSMessageType, data []byte) {
 			e.group.Broadcast(typ, data)
 		},
