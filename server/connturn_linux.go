@@ -177,3 +177,26 @@ func (l *loop) flushOut(c *conn) bool {
 	l.closeConn(c)
 	return false
 }
+
+// writeQueued writes what a protocol that keeps its connection on the loop
+// (HTTP/2, WebSocket) has queued: c.out and what the transport holds. An
+// idle connection gives its buffer back. *blockedSince moves to now when
+// the output gets stuck, or moves while stuck: WriteTimeout counts from
+// the last progress. False means c was closed.
+func (l *loop) writeQueued(c *conn, blockedSince *int64, now int64) bool {
+	if len(c.out) == 0 && !c.blocked {
+		if c.out != nil {
+			putBuf(c.out)
+			c.out = nil
+		}
+		return true
+	}
+	was, before := c.blocked, len(c.out)
+	if !l.flushOut(c) {
+		return false
+	}
+	if c.blocked && (!was || len(c.out) < before) {
+		*blockedSince = now
+	}
+	return true
+}

@@ -161,22 +161,7 @@ func (hc *h2conn) endTurn(c *conn, now int64) {
 // write writes c.out (and what the transport holds); false means the
 // connection was closed (release fails the streams still in progress).
 func (hc *h2conn) write(now int64) bool {
-	c := hc.c
-	if len(c.out) == 0 && !c.blocked {
-		if c.out != nil {
-			putBuf(c.out) // an idle connection holds no buffer
-			c.out = nil
-		}
-		return true
-	}
-	was, before := c.blocked, len(c.out)
-	if !c.l.flushOut(c) {
-		return false
-	}
-	if c.blocked && (!was || len(c.out) < before) {
-		hc.blockedSince = now // WriteTimeout counts from the last progress
-	}
-	return true
+	return hc.c.l.writeQueued(hc.c, &hc.blockedSince, now)
 }
 
 // release is called when the connection closes: streams still in

@@ -220,17 +220,8 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 		return
 	}
 	ws.takeBox(c)
-	if len(c.out) > 0 || c.blocked {
-		was, before := c.blocked, len(c.out)
-		if !c.l.flushOut(c) {
-			return
-		}
-		if c.blocked && (!was || len(c.out) < before) {
-			ws.blockedSince = now
-		}
-	} else if c.out != nil {
-		putBuf(c.out) // an idle connection holds no buffer
-		c.out = nil
+	if !c.l.writeQueued(c, &ws.blockedSince, now) {
+		return
 	}
 	ws.unwritten.Store(int32(min(len(c.out), 1<<30)))
 	if ws.closing && !c.blocked {
