@@ -12,6 +12,13 @@
 #   idle-15000            15,000 connections upgraded and held (pings every
 #                         30 s): the server's RSS growth per connection and
 #                         its goroutines (from /debug/vars)
+#   broadcast-10000       10,000 held receivers on /ws/broadcast and one
+#                         sender of a 64-byte message every 10 ms for 4 s:
+#                         deliveries/s (the receivers' messages over the 4 s),
+#                         how many of the expected arrived, and the server's
+#                         CPU per delivery (over a window that takes in the
+#                         backlog); the sender's p99 is its own copy coming
+#                         back, one of the 10,001
 # Traffic stays on 127.0.0.1. Every process it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -106,5 +113,29 @@ EOF
 		stop_server
 		held=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["websocket"]["held"])' /tmp/bench-ws-idle.json)
 		echo "round $r $(printf '%-9s' "$s") idle-15000  held $held  RSS +$(((rss1 - rss0) * 1024 / 15000)) B/conn (${rss1} kB)  goroutines $g"
+
+		start_server "$s"
+		taskset -c 1 bin/gust load -c 10000 --ws-hold --ws-ping 30s --warmup 2s -z 9s --timeout 30s --quiet -o json \
+			"ws://127.0.0.1:$port/ws/broadcast" >/tmp/bench-ws-recv.json &
+		rpid=$!
+		sleep 3
+		t0=$(cpu_ticks)
+		taskset -c 1 bin/gust load -c 1 --rate 100 --ws-inflight 1024 -z 4s --timeout 30s --quiet -o json \
+			"ws://127.0.0.1:$port/ws/broadcast" >/tmp/bench-ws-send.json
+		sleep 3 # the backlog drains inside the receivers' window
+		t1=$(cpu_ticks)
+		wait $rpid
+		stop_server
+		python3 - "$s" "$r" "$((t1 - t0))" "$hz" /tmp/bench-ws-recv.json /tmp/bench-ws-send.json <<'EOF'
+import json, sys
+name, rnd, ticks, hz, rpath, spath = sys.argv[1:]
+recv, send = json.load(open(rpath)), json.load(open(spath))
+got = recv["websocket"]["messages_received"]
+sent = send["websocket"]["messages_sent"]
+want = sent * recv["websocket"]["held"]
+cpu_us = int(ticks) / int(hz) * 1e6 / got if got else float("nan")
+p99 = send["latency_us"]["p99"] / 1000 if send.get("requests") else float("nan")
+print(f"round {rnd} {name:9s} broadcast-10000 {got / 4:10.0f} deliveries/s  delivered {got}/{want}  sender p99 {p99:7.2f} ms  server CPU {cpu_us:6.3f} us/delivery")
+EOF
 	done
 done
