@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // LoadResult is what a load generator measured in one cell.
@@ -70,6 +71,9 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 	if err := gustCannot(sc); err != nil {
 		return nil, err
 	}
+	if sc.WebSocket != nil {
+		return g.loadWebSocket(ctx, url, sc)
+	}
 	res, err := load.Run(ctx, load.Config{
 		URL:              url,
 		Connections:      sc.Connections,
@@ -88,6 +92,12 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 	if err != nil {
 		return nil, err
 	}
+	return fromLoad(res), nil
+}
+
+// fromLoad is a LoadResult of what gust load measured: errors include
+// responses of status 400 and above.
+func fromLoad(res *result.Result) *LoadResult {
 	lr := &LoadResult{
 		Start:    res.Start,
 		Duration: res.Duration,
@@ -105,7 +115,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		lr.P99 = float64(res.Latency.ValueAtQuantile(99))
 		lr.P999 = float64(res.Latency.ValueAtQuantile(99.9))
 	}
-	return lr, nil
+	return lr
 }
 
 // loadTimeout bounds connecting and each response: long enough for a slow

@@ -39,9 +39,11 @@ const (
 )
 
 // Mode says what a server must serve for s: ModeHTTP1, ModeTLS,
-// ModeTLSNoResume, ModeH2 or ModeH2C.
+// ModeTLSNoResume, ModeH2, ModeH2C or ModeWS.
 func (s Scenario) Mode() string {
 	switch {
+	case s.WebSocket != nil:
+		return ModeWS
 	case s.HTTP2 != nil && s.TLS != nil:
 		return ModeH2
 	case s.HTTP2 != nil:
@@ -115,6 +117,15 @@ var (
 		ModeTLS:         "-tls-self-signed",
 		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
 	}
+	// nbio answers /ws and /ws/broadcast beside its HTTP.
+	nbioModeFlags = map[string]string{
+		ModeTLS:         "-tls-self-signed",
+		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
+		ModeWS:          "",
+	}
+	// The WebSocket peers (gorilla/websocket and coder/websocket on
+	// net/http, gobwas/ws) run only WebSocket scenarios.
+	wsPeerModeFlags = map[string]string{ModeWS: ""}
 	nethttpModeFlags = map[string]string{
 		ModeTLS:         "-tls-self-signed",
 		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
@@ -126,6 +137,7 @@ var (
 		ModeTLSNoResume: "--tls-self-signed --tls-no-resume",
 		ModeH2:          "--tls-self-signed --http2",
 		ModeH2C:         "--http2",
+		ModeWS:          "", // gust serve answers /ws and /ws/broadcast
 	}
 )
 

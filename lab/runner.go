@@ -102,9 +102,19 @@ type Runner struct {
 // goes on; Run stops early only when ctx is done.
 func (r *Runner) Run(ctx context.Context) []Cell {
 	var cells []Cell
-	total := len(r.Servers) * len(r.Scenarios)
+	total := 0
 	for _, sc := range r.Scenarios {
 		for _, srv := range r.Servers {
+			if runs(srv, sc) {
+				total++
+			}
+		}
+	}
+	for _, sc := range r.Scenarios {
+		for _, srv := range r.Servers {
+			if !runs(srv, sc) {
+				continue
+			}
 			if ctx.Err() != nil {
 				return cells
 			}
@@ -121,6 +131,10 @@ func (r *Runner) Run(ctx context.Context) []Cell {
 	}
 	return cells
 }
+
+// runs reports whether srv has a cell in sc: a WebSocket library's peer
+// has none outside the WebSocket scenarios.
+func runs(srv Server, sc Scenario) bool { return !srv.WebSocketOnly || sc.WebSocket != nil }
 
 func (r *Runner) loader() Loader {
 	if r.Loader == nil {

@@ -38,6 +38,8 @@ type Scenario struct {
 	TLS *TLS `json:"tls,omitempty"`
 	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
+	// WebSocket, if set, makes it a WebSocket scenario (websocket.go).
+	WebSocket *WebSocket `json:"websocket,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -59,6 +61,9 @@ func (s Scenario) IdealRPS() float64 {
 // Group names the family a scenario belongs to, the scenarios that differ
 // only in their number of connections: charts draw a group against connections.
 func (s Scenario) Group() string {
+	if s.WebSocket != nil {
+		return s.wsGroup()
+	}
 	g := "keep-alive"
 	if !s.KeepAliveOn() {
 		g = "new connection per request"
@@ -101,6 +106,9 @@ func (s Scenario) validate() error {
 		if err := s.Attack.validate(s.Name); err != nil {
 			return err
 		}
+	}
+	if err := s.validateWebSocket(); err != nil {
+		return err
 	}
 	return s.validateProto()
 }

@@ -27,6 +27,9 @@ type Server struct {
 	// OnRequest: a built-in that runs only when --servers names it (the
 	// gust engine's dispatch modes side by side), not in the default matrix.
 	OnRequest bool `json:"-"`
+	// WebSocketOnly: the server is run only in WebSocket scenarios (a
+	// WebSocket library's peer), not counted in the others.
+	WebSocketOnly bool `json:"-"`
 	// Modes holds, for each mode beyond plain HTTP/1.1 it serves (see
 	// Scenario.Mode), the flags appended to Command. Nil for a --server
 	// command, which says the mode with a {mode} placeholder instead.
@@ -73,14 +76,22 @@ func BuiltinServers(peerDir, gust string) []Server {
 	peer := func(name string, modes map[string]string) Server {
 		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}", Modes: modes}
 	}
+	wsPeer := func(name string) Server {
+		s := peer(name, wsPeerModeFlags)
+		s.WebSocketOnly = true
+		return s
+	}
 	g := ShellQuote(gust) + " serve --addr {addr} --delay {delay} --debug-addr {debug}"
 	probe := probeGustServe(gust)
 	return []Server{
 		peer("fasthttp", peerModeFlags),
 		peer("nethttp", nethttpModeFlags),
-		peer("nbio", peerModeFlags),
+		peer("nbio", nbioModeFlags),
 		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe},
 		{Name: "gust-adapter", Command: g + " --api nethttp", Modes: gustModeFlags, Probe: probe},
+		wsPeer("gorillaws"),
+		wsPeer("coderws"),
+		wsPeer("gobwasws"),
 		// The dispatch modes by name (gust-native and gust-adapter run the
 		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
 		// gust-inline refuses a delay: its delay cells say so.
