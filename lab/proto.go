@@ -125,7 +125,7 @@ var (
 	}
 	// The WebSocket peers (gorilla/websocket and coder/websocket on
 	// net/http, gobwas/ws) run only WebSocket scenarios.
-	wsPeerModeFlags = map[string]string{ModeWS: ""}
+	wsPeerModeFlags  = map[string]string{ModeWS: ""}
 	nethttpModeFlags = map[string]string{
 		ModeTLS:         "-tls-self-signed",
 		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
