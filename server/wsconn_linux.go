@@ -135,6 +135,12 @@ func (ws *WSConn) serveIn(c *conn, now int64) bool {
 }
 
 func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
+	// The turn ends in endTurn, which takes the outbox: what the callbacks
+	// (or other goroutines) send meanwhile needs no post, and no wake-up
+	// of the loop (a system call per message).
+	ws.mu.Lock()
+	ws.queued = true
+	ws.mu.Unlock()
 	ws.open() // a worker's upgrade may be read before its post is taken
 	ws.lastRead, ws.pingSent = now, false
 	if c.out == nil {
@@ -235,6 +241,7 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 // frame.
 func (ws *WSConn) takeBox(c *conn) {
 	ws.mu.Lock()
+	ws.queued = false // sends from now on post again (see serve)
 	if len(ws.box) > 0 {
 		if c.out == nil {
 			c.out = getBuf()
