@@ -35,8 +35,13 @@ type routeSlot struct {
 const strikesToLearn = 2
 
 type routeTable struct {
-	slot [routeSlots]routeSlot
+	// slot[wsRoute] is WebSocket callbacks': they always start on the
+	// loop, so what it learns is never asked.
+	slot [routeSlots + 1]routeSlot
 }
+
+// wsRoute is the route of WebSocket callbacks (wsauto_linux.go).
+const wsRoute = routeSlots
 
 // routeOf hashes a path (FNV-1a) to its slot.
 func routeOf(path []byte) uint32 {

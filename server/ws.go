@@ -52,15 +52,20 @@ type WebSocket struct {
 	PingInterval time.Duration
 
 	// OnOpen is called once the upgrade's response is queued, before any
-	// message.
+	// message. It runs on the connection's loop and must not wait.
 	OnOpen func(ws *WSConn)
 	// OnMessage is called for every message with its type and payload;
-	// data is valid only until it returns.
+	// data is valid only until it returns. A connection's calls come one
+	// at a time, in order. It runs on the loop; in Auto mode one that
+	// outlives HandlerBudget is moved off (its goroutine keeps it, the
+	// loop goes on in another), so it may wait, at the cost of one budget
+	// of the loop's time each time it does.
 	OnMessage func(ws *WSConn, typ WSMessageType, data []byte)
 	// OnClose is called once when the connection ends, with the close
 	// code the client sent (1005 if its close had none), 1006 if it went
 	// without a close, or the code the server closed with on a protocol
-	// fault of the client's (1002, 1007, 1009).
+	// fault of the client's (1002, 1007, 1009). It runs on the loop and
+	// must not wait.
 	OnClose func(ws *WSConn, code int, reason string)
 }
 

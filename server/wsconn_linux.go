@@ -40,6 +40,7 @@ type WSConn struct {
 
 	// Guarded by mu: flags of what other goroutines (and callbacks) queue.
 	queued bool // on the loop's post list
+	back   bool // a callback moved off the loop gave the connection back
 	gone   bool // closed or closing: sends fail
 	closeQ bool // Close was called: send a close frame with closeCode
 
@@ -151,9 +152,23 @@ func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
 	ws.unlockEng()
 	c.out = out
 	events := ws.eng.Events()
+	st := c.l.seat // this goroutine's, even if the loop goes on without it
 	for i := range events {
+		if st.site.auto != nil && events[i].Kind == websocket.EventMessage {
+			if !ws.messageWatched(st, &events[i]) {
+				ws.finishMoved(c, st, events[i+1:], data[n:], err) // never returns
+			}
+			continue
+		}
 		ws.event(&events[i])
 	}
+	ws.afterEvents(c, data[n:], err)
+	return true
+}
+
+// afterEvents ends a turn's input once its events were acted on: the
+// engine's error closes the connection, or what was not consumed is kept.
+func (ws *WSConn) afterEvents(c *conn, rest []byte, err error) {
 	if err != nil {
 		ce, _ := err.(*websocket.CloseError)
 		if ce != nil {
@@ -161,13 +176,12 @@ func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
 		}
 		ws.closing = true // the engine appended our close: write it, then close
 		c.dropIn()
-		return true
+		return
 	}
-	c.keep(data[n:]) // only now: events alias data
+	c.keep(rest) // only now: events alias data
 	ws.lockEng()
 	ws.eng.Recycle()
 	ws.unlockEng()
-	return true
 }
 
 // event acts on one thing the engine reported.
@@ -326,9 +340,17 @@ func (ws *WSConn) shutdown(c *conn) bool {
 func (ws *WSConn) posted(c *conn, now int64) {
 	ws.mu.Lock()
 	ws.queued = false
+	back := ws.back
+	ws.back = false
 	ws.mu.Unlock()
 	if c.state.Load() != stIdle {
-		return // closed; or a worker's still (cannot be: ws connections stay the loop's)
+		return // closed; or a moved callback's still, which posts it again
+	}
+	if back {
+		// A callback moved off the loop has finished the turn it began:
+		// read what came meanwhile (its edges passed), then write.
+		c.l.readTurn(c, false, now)
+		return
 	}
 	if !ws.opened {
 		if ws.serveIn(c, now) {
