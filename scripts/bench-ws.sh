@@ -3,6 +3,7 @@
 # (GOMAXPROCS=1) and gust load to CPU 1, one server at a time, in rounds.
 #
 #   scripts/bench-ws.sh [--rounds N] [--servers "gust nbio gorillaws coderws gobwasws"]
+#                       [--cases "echo idle broadcast tls-idle"]
 #
 # Per server and round it prints one line for each of:
 #   echo-200, echo-10000  64-byte binary echo, one message in flight per
@@ -19,15 +20,20 @@
 #                         CPU per delivery (over a window that takes in the
 #                         backlog); the sender's p99 is its own copy coming
 #                         back, one of the 10,001
+#   tls-idle-15000        as idle-15000 over TLS 1.3 (wss://, the server's
+#                         self-signed certificate), RSS read 20 s after the
+#                         connections are up, when the handshakes' garbage
+#                         is collected and its pages returned
 # Traffic stays on 127.0.0.1. Every process it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=3 servers="gust nbio gorillaws coderws gobwasws"
+rounds=3 servers="gust nbio gorillaws coderws gobwasws" cases="echo idle broadcast tls-idle"
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--rounds) rounds=${2:?}; shift ;;
 	--servers) servers=${2:?}; shift ;;
+	--cases) cases=${2:?}; shift ;;
 	*) echo "bench-ws: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -51,14 +57,18 @@ stop_server() {
 }
 trap stop_server EXIT
 
-start_server() { # name
+start_server() { # name [tls]
+	local scheme=http gflags= pflags=
+	if [[ ${2:-} == tls ]]; then
+		scheme=https gflags=--tls-self-signed pflags=-tls-self-signed
+	fi
 	case "$1" in
-	gust) GOMAXPROCS=1 taskset -c 0 bin/gust serve --addr 127.0.0.1:$port --loops 1 --debug-addr 127.0.0.1:$dport >/dev/null 2>&1 & ;;
-	*) GOMAXPROCS=1 taskset -c 0 "$bin_dir/$1" -addr 127.0.0.1:$port -debug-addr 127.0.0.1:$dport >/dev/null 2>&1 & ;;
+	gust) GOMAXPROCS=1 taskset -c 0 bin/gust serve --addr 127.0.0.1:$port --loops 1 --debug-addr 127.0.0.1:$dport $gflags >/dev/null 2>&1 & ;;
+	*) GOMAXPROCS=1 taskset -c 0 "$bin_dir/$1" -addr 127.0.0.1:$port -debug-addr 127.0.0.1:$dport $pflags >/dev/null 2>&1 & ;;
 	esac
 	spid=$!
 	for _ in $(seq 100); do
-		curl -fsS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && return 0
+		curl -kfsS -o /dev/null "$scheme://127.0.0.1:$port/" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	echo "bench-ws: $1 did not start" >&2
@@ -80,7 +90,9 @@ hz=$(getconf CLK_TCK)
 echo "date $(date -u +%FT%TZ) rounds $rounds"
 for ((r = 1; r <= rounds; r++)); do
 	for s in $servers; do
+		has() { [[ " $cases " == *" $1 "* ]]; }
 		for c in 200 10000; do
+			has echo || continue
 			start_server "$s"
 			taskset -c 1 bin/gust load -c $c --warmup 2s -z 5s --timeout 30s --quiet -o json \
 				"ws://127.0.0.1:$port/ws" >/tmp/bench-ws.json &
@@ -101,6 +113,7 @@ errs = res.get("error_total", 0)
 print(f"round {rnd} {name:9s} echo-{conns:<6s} {rps:10.0f} msg/s  p99 {res['latency_us']['p99']/1000:7.2f} ms  server CPU {cpu_us:6.2f} us/msg  errors {errs}")
 EOF
 		done
+		if has idle; then
 		start_server "$s"
 		rss0=$(rss_kb)
 		taskset -c 1 bin/gust load -c 15000 --ws-hold --ws-ping 30s --warmup 1s -z 8s --timeout 30s --quiet -o json \
@@ -113,7 +126,9 @@ EOF
 		stop_server
 		held=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["websocket"]["held"])' /tmp/bench-ws-idle.json)
 		echo "round $r $(printf '%-9s' "$s") idle-15000  held $held  RSS +$(((rss1 - rss0) * 1024 / 15000)) B/conn (${rss1} kB)  goroutines $g"
+		fi
 
+		if has broadcast; then
 		start_server "$s"
 		taskset -c 1 bin/gust load -c 10000 --ws-hold --ws-ping 30s --warmup 2s -z 9s --timeout 30s --quiet -o json \
 			"ws://127.0.0.1:$port/ws/broadcast" >/tmp/bench-ws-recv.json &
@@ -137,5 +152,20 @@ cpu_us = int(ticks) / int(hz) * 1e6 / got if got else float("nan")
 p99 = send["latency_us"]["p99"] / 1000 if send.get("requests") else float("nan")
 print(f"round {rnd} {name:9s} broadcast-10000 {got / 4:10.0f} deliveries/s  delivered {got}/{want}  sender p99 {p99:7.2f} ms  server CPU {cpu_us:6.3f} us/delivery")
 EOF
+		fi
+
+		if has tls-idle; then
+		start_server "$s" tls
+		rss0=$(rss_kb)
+		taskset -c 1 bin/gust load -c 15000 --ws-hold --ws-ping 30s --insecure --warmup 1s -z 26s --timeout 30s --quiet -o json \
+			"wss://127.0.0.1:$port/ws" >/tmp/bench-ws-tls.json &
+		lpid=$!
+		sleep 25
+		rss1=$(rss_kb)
+		wait $lpid
+		stop_server
+		held=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["websocket"]["held"])' /tmp/bench-ws-tls.json)
+		echo "round $r $(printf '%-9s' "$s") tls-idle-15000  held $held  RSS +$(((rss1 - rss0) * 1024 / 15000)) B/conn (${rss1} kB)"
+		fi
 	done
 done
