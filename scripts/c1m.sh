@@ -192,6 +192,19 @@ url="$scheme://127.0.0.1:$port$path"
 echo "c1m: $conns $kind connections to $server ($procs server processes, $procs shards), ramp at $connect_rate/s (${ramp_s}s nominal), hold $hold at $rate/s" >&2
 estab() { ss -s | awk '/^TCP:/ {gsub(/,/, ""); for (i = 1; i <= NF; i++) if ($i == "(estab") print $(i + 1)}'; }
 estab0=$(estab)
+# The kernel's TCP memory (pages, /proc/net/sockstat) sampled every second:
+# past tcp_mem's middle value the kernel is under pressure, past its last
+# it drops and resets ("TCP: out of memory" in the kernel log).
+(
+	peak=0
+	while :; do
+		m=$(awk '/^TCP:/ {for (i = 1; i <= NF; i++) if ($i == "mem") print $(i + 1)}' /proc/net/sockstat)
+		((m > peak)) && peak=$m && echo "$peak" >"$out/tcp-mem-peak"
+		sleep 1
+	done
+) &
+pids+=($!)
+oom0=$(dmesg 2>/dev/null | grep -c "TCP: out of memory" || true)
 t0=$(date +%s)
 for ((i = 0; i < procs; i++)); do
 	bin/gust load --shard "$i/$procs" -c "$conns" --connect-rate "$connect_rate" --source-addrs "$sources" \
@@ -248,6 +261,9 @@ def ms(key):
 print(failed, ms("p50"), ms("p99"))
 EOF
 )
+read -r _ tcp_press tcp_max </proc/sys/net/ipv4/tcp_mem
+oom1=$(dmesg 2>/dev/null | grep -c "TCP: out of memory" || true)
+echo "c1m: TCP memory peaked at $(cat "$out/tcp-mem-peak" 2>/dev/null || echo NA) pages (tcp_mem: pressure at $tcp_press, limit $tcp_max); \"TCP: out of memory\" in the kernel log $((oom1 - oom0)) times during the run" >&2
 echo "c1m: conns=$conns held=$held failed=$failed ramp_s=$ramp_s server_rss_mb=$((server_rss / 1024)) server_pss_mb=$((server_pss / 1024)) server_b_per_conn=$(((server_pss - pss0) * 1024 / conns)) slab_b_per_conn=$(((slab1 - slab0) * 1024 / conns)) gen_rss_mb=$((gen_rss / 1024)) p50_ms=$p50 p99_ms=$p99"
 if ((held < conns || failed > 0 || status != 0)); then
 	echo "c1m: not every connection was held: $held of $conns held, $failed failed" >&2
