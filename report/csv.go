@@ -13,13 +13,13 @@ var csvHeader = []string{"second", "requests", "errors", "bytes_read", "p50_us",
 
 // CSV writes the per-second timeline: the header
 // "second,requests,errors,bytes_read,p50_us,p99_us", then one row per
-// second of r.Timeline. An open-model run (Rate or Stages) adds a last column,
-// target_rate, each second's intended rate. A run without a timeline
+// second of r.Timeline. A run in stages adds a last column, target_rate,
+// the requests the curve intended in each second. A run without a timeline
 // writes only the header.
 func CSV(w io.Writer, r *result.Result) error {
 	cw := csv.NewWriter(w)
 	header := csvHeader
-	if r.Rate > 0 || r.Stages != "" {
+	if r.Stages != "" {
 		header = append(header[:len(header):len(header)], "target_rate")
 	}
 	if err := cw.Write(header); err != nil {
