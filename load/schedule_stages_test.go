@@ -64,7 +64,7 @@ func equalInts(a, b []int) bool {
 // canned server, net/http's h2c server and its TLS server: each second's
 // target in the timeline is the curve's exact count, the requests sent
 // (the lateness histogram counts each once) are the curve's total within
-// 1%, and the responses of every second are within 1% of its target. The
+// 1% (and the generator's lag), and the responses of every second are within 1% of its target. The
 // last second's count adds the responses still in flight when the run
 // ended: they were sent in it. A request the generator sent late (a busy
 // machine stalls it) may complete in a later second than intended, so
@@ -109,9 +109,13 @@ func TestStagesFollowTheirRates(t *testing.T) {
 			for _, want := range tt.want {
 				total += want
 			}
+			// A generator running behind (under -race, on a busy machine)
+			// ends with the requests of its lag unsent: as many as the
+			// last second's rate sends in the largest lateness.
 			sent := res.Lateness.TotalCount()
-			if math.Abs(float64(sent)-total) > total/100 {
-				t.Errorf("%d requests sent, want %g within 1%%", sent, total)
+			lag := tt.want[len(tt.want)-1] * float64(res.Lateness.Max()) / 1e6
+			if math.Abs(float64(sent)-total) > total/100+lag {
+				t.Errorf("%d requests sent, want %g within 1%% (%d late, by %d us at most)", sent, total, res.Late, res.Lateness.Max())
 			}
 			for i, want := range tt.want {
 				s := res.Timeline[i]
