@@ -266,6 +266,13 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	if e.feed != nil {
 		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
 	}
+	if e.curve != nil {
+		// The pool as it ended: -c, grown toward MaxConnections.
+		res.Connections = 0
+		for _, l := range loops {
+			res.Connections += len(l.conns)
+		}
+	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
 	return res
