@@ -52,6 +52,23 @@ type Config struct {
 	// constant schedule, latency measured from each request's intended send
 	// time. 0 means the closed model: as fast as the connections allow.
 	Rate float64
+	// Stages switch to the open model with a rate that changes: from 0,
+	// the rate moves linearly to each stage's Target over its Duration
+	// (schedule_stages.go), latency measured from each request's intended
+	// send time. The run lasts the stages' sum: Duration must be zero or
+	// that sum; Rate, Requests, Warmup, Speed, a Source and
+	// DisableKeepAlive do not apply. Connections is the pool the run
+	// starts with; see MaxConnections.
+	Stages []Stage
+	// MaxConnections, with Stages, lets the pool of Connections grow to
+	// this many when a request comes due and no connection has room for
+	// it; 0 keeps the pool at Connections.
+	MaxConnections int
+	// RampUp, in the closed model, opens the connections evenly over this
+	// long (Connections/RampUp per second) and measures from the start,
+	// so the timeline shows the load rising; ConnectRate, if also set,
+	// paces only the reconnects (ramp.go).
+	RampUp time.Duration
 	// DisableKeepAlive opens a new TCP connection for every request.
 	DisableKeepAlive bool
 	// Pipeline is how many requests each connection keeps in flight (default 1).
@@ -186,6 +203,9 @@ func (c *Config) withDefaults() Config {
 	if isWebSocketURL(cfg.URL) {
 		cfg.WebSocket = cfg.WebSocket.withDefaults()
 	}
+	if len(cfg.Stages) > 0 && cfg.Duration == 0 {
+		cfg.Duration = stagesDuration(cfg.Stages)
+	}
 	return cfg
 }
 
@@ -195,6 +215,11 @@ func (c *Config) speaksHTTP2() bool { return c.HTTP2 || c.AutoProtocol }
 
 // validate checks a defaulted Config and resolves its target.
 func (c *Config) validate() (*target, error) {
+	if len(c.Stages) > 0 {
+		if err := c.checkStagesRun(); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case c.Connections < 0:
 		return nil, fmt.Errorf("connections must be positive, got %d", c.Connections)
@@ -218,6 +243,14 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("rate must not be negative, got %g", c.Rate)
 	case c.ConnectRate < 0:
 		return nil, fmt.Errorf("connect rate must not be negative, got %g", c.ConnectRate)
+	case c.RampUp < 0:
+		return nil, fmt.Errorf("ramp-up must not be negative, got %s", c.RampUp)
+	case c.RampUp > 0 && (c.Rate > 0 || len(c.Stages) > 0 || c.Source != nil):
+		return nil, errors.New("--ramp-up is for the closed model: the open model ramps its rate with --stages")
+	case c.MaxConnections != 0 && len(c.Stages) == 0:
+		return nil, errors.New("--max-connections grows the pool of a --stages run: give --stages, or size -c")
+	case c.MaxConnections != 0 && c.MaxConnections < c.Connections:
+		return nil, fmt.Errorf("--max-connections %d is below -c %d: the pool starts at -c and grows to it", c.MaxConnections, c.Connections)
 	case c.Pipeline < 1 || c.Pipeline > 1024:
 		return nil, fmt.Errorf("pipeline must be between 1 and 1024, got %d", c.Pipeline)
 	case c.Timeout < 0:

@@ -12,7 +12,7 @@ func (l *loop) connect(c *conn, now int64) {
 	}
 	if c.paced {
 		c.paced = false // its slot has come
-	} else if at := l.pace.slot(now); at > now {
+	} else if at := l.paceFor(c).slot(now); at > now {
 		c.paced = true
 		l.wait(c, at) // a timer brings it back (fireTimers)
 		return

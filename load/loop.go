@@ -32,9 +32,11 @@ type loop struct {
 	buf    []byte // read buffer; responses are parsed in place here
 	sa     sockaddr
 	// sources are the local addresses connections are bound to, in turn
-	// (Config.SourceAddrs); pace spaces connects (Config.ConnectRate).
+	// (Config.SourceAddrs); pace spaces connects (Config.ConnectRate),
+	// ramp the first ones (Config.RampUp).
 	sources sourceAddrs
 	pace    connectPace
+	ramp    connectPace
 	sched   schedule // what to send and when
 	dv      delivery // the sink sessions deliver responses to
 	req     request  // a Source's request being sent, viewing its batch
@@ -104,7 +106,8 @@ func (e *engine) newLoops() ([]*loop, error) {
 			sa:        sa,
 			sources:   newSourceAddrs(cfg.SourceAddrs, i),
 			pace:      newConnectPace(cfg.ConnectRate, cfg.Loops),
-			sched:     e.newSchedule(),
+			ramp:      newRampUp(cfg.Connections, cfg.RampUp, cfg.Loops),
+			sched:     e.newSchedule(i),
 			stats:     newStats(),
 			scanEvery: scan,
 			secHist:   result.NewHistogram(),
@@ -120,19 +123,28 @@ func (e *engine) newLoops() ([]*loop, error) {
 	}
 	for j := 0; j < cfg.Connections; j++ {
 		l := loops[j%len(loops)]
-		c := newConn(e.newSession())
-		if ws, ok := c.ses.(*wsSession); ok {
-			ws.st = &l.stats.ws // counted where the loop's stats are
-		}
-		l.sched.place(c, j)
-		l.conns = append(l.conns, c)
+		l.sched.place(l.addConn(), j)
 	}
-	if e.feed != nil {
-		for _, l := range loops {
+	for _, l := range loops {
+		switch s := l.sched.(type) {
+		case recordedSchedule:
 			l.idleQ = make([]*conn, len(l.conns))
+		case *stagesSchedule:
+			l.idleQ = make([]*conn, s.maxConns) // room for the pool grown whole
 		}
 	}
 	return loops, nil
+}
+
+// addConn gives l one more connection, not yet connected: one of the
+// run's at the start, or one a growing pool adds (schedule_stages.go).
+func (l *loop) addConn() *conn {
+	c := newConn(l.e.newSession())
+	if ws, ok := c.ses.(*wsSession); ok {
+		ws.st = &l.stats.ws // counted where the loop's stats are
+	}
+	l.conns = append(l.conns, c)
+	return c
 }
 
 func (l *loop) wake() { l.poller.Wake() }

@@ -72,6 +72,8 @@ type engine struct {
 
 	collector *collector
 	feed      *feeder // runs cfg.Source; nil without one
+	curve     *curve  // cfg.Stages' rate curve (this shard's); nil without stages
+	stages    string  // the whole run's stages, as the Result gives them
 
 	// tlsConfig is every connection's crypto/tls configuration for an
 	// https:// target, with the run's session cache; nil for http://.
@@ -104,6 +106,10 @@ func newEngine(c Config) (*engine, error) {
 	}
 	if cfg.Source != nil {
 		e.feed = newFeeder(&cfg)
+	}
+	if len(cfg.Stages) > 0 {
+		e.curve = newCurve(cfg.Stages)
+		e.stages = FormatStages(c.Stages)
 	}
 	return e, nil
 }
@@ -182,12 +188,14 @@ func (e *engine) run(ctx context.Context) (*result.Result, error) {
 // runLoops runs prepared loops to the end of the run and gathers the Result.
 func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
+	e.collector.target = e.targetInSecond
 	go e.collector.run()
 
 	e.base = time.Now()
 	e.measureStart.Store(-1)
-	if e.cfg.Source != nil {
-		// Every request of a replay counts: nothing waits for the ramp.
+	if e.cfg.Source != nil || e.cfg.RampUp > 0 {
+		// Every request of a replay counts: nothing waits for the ramp;
+		// a ramp-up is measured, as the load it asks for.
 		e.measureStart.Store(int64(e.cfg.Warmup))
 	}
 
@@ -258,6 +266,13 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	if e.feed != nil {
 		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
 	}
+	if e.curve != nil {
+		// The pool as it ended: -c, grown toward MaxConnections.
+		res.Connections = 0
+		for _, l := range loops {
+			res.Connections += len(l.conns)
+		}
+	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
 	return res
@@ -275,6 +290,7 @@ func (e *engine) newResult() *result.Result {
 		Loops:       e.cfg.Loops,
 		Pipeline:    e.cfg.Pipeline,
 		Rate:        e.cfg.Rate,
+		Stages:      e.stages,
 		Speed:       e.cfg.Speed,
 		KeepAlive:   !e.cfg.DisableKeepAlive,
 		Shard:       e.cfg.Shard,

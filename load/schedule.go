@@ -4,7 +4,7 @@ import "github.com/gust-http/gust/result"
 
 // A schedule decides what a loop's connections send and when: as fast as
 // responses come back (closedSchedule), on a constant schedule
-// (rateSchedule), or a Source's requests at their own times
+// (rateSchedule), on a rate that changes in stages (stagesSchedule), or a Source's requests at their own times
 // (recordedSchedule). The loop asks it at each turning point of a
 // connection's life; a new load model is one more file implementing it.
 type schedule interface {
@@ -31,13 +31,15 @@ type schedule interface {
 	exhausted(l *loop) bool
 }
 
-// newSchedule returns the schedule cfg asks for.
-func (e *engine) newSchedule() schedule {
+// newSchedule returns the schedule cfg asks for, for the loop-th loop.
+func (e *engine) newSchedule(loop int) schedule {
 	switch {
 	case e.feed != nil:
 		return recordedSchedule{}
 	case e.cfg.WebSocket.Hold:
 		return holdSchedule{every: int64(e.cfg.WebSocket.Ping)}
+	case len(e.cfg.Stages) > 0:
+		return e.newStagesSchedule(loop)
 	case e.cfg.Rate > 0:
 		return &rateSchedule{
 			interval: int64(float64(e.cfg.Connections) * 1e9 / e.cfg.Rate),

@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// applyShard replaces the run's connections, requests, rate and connect
-// rate by this shard's share of them. cfg must have its defaults.
+// applyShard replaces the run's connections (and MaxConnections),
+// requests, rate (and each stage's target) and connect rate by this
+// shard's share of them. cfg must have its defaults.
 func (c *Config) applyShard() error {
 	s := c.Shard
 	if err := s.Check(); err != nil {
@@ -38,6 +39,16 @@ func (c *Config) applyShard() error {
 			return fmt.Errorf("a rate of %g/s cannot be shared by %d shards: give at least %d/s (--rate)", c.Rate, s.Count, s.Count)
 		}
 		c.Rate = s.ShareRate(c.Rate)
+	}
+	if c.MaxConnections > 0 {
+		c.MaxConnections = int(s.Share(int64(c.MaxConnections)))
+	}
+	if len(c.Stages) > 0 {
+		shared := make([]Stage, len(c.Stages))
+		for i, st := range c.Stages {
+			shared[i] = Stage{Duration: st.Duration, Target: s.ShareRate(st.Target)}
+		}
+		c.Stages = shared
 	}
 	if c.ConnectRate > 0 {
 		// The ramp's pace is the whole run's. Below one per shard, every

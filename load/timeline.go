@@ -28,6 +28,7 @@ type collector struct {
 	free     []chan *hdrhistogram.Histogram // per loop
 	progress func(Progress)
 	keepHist bool
+	target   func(sec int) float64 // each second's target rate; nil: none
 
 	pending  map[int]*secondAgg
 	timeline []result.Second
@@ -96,6 +97,9 @@ func (c *collector) finalize(agg *secondAgg) {
 	delete(c.pending, agg.Second.Second)
 	agg.P50us = agg.hist.ValueAtQuantile(50)
 	agg.P99us = agg.hist.ValueAtQuantile(99)
+	if c.target != nil {
+		agg.TargetRate = c.target(agg.Second.Second)
+	}
 	if c.keepHist {
 		// Encoding only fails for a histogram it cannot represent; ours are
 		// all made by NewHistogram.

@@ -107,14 +107,23 @@ func writeTimelineHTML(b *strings.Builder, timeline []result.Second) {
 		n = max(n, s.Second+1)
 	}
 	rps := make([]float64, n)
+	target := make([]float64, n)
 	p50 := make([]float64, n)
 	p99 := make([]float64, n)
+	targeted := false
 	for _, s := range timeline {
 		rps[s.Second] = float64(s.Requests)
+		target[s.Second] = s.TargetRate
+		targeted = targeted || s.TargetRate > 0
 		p50[s.Second] = float64(s.P50us)
 		p99[s.Second] = float64(s.P99us)
 	}
-	b.WriteString(chart.Timeline("responses per second", []chart.Series{{Name: "responses", Color: chart.Color(0), Values: rps}},
+	series := []chart.Series{{Name: "responses", Color: chart.Color(0), Values: rps}}
+	if targeted {
+		// The open model's target beside what came back.
+		series = append(series, chart.Series{Name: "target", Color: chart.Color(2), Values: target})
+	}
+	b.WriteString(chart.Timeline("responses per second", series,
 		func(v float64) string { return formatFloat(v, 0) }))
 	b.WriteString("\n")
 	b.WriteString(chart.Timeline("latency per second", []chart.Series{{Name: "p50", Color: chart.Color(0), Values: p50}, {Name: "p99", Color: chart.Color(2), Values: p99}},

@@ -121,6 +121,7 @@ func (s Summary) Result() (*result.Result, error) {
 		Loops:        s.Loops,
 		Pipeline:     s.Pipeline,
 		Rate:         s.Rate,
+		Stages:       s.Stages,
 		KeepAlive:    s.KeepAlive,
 		Protocol:     s.Protocol,
 		Protocols:    s.Protocols,
@@ -175,13 +176,14 @@ func (s Summary) Result() (*result.Result, error) {
 	}
 	for _, sec := range s.Timeline {
 		r.Timeline = append(r.Timeline, result.Second{
-			Second:    sec.Second,
-			Requests:  sec.Requests,
-			Errors:    sec.Errors,
-			BytesRead: sec.BytesRead,
-			P50us:     sec.P50us,
-			P99us:     sec.P99us,
-			Hist:      []byte(sec.Hdr),
+			Second:     sec.Second,
+			Requests:   sec.Requests,
+			Errors:     sec.Errors,
+			BytesRead:  sec.BytesRead,
+			TargetRate: sec.TargetRate,
+			P50us:      sec.P50us,
+			P99us:      sec.P99us,
+			Hist:       []byte(sec.Hdr),
 		})
 	}
 	return r, nil

@@ -29,6 +29,9 @@ type Summary struct {
 	Pipeline int `json:"pipeline"`
 	// Rate is the requests per second asked for; 0 in the closed model.
 	Rate float64 `json:"rate"`
+	// Stages is the open model's rate curve when it changed in stages, as
+	// gust load --stages reads it; absent otherwise.
+	Stages string `json:"stages,omitempty"`
 	// Speed is set when a replay kept its log's times, scaled by Speed.
 	Speed float64 `json:"speed,omitempty"`
 	// KeepAlive is false when every request had a connection of its own.
@@ -162,6 +165,9 @@ type Second struct {
 	Errors int64 `json:"errors"`
 	// BytesRead counts the bytes received in this second.
 	BytesRead int64 `json:"bytes_read"`
+	// TargetRate is the requests per second the open model intended in
+	// this second; absent in the closed model.
+	TargetRate float64 `json:"target_rate,omitempty"`
 	// P50us is the median latency of this second's responses.
 	P50us int64 `json:"p50_us"`
 	// P99us is the 99th percentile latency of this second's responses.
@@ -213,6 +219,7 @@ func NewSummary(r *result.Result) Summary {
 		Loops:        r.Loops,
 		Pipeline:     r.Pipeline,
 		Rate:         r.Rate,
+		Stages:       r.Stages,
 		Speed:        r.Speed,
 		KeepAlive:    r.KeepAlive,
 		Protocol:     r.Protocol,
@@ -271,13 +278,14 @@ func NewSummary(r *result.Result) Summary {
 	}
 	for _, sec := range r.Timeline {
 		s.Timeline = append(s.Timeline, Second{
-			Second:    sec.Second,
-			Requests:  sec.Requests,
-			Errors:    sec.Errors,
-			BytesRead: sec.BytesRead,
-			P50us:     sec.P50us,
-			P99us:     sec.P99us,
-			Hdr:       string(sec.Hist),
+			Second:     sec.Second,
+			Requests:   sec.Requests,
+			Errors:     sec.Errors,
+			BytesRead:  sec.BytesRead,
+			TargetRate: round(sec.TargetRate, 3),
+			P50us:      sec.P50us,
+			P99us:      sec.P99us,
+			Hdr:        string(sec.Hist),
 		})
 	}
 	s.LatencyHdr = encode(latency)

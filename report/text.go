@@ -162,7 +162,9 @@ func loadDescription(r *result.Result) string {
 	if r.WebSocket != nil && r.WebSocket.Hold {
 		return strings.Join(parts, ", ") // no messages: no load model
 	}
-	if r.Rate > 0 {
+	if r.Stages != "" {
+		parts = append(parts, "open model in stages "+r.Stages)
+	} else if r.Rate > 0 {
 		parts = append(parts, "open model at "+formatRate(r.Rate)+" req/s")
 	} else if r.Speed > 0 {
 		parts = append(parts, "open model at the log's times x"+formatSpeed(r.Speed))

@@ -50,6 +50,7 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 		URL:       first.URL,
 		Method:    first.Method,
 		Pipeline:  first.Pipeline,
+		Stages:    first.Stages,
 		KeepAlive: first.KeepAlive,
 		Protocol:  first.Protocol,
 		StartAt:   first.StartAt,
@@ -163,6 +164,8 @@ func checkParts(parts []Part) error {
 			what, x, y = "has keep-alive", onOff(ar.KeepAlive), onOff(br.KeepAlive)
 		case br.Scheduled() != ar.Scheduled():
 			what, x, y = "runs", model(ar), model(br)
+		case br.Stages != ar.Stages:
+			what, x, y = "runs the stages", ar.Stages, br.Stages
 		}
 		if what != "" {
 			return fmt.Errorf("%s %s %s but %s %s %s: only shares of one run can be merged", a.Name, what, x, b.Name, what, y)
@@ -331,6 +334,7 @@ func mergeTimelines(parts []Part, start time.Time, like *hdrhistogram.Histogram)
 			a.Requests += s.Requests
 			a.Errors += s.Errors
 			a.BytesRead += s.BytesRead
+			a.TargetRate += s.TargetRate
 			if len(s.Hist) == 0 {
 				if s.Requests > 0 {
 					return nil, fmt.Errorf("%s: timeline second %d has no histogram, so its percentiles cannot be merged (gust load -o json keeps them)", p.Name, s.Second)

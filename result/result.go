@@ -22,6 +22,10 @@ type Result struct {
 	Pipeline int
 	// Rate is the requests per second asked for; 0 in the closed model.
 	Rate float64
+	// Stages is the open model's rate curve when it changed in stages
+	// (load.Config.Stages, as gust load --stages reads it): the whole
+	// run's, also in a shard's result; "" otherwise.
+	Stages string
 	// Speed is Config.Speed: with a Source, requests went out at their
 	// recorded times scaled by Speed (an open model without a flat rate).
 	Speed float64
@@ -108,9 +112,9 @@ type Result struct {
 }
 
 // Scheduled reports whether requests had intended send times (the open
-// model: a flat Rate, or recorded times at a Speed), so that lateness was
-// measured.
-func (r *Result) Scheduled() bool { return r.Rate > 0 || r.Speed > 0 }
+// model: a flat Rate, Stages, or recorded times at a Speed), so that
+// lateness was measured.
+func (r *Result) Scheduled() bool { return r.Rate > 0 || r.Speed > 0 || r.Stages != "" }
 
 // LateThreshold is how far behind schedule a request must start to count as late.
 const LateThreshold = time.Millisecond
@@ -126,6 +130,10 @@ type Second struct {
 	Errors int64
 	// BytesRead counts the bytes received in this second.
 	BytesRead int64
+	// TargetRate is the requests per second the open model intended to
+	// send in this second (with stages, the count the curve intends in
+	// it); 0 in the closed model.
+	TargetRate float64
 	// P50us is the median latency of this second's responses.
 	P50us int64
 	// P99us is the 99th percentile latency of this second's responses.

@@ -46,6 +46,7 @@ type loadFlags struct {
 	startAt          string
 	tls              tlsFlags
 	connect          connectFlags
+	stage            stageFlags
 	ws               wsFlags
 }
 
@@ -76,7 +77,13 @@ many connections are still open at the end. A refused upgrade is an
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
 is measured from each request's intended start, so a stalled server cannot
-hide its stalls (coordinated omission is corrected).
+hide its stalls (coordinated omission is corrected). With --stages the rate
+changes: from 0 it moves linearly to each stage's rate over the stage's
+duration, the requests go to whichever of the -c connections is free, and
+--max-connections lets that pool grow when none is. Size -c for the peak:
+about the peak rate times the latency you expect (5000 req/s at 10 ms: 50),
+divided by --pipeline or -m. --ramp-up D opens the closed model's
+connections evenly over D.
 
 Without -n or -z the run lasts 10s.
 
@@ -93,6 +100,8 @@ remainders spread), --start-at makes agents started apart begin together, and
 gust merge adds their -o json results into one report, exactly.`,
 		Example: `  gust load -c 200 -z 30s http://127.0.0.1:8080/
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
+  gust load --stages 30s:1000,2m:5000,30s:0 -c 50 --max-connections 500 http://127.0.0.1:8080/
+  gust load -c 1000 --ramp-up 20s -z 1m http://127.0.0.1:8080/
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
@@ -139,6 +148,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.IntVar(&f.loops, "loops", 0, "event loops (default: one per CPU)")
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
 	addConnectFlags(fl, &f.connect)
+	addStageFlags(fl, &f.stage)
 	addWSFlags(fl, &f.ws)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
@@ -202,7 +212,10 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	if err := f.ws.apply(&cfg, url, f.requests, cfg.Rate, f.data != "" || f.dataFile != ""); err != nil {
 		return cfg, err
 	}
-	if cfg.Requests == 0 && cfg.Duration == 0 {
+	if err := f.stage.apply(&cfg, f); err != nil {
+		return cfg, err
+	}
+	if cfg.Requests == 0 && cfg.Duration == 0 && len(cfg.Stages) == 0 {
 		cfg.Duration = 10 * time.Second
 	}
 	for _, h := range f.headers {
