@@ -47,6 +47,7 @@ type loadFlags struct {
 	tls              tlsFlags
 	connect          connectFlags
 	ws               wsFlags
+	reqData          dataFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -140,6 +141,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
 	addConnectFlags(fl, &f.connect)
 	addWSFlags(fl, &f.ws)
+	addDataFlags(fl, &f.reqData)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -231,6 +233,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	case f.data != "":
 		cfg.Body = []byte(f.data)
 	}
+	if err := f.reqData.apply(&cfg, url, f.requests != 0 || f.duration != 0, f.data != "" || f.dataFile != ""); err != nil {
+		return cfg, err
+	}
 	// JSON carries every second's histogram so that gust merge can add
 	// timelines exactly.
 	cfg.IntervalHistograms = f.hdrLog != "" || f.output == "json"
@@ -246,6 +251,7 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
+	f.reqData.note(cmd.ErrOrStderr())
 	return report.Write(cmd.OutOrStdout(), f.output, res)
 }
 
