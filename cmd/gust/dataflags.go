@@ -63,6 +63,8 @@ func (f *dataFlags) apply(cfg *load.Config, rawURL string, stopGiven, bodyGiven 
 		return errors.New("--data-loop and --data-order need --data-csv")
 	case f.targets != "" && bodyGiven:
 		return errors.New("with --targets, bodies come from the targets file: drop -d/-D")
+	case f.targets != "" && cfg.Method != "GET":
+		return errors.New("with --targets, methods come from the targets file: drop -m")
 	case cfg.DisableKeepAlive:
 		return errors.New("--targets and --data-csv keep their connections: drop --disable-keepalive")
 	case cfg.WebSocket != (load.WebSocketConfig{}) || strings.HasPrefix(rawURL, "ws"):

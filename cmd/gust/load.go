@@ -81,6 +81,13 @@ hide its stalls (coordinated omission is corrected).
 
 Without -n or -z the run lasts 10s.
 
+--targets FILE sends the requests of a file (a line each, METHOD URL
+[weight=N] [@FILE|BODY] with header fields on the lines below, or JSON
+lines), picked by weight, in order or at random; --data-csv FILE fills
+{{column}} placeholders in the URL, -H, -d and the targets from one CSV row
+per request, and the run ends when the rows are used up (--data-loop starts
+them again). Each targets request is an endpoint of the report.
+
 https:// URLs are verified against the system's roots (--cacert to name the
 CA, --insecure to skip verification), with SNI from the URL's host or -H Host:.
 A refused certificate stops the run before it starts, with the reason on one
@@ -96,6 +103,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
+  gust load --targets api.txt --data-csv users.csv --data-loop -c 50 -z 30s http://127.0.0.1:8080/
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
   gust load --proto auto -m 10 -c 10 -z 10s https://api.example.test/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health

@@ -216,6 +216,7 @@ func TestLoadDataRefusesBadInput(t *testing.T) {
 		{[]string{"--targets", f["bad.jsonl"], srv.URL}, f["bad.jsonl"] + ":2: bad JSON"},
 		{[]string{"--targets", f["other.txt"], srv.URL}, "is not on the run's server"},
 		{[]string{"--targets", f["t.txt"], "-d", "x", srv.URL}, "drop -d/-D"},
+		{[]string{"--targets", f["t.txt"], "-m", "POST", srv.URL}, "drop -m"},
 		{[]string{"--data-loop", srv.URL}, "--data-loop needs --targets or --data-csv"},
 		{[]string{"--targets", f["t.txt"], "--data-loop", srv.URL}, "--data-loop and --data-order need --data-csv"},
 		{[]string{"--data-csv", f["users.csv"], "--data-order", "shuffle", srv.URL}, `--data-order "shuffle": use seq or random`},
