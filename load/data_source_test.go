@@ -79,7 +79,7 @@ func TestDataSourceRefuses(t *testing.T) {
 		{"relative target", RequestTemplate{Target: "u"}, nil, "must start with /"},
 		{"bad method", RequestTemplate{Method: "G T", Target: "/"}, nil, "bad method"},
 		{"CR in header", RequestTemplate{Target: "/", Header: [][2]string{{"A", "{{name}}"}}},
-			&Data{Name: "d.csv", Columns: []string{"name"}, Rows: [][]string{{"a\r\nB: c"}}}, `d.csv: row 1: column "name" cannot go in a header value`},
+			&Data{Name: "d.csv", Columns: []string{"name"}, Rows: [][]string{{"a\r\nB: c"}}}, `d.csv: row 1: column "name" has a control byte, which cannot go in a header value`},
 	} {
 		_, err := NewDataSource(DataConfig{Host: "h", Data: tc.data, Requests: []RequestTemplate{tc.req}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -118,6 +118,24 @@ func TestDataSourceOrders(t *testing.T) {
 		}
 		if got := picks(t, s, len(tc.want)); !slices.Equal(got, tc.want) {
 			t.Errorf("order %d: %v, want %v", tc.order, got, tc.want)
+		}
+	}
+	// Weights 4, 1, 1 (the README's example), and many requests of large
+	// weights: each as often as its weight in a round, quickly.
+	if got := evenRound([]RequestTemplate{{Weight: 4}, {}, {}}); !slices.Equal(got, []uint32{0, 0, 1, 2, 0, 0}) {
+		t.Errorf("weights 4, 1, 1: %v, want a a b c a a", got)
+	}
+	many := make([]RequestTemplate, 500)
+	for i := range many {
+		many[i].Weight = 200 + i%300
+	}
+	turns := make([]int, len(many))
+	for _, i := range evenRound(many) {
+		turns[i]++
+	}
+	for i, n := range turns {
+		if n != many[i].Weight {
+			t.Fatalf("request %d of weight %d picked %d times a round", i, many[i].Weight, n)
 		}
 	}
 	// Random: by weight within 2% of 60,000 draws, the same for a seed.
