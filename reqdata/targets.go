@@ -65,7 +65,7 @@ const MaxLine = 1 << 20
 // is an error naming it (file:line).
 func ParseTargets(r io.Reader, opts Options) ([]load.RequestTemplate, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxLine)
 	format := opts.Format
 	var reqs []load.RequestTemplate
 	n := 0
