@@ -56,6 +56,14 @@ const (
 	RandomOrder
 )
 
+// MaxDataEndpoints bounds a DataSource's endpoints: requests past the
+// first MaxDataEndpoints-1 share the last, OtherEndpoint, so that a
+// targets file of a million lines does not make a million histograms.
+const MaxDataEndpoints = 1000
+
+// OtherEndpoint names the endpoint of the requests past MaxDataEndpoints-1.
+const OtherEndpoint = "(other)"
+
 // MaxTotalWeight bounds the sum of a DataConfig's weights.
 const MaxTotalWeight = 1 << 20
 
@@ -164,13 +172,20 @@ func NewDataSource(cfg DataConfig) (*DataSource, error) {
 			}
 		}
 		q.endpoint = -1
-		if len(cfg.Requests) > 1 {
+		switch {
+		case len(cfg.Requests) == 1:
+		case i < MaxDataEndpoints-1 || len(cfg.Requests) == MaxDataEndpoints:
 			q.endpoint = i
 			name := t.Name
 			if name == "" {
 				name = q.method + " " + t.Target
 			}
 			s.names = append(s.names, name)
+		default: // the last endpoint holds the rest
+			q.endpoint = MaxDataEndpoints - 1
+			if i == q.endpoint {
+				s.names = append(s.names, OtherEndpoint)
+			}
 		}
 		w := max(t.Weight, 1)
 		if t.Weight < 0 {

@@ -88,6 +88,30 @@ func TestDataSourceRefuses(t *testing.T) {
 	}
 }
 
+// TestDataSourceEndpointsCapped: past MaxDataEndpoints requests, the
+// rest share "(other)".
+func TestDataSourceEndpointsCapped(t *testing.T) {
+	for _, n := range []int{MaxDataEndpoints, MaxDataEndpoints + 5} {
+		reqs := make([]RequestTemplate, n)
+		for i := range reqs {
+			reqs[i].Target = fmt.Sprintf("/%d", i)
+		}
+		s, err := NewDataSource(DataConfig{Host: "h", Order: SequentialOrder, Requests: reqs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := picks(t, s, n)
+		names := s.Endpoints()
+		last := names[len(names)-1]
+		switch {
+		case len(names) != MaxDataEndpoints || got[n-1] != MaxDataEndpoints-1 || got[MaxDataEndpoints-2] != MaxDataEndpoints-2:
+			t.Errorf("%d requests: %d endpoints, the last request's %d", n, len(names), got[n-1])
+		case n == MaxDataEndpoints && last != fmt.Sprintf("GET /%d", n-1), n > MaxDataEndpoints && last != OtherEndpoint:
+			t.Errorf("%d requests: the last endpoint is %q", n, last)
+		}
+	}
+}
+
 // picks returns the endpoints of n requests from s.
 func picks(t *testing.T, s *DataSource, n int) []int {
 	var out []int
