@@ -121,7 +121,8 @@ type Config struct {
 	// rest of the Config describes: Connections, Requests and Rate are
 	// divided, with remainders spread over the first shards, so that the
 	// shares add up to the whole exactly. Duration and Warmup are every
-	// shard's. The zero Shard runs the whole; a Source cannot be sharded.
+	// shard's. The zero Shard runs the whole; a Source cannot be sharded
+	// unless it has taken the shard's share itself (DataSource.Sharded).
 	Shard result.Shard
 	// TLS configures the handshakes of an https:// target; its zero value
 	// verifies the server's certificate against the system's roots,

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/gust-http/gust/result"
 )
 
 // applyShard replaces the run's connections (and MaxConnections),
@@ -17,7 +19,7 @@ func (c *Config) applyShard() error {
 	if !s.Sharded() {
 		return nil
 	}
-	if c.Source != nil {
+	if c.Source != nil && !sharedSource(c.Source, s) {
 		return errors.New("a replay cannot be sharded: give each agent a log of its own")
 	}
 	n := int64(s.Count)
@@ -61,4 +63,11 @@ func (c *Config) applyShard() error {
 		}
 	}
 	return nil
+}
+
+// sharedSource reports whether src has taken shard's share of its
+// requests itself (a DataSource's rows), so that the run can be sharded.
+func sharedSource(src Source, shard result.Shard) bool {
+	s, ok := src.(interface{ Sharded(result.Shard) bool })
+	return ok && s.Sharded(shard)
 }

@@ -11,7 +11,11 @@ import (
 // Source from memory: fill a batch, take a request, write it, parse the
 // response, record it for its endpoint.
 func sourceLoop(tb testing.TB) (l *loop, c *conn, peer int) {
-	src := &listSource{names: []string{"GET /a"}, reqs: []SourceRequest{{Request: get("/a"), Endpoint: 0}}}
+	return sourceLoopOf(tb, &listSource{names: []string{"GET /a"}, reqs: []SourceRequest{{Request: get("/a"), Endpoint: 0}}})
+}
+
+// sourceLoopOf is sourceLoop with src.
+func sourceLoopOf(tb testing.TB, src Source) (l *loop, c *conn, peer int) {
 	e, err := newEngine(Config{URL: "http://127.0.0.1:8080/", Source: src, Connections: 1, Loops: 1})
 	if err != nil {
 		tb.Fatal(err)
@@ -46,6 +50,56 @@ func feedOne(f *feeder) {
 		f.add(b, &r)
 	}
 	f.full <- b
+}
+
+// feedData is feedOne for a looping DataSource.
+func feedData(f *feeder) {
+	b := f.getBatch()
+	var r SourceRequest
+	for len(b.reqs) < batchRequests {
+		r = SourceRequest{Endpoint: -1, Request: RequestHead{Headers: r.Request.Headers[:0]}}
+		f.src.Next(&r)
+		f.add(b, &r)
+	}
+	f.full <- b
+}
+
+// TestDataPathDoesNotAllocate is TestSourcePathDoesNotAllocate with a
+// DataSource filling templates from CSV rows (gust load --targets with
+// --data-csv): once warm, nothing is allocated per request.
+func TestDataPathDoesNotAllocate(t *testing.T) {
+	data := &Data{Name: "d.csv", Columns: []string{"id", "name"}, Rows: [][]string{{"1", "ada"}, {"22", "grace"}, {"333", "barbara"}}}
+	src, err := NewDataSource(DataConfig{Host: "h", Data: data, Loop: true, RowOrder: RandomOrder, Requests: []RequestTemplate{
+		{Target: "/users/{{id}}", Header: [][2]string{{"X-User", "{{name}}"}}, Weight: 2},
+		{Method: "POST", Target: "/orders", Body: `{"user":{{id}}}`},
+		{Target: "/health"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, c, peer := sourceLoopOf(t, src)
+	buf := make([]byte, 4096)
+	step := func() {
+		if l.cur == nil || l.cur.next == len(l.cur.reqs) {
+			feedData(l.feeder)
+		}
+		l.refill(c, 1)
+		if c.inflight() != 1 || c.wleft != 0 {
+			t.Fatalf("inflight %d, %d bytes unwritten: the request was not sent", c.inflight(), c.wleft)
+		}
+		unix.Read(peer, buf)
+		l.feed(c, benchResponse, 2)
+	}
+	for i := 0; i < 2*batchRequests; i++ {
+		step()
+	}
+	allocs := testing.AllocsPerRun(1000, step)
+	if allocs != 0 {
+		t.Errorf("data path allocates %.2f times per request, want 0", allocs)
+	}
+	if got := l.eps.requests[0] + l.eps.requests[1] + l.eps.requests[2]; got < 1000 {
+		t.Errorf("endpoint responses %d: the responses were not matched", got)
+	}
 }
 
 // TestSourcePathDoesNotAllocate holds the replay's per-request path to

@@ -48,6 +48,7 @@ type loadFlags struct {
 	connect          connectFlags
 	stage            stageFlags
 	ws               wsFlags
+	reqData          dataFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -87,6 +88,13 @@ connections evenly over D.
 
 Without -n or -z the run lasts 10s.
 
+--targets FILE sends the requests of a file (a line each, METHOD URL
+[weight=N] [@FILE|BODY] with header fields on the lines below, or JSON
+lines), picked by weight, in order or at random; --data-csv FILE fills
+{{column}} placeholders in the URL, -H, -d and the targets from one CSV row
+per request, and the run ends when the rows are used up (--data-loop starts
+them again). Each targets request is an endpoint of the report.
+
 https:// URLs are verified against the system's roots (--cacert to name the
 CA, --insecure to skip verification), with SNI from the URL's host or -H Host:.
 A refused certificate stops the run before it starts, with the reason on one
@@ -104,6 +112,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load -c 1000 --ramp-up 20s -z 1m http://127.0.0.1:8080/
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
+  gust load --targets api.txt --data-csv users.csv --data-loop -c 50 -z 30s http://127.0.0.1:8080/
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
   gust load --proto auto -m 10 -c 10 -z 10s https://api.example.test/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
@@ -150,6 +159,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	addConnectFlags(fl, &f.connect)
 	addStageFlags(fl, &f.stage)
 	addWSFlags(fl, &f.ws)
+	addDataFlags(fl, &f.reqData)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -244,6 +254,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	case f.data != "":
 		cfg.Body = []byte(f.data)
 	}
+	if err := f.reqData.apply(&cfg, url, f.requests != 0 || f.duration != 0, f.data != "" || f.dataFile != ""); err != nil {
+		return cfg, err
+	}
 	// JSON carries every second's histogram so that gust merge can add
 	// timelines exactly.
 	cfg.IntervalHistograms = f.hdrLog != "" || f.output == "json"
@@ -259,6 +272,7 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
+	f.reqData.note(cmd.ErrOrStderr())
 	return report.Write(cmd.OutOrStdout(), f.output, res)
 }
 
