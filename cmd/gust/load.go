@@ -47,6 +47,7 @@ type loadFlags struct {
 	tls              tlsFlags
 	connect          connectFlags
 	ws               wsFlags
+	judge            thresholdFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -90,7 +91,16 @@ resumed handshakes and the handshake times.
 Several agents, on one machine or many, can share a run: --shard I/N runs the
 I-th (from 0) of N equal shares of it (connections, --rate and -n divided,
 remainders spread), --start-at makes agents started apart begin together, and
-gust merge adds their -o json results into one report, exactly.`,
+gust merge adds their -o json results into one report, exactly.
+
+--threshold EXPR (repeatable) judges the whole run: a latency percentile,
+mean, min or max (p99<250ms, p99.9<1s, mean<20ms), error_rate (errors, and
+the statuses of --fail-status, of the requests that ended: error_rate<0.1%),
+rps (rps>=1000) or late_rate (open model: requests sent more than 1ms late,
+late_rate<1%), with < <= > or >=. The report lists each with its measured
+value and ok or FAILED. Exit status: 0 when the run was made and every
+threshold held, 99 when a threshold failed (as k6), 1 when the target
+refused a TLS handshake, 2 for bad flags or a run that could not be made.`,
 		Example: `  gust load -c 200 -z 30s http://127.0.0.1:8080/
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
@@ -101,6 +111,7 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load -c 200 -z 30s --ws-inflight 4 ws://127.0.0.1:8080/ws
   gust load -c 10000 -z 1m --ws-hold --ws-ping 10s ws://127.0.0.1:8080/ws
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
+  gust load --rate 2000 -z 30s --threshold 'p99<250ms' --threshold 'error_rate<0.1%' --fail-status 5xx http://127.0.0.1:8080/
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -140,6 +151,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	fl.StringVar(&f.shard, "shard", "", "run share I of N (I from 0 to N-1) of the run the other flags describe, e.g. 0/4")
 	addConnectFlags(fl, &f.connect)
 	addWSFlags(fl, &f.ws)
+	addThresholdFlags(fl, &f.judge)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -239,6 +251,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 
 func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	cfg, err := f.config(url)
+	if err == nil {
+		err = f.judge.check(cfg)
+	}
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -246,7 +261,11 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return err
 	}
-	return report.Write(cmd.OutOrStdout(), f.output, res)
+	f.judge.judge(res)
+	if err := report.Write(cmd.OutOrStdout(), f.output, res); err != nil {
+		return err
+	}
+	return f.judge.verdict(cmd.ErrOrStderr(), res)
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
