@@ -26,16 +26,18 @@ const (
 
 // findFlags are gust load's capacity search: --find-max and its bounds.
 type findFlags struct {
-	on      bool
-	slo     []string
-	start   float64
-	maxTime time.Duration
+	on        bool
+	slo       []string
+	start     float64
+	precision float64
+	maxTime   time.Duration
 }
 
 func addFindFlags(fl *pflag.FlagSet, f *findFlags) {
 	fl.BoolVar(&f.on, "find-max", false, "search for the highest open-model rate that meets --slo: steps doubling from --find-start, then bisection; each step lasts -z (default 5s) after --warmup (default 1s)")
 	fl.StringArrayVar(&f.slo, "slo", nil, "with --find-max, the objective a step must meet, as --threshold writes it, e.g. p99<10ms (repeatable); a step also misses when it achieves less than 95% of its rate")
 	fl.Float64Var(&f.start, "find-start", capacity.DefaultStart, "with --find-max, the first step's rate in requests per second")
+	fl.Float64Var(&f.precision, "find-precision", capacity.DefaultPrecision, "with --find-max, bisect until the lowest rate missed is within this fraction above the highest met")
 	fl.DurationVar(&f.maxTime, "max-time", capacity.DefaultMaxTime, "with --find-max, end the search within this long")
 }
 
@@ -56,6 +58,8 @@ func runFindMax(cmd *cobra.Command, f *loadFlags, cfg load.Config) error {
 		return errors.New("load: --find-max needs an objective, e.g. --slo 'p99<10ms'")
 	case f.find.start <= 0:
 		return fmt.Errorf("load: --find-start must be positive, got %g", f.find.start)
+	case f.find.precision <= 0 || f.find.precision >= 1:
+		return fmt.Errorf("load: --find-precision must be above 0 and below 1, got %g", f.find.precision)
 	case f.find.maxTime <= 0:
 		return fmt.Errorf("load: --max-time must be positive, got %s", f.find.maxTime)
 	}
@@ -74,7 +78,7 @@ func runFindMax(cmd *cobra.Command, f *loadFlags, cfg load.Config) error {
 	}
 	cfg.IntervalHistograms = false
 	stderr := cmd.ErrOrStderr()
-	search := capacity.Config{SLO: slo, FailStatus: f.judge.fail, Start: f.find.start, MaxTime: f.find.maxTime}
+	search := capacity.Config{SLO: slo, FailStatus: f.judge.fail, Start: f.find.start, Precision: f.find.precision, MaxTime: f.find.maxTime}
 	steps := 0
 	if !f.quiet {
 		search.OnStep = func(s result.CapacityStep) {
