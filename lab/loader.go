@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/result"
 )
 
 // LoadResult is what a load generator measured in one cell.
@@ -26,6 +27,11 @@ type LoadResult struct {
 	P50, P99, P999 float64
 	// Errors counts failed requests and non-2xx/3xx responses.
 	Errors int64
+	// CapacityRate, for a capacity scenario, is the highest rate that met
+	// its objective, found in CapacitySteps steps; the rest describes the
+	// step at that rate.
+	CapacityRate  float64
+	CapacitySteps int
 }
 
 // Loader drives one scenario against a URL.
@@ -70,7 +76,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 	if err := gustCannot(sc); err != nil {
 		return nil, err
 	}
-	res, err := load.Run(ctx, load.Config{
+	cfg := load.Config{
 		URL:              url,
 		Connections:      sc.Connections,
 		Duration:         time.Duration(sc.Duration),
@@ -84,10 +90,20 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		// The lab's TLS targets are self-signed; resumption is on (a
 		// tls-no-resume server refuses it, so those cells stay full).
 		TLS: load.TLSConfig{Insecure: sc.TLS != nil},
-	})
+	}
+	if sc.Capacity != nil {
+		return g.loadCapacity(ctx, cfg, sc)
+	}
+	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
+	return gustResult(res), nil
+}
+
+// gustResult describes a gust run as a cell does: errors include 4xx
+// and 5xx responses.
+func gustResult(res *result.Result) *LoadResult {
 	lr := &LoadResult{
 		Start:    res.Start,
 		Duration: res.Duration,
@@ -105,7 +121,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		lr.P99 = float64(res.Latency.ValueAtQuantile(99))
 		lr.P999 = float64(res.Latency.ValueAtQuantile(99.9))
 	}
-	return lr, nil
+	return lr
 }
 
 // loadTimeout bounds connecting and each response: long enough for a slow

@@ -38,6 +38,9 @@ type Scenario struct {
 	TLS *TLS `json:"tls,omitempty"`
 	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
+	// Capacity, if set, makes the cell a capacity search: the highest
+	// open-model rate the server sustains under an objective (capacity.go).
+	Capacity *CapacitySearch `json:"capacity,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -80,6 +83,9 @@ func (s Scenario) Group() string {
 			g += " sent elsewhere (control)"
 		}
 	}
+	if s.Capacity != nil {
+		g += ", sustainable at " + s.Capacity.label()
+	}
 	return g
 }
 
@@ -99,6 +105,10 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("scenario %q: delay and warmup must not be negative", s.Name)
 	case s.Attack != nil:
 		if err := s.Attack.validate(s.Name); err != nil {
+			return err
+		}
+	case s.Capacity != nil:
+		if err := s.Capacity.validate(s.Name); err != nil {
 			return err
 		}
 	}
