@@ -275,3 +275,26 @@ func TestParseStatusSet(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseStatusSet(f *testing.F) {
+	for _, s := range []string{"5xx", "429,5xx", "500-504", " 503 ", "", "5x", "600", "1-2-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := ParseStatusSet(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error of more than one line: %q", err)
+			}
+			return
+		}
+		for code := 0; code < 100; code++ {
+			if set.Contains(code) {
+				t.Errorf("%q holds %d, not a status", s, code)
+			}
+		}
+		if set.Contains(600) {
+			t.Errorf("%q holds 600", s)
+		}
+	})
+}
