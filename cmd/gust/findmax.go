@@ -52,8 +52,8 @@ func runFindMax(cmd *cobra.Command, f *loadFlags, cfg load.Config) error {
 		return errors.New("load: --find-max runs each step for -z: drop -n")
 	case len(f.judge.exprs) > 0:
 		return errors.New("load: with --find-max, give the objective with --slo rather than --threshold")
-	case f.hdrLog != "":
-		return errors.New("load: --hdr-log records one run; --find-max runs many")
+	case f.hdrLog != "" || f.cpuProfile != "":
+		return errors.New("load: --hdr-log and --cpuprofile record one run; --find-max runs many")
 	case len(f.find.slo) == 0:
 		return errors.New("load: --find-max needs an objective, e.g. --slo 'p99<10ms'")
 	case f.find.start <= 0:

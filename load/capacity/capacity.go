@@ -103,6 +103,9 @@ func Search(ctx context.Context, cfg Config, run StepFunc) (*result.Capacity, er
 		stepStart := time.Now()
 		r, err := run(ctx, rate)
 		longest = max(longest, time.Since(stepStart))
+		if err == nil && r == nil {
+			err = errors.New("capacity: a step returned no result")
+		}
 		if ctx.Err() != nil || (err == nil && r.Interrupted) {
 			c.Stop = result.StopInterrupted
 			if time.Since(begin) >= cfg.MaxTime {

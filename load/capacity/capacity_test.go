@@ -162,6 +162,11 @@ func TestSearchEndsOnCancelAndErrors(t *testing.T) {
 	}); !errors.Is(err, boom) {
 		t.Errorf("err %v, want the step's", err)
 	}
+	if _, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms")}, func(context.Context, float64) (*result.Result, error) {
+		return nil, nil
+	}); err == nil || !strings.Contains(err.Error(), "no result") {
+		t.Errorf("a step without a result: err %v", err)
+	}
 	if _, err := Search(context.Background(), Config{}, nil); err == nil || !strings.Contains(err.Error(), "SLO") {
 		t.Errorf("no SLO: err %v", err)
 	}
