@@ -122,6 +122,7 @@ func TestFindMaxRefusesBadFlags(t *testing.T) {
 		{[]string{"--find-max", "--slo", "p99<10ms", "--find-precision", "1", url}, "--find-precision"},
 		{[]string{"--find-max", "--slo", "p99<10ms", "--max-time", "0s", url}, "--max-time must be positive"},
 		{[]string{"--find-max", "--slo", "p99<10ms", "--fail-status", "9xx", url}, "--fail-status"},
+		{[]string{"--find-max", "--slo", "p99<10ms", "--cpuprofile", "x.prof", url}, "record one run"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
