@@ -27,6 +27,11 @@ type LoadResult struct {
 	P50, P99, P999 float64
 	// Errors counts failed requests and non-2xx/3xx responses.
 	Errors int64
+	// CapacityRate, for a capacity scenario, is the highest rate that met
+	// its objective, found in CapacitySteps steps; the rest describes the
+	// step at that rate.
+	CapacityRate  float64
+	CapacitySteps int
 }
 
 // Loader drives one scenario against a URL.
@@ -74,7 +79,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 	if sc.WebSocket != nil {
 		return g.loadWebSocket(ctx, url, sc)
 	}
-	res, err := load.Run(ctx, load.Config{
+	cfg := load.Config{
 		URL:              url,
 		Connections:      sc.Connections,
 		Duration:         time.Duration(sc.Duration),
@@ -88,16 +93,20 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		// The lab's TLS targets are self-signed; resumption is on (a
 		// tls-no-resume server refuses it, so those cells stay full).
 		TLS: load.TLSConfig{Insecure: sc.TLS != nil},
-	})
+	}
+	if sc.Capacity != nil {
+		return g.loadCapacity(ctx, cfg, sc)
+	}
+	res, err := load.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return fromLoad(res), nil
+	return gustResult(res), nil
 }
 
-// fromLoad is a LoadResult of what gust load measured: errors include
-// responses of status 400 and above.
-func fromLoad(res *result.Result) *LoadResult {
+// gustResult describes a gust run as a cell does: errors include 4xx
+// and 5xx responses.
+func gustResult(res *result.Result) *LoadResult {
 	lr := &LoadResult{
 		Start:    res.Start,
 		Duration: res.Duration,

@@ -17,11 +17,14 @@ func gustCannot(sc Scenario) error {
 // resumed cell wants; full-handshake cells make the server refuse
 // resumption instead (ModeTLSNoResume), so wrk runs both. hey and ab
 // cannot be made to resume, so resumed cells are refused to them. None of
-// the three speaks HTTP/2: h2load does.
+// the three speaks HTTP/2: h2load does. Capacity scenarios are gust's
+// alone.
 func toolCannot(name string, sc Scenario) error {
 	switch {
 	case sc.WebSocket != nil:
 		return fmt.Errorf("%s does not speak WebSocket: use --loader gust for this scenario", name)
+	case sc.Capacity != nil:
+		return fmt.Errorf("%s cannot search for a capacity (an open model at rates it picks): use --loader gust for this scenario", name)
 	case sc.HTTP2 != nil:
 		return fmt.Errorf("%s does not speak HTTP/2: use --loader h2load for this scenario", name)
 	case sc.TLS != nil && sc.TLS.Resume && name != "wrk":

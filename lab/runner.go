@@ -62,6 +62,12 @@ type Cell struct {
 	Attack      string       `json:"attack,omitempty"`
 	AttackStats *AttackStats `json:"attack_stats,omitempty"`
 
+	// CapacityRate, for a capacity scenario, is the highest open-model
+	// rate that met its objective (then RPS, Latency and the samples are
+	// the step at that rate's), found in CapacitySteps steps.
+	CapacityRate  float64 `json:"capacity_rate,omitempty"`
+	CapacitySteps int     `json:"capacity_steps,omitempty"`
+
 	// Repeats holds the req/s of every repeat, in order.
 	Repeats []float64 `json:"repeats_rps,omitempty"`
 	// Error says why the cell has no numbers; empty when it ran.
@@ -284,6 +290,7 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 		return fmt.Errorf("load %s: %w", url, err)
 	}
 	c.RPS, c.Requests, c.DurationS, c.Errors = res.RPS, res.Requests, res.Duration.Seconds(), res.Errors
+	c.CapacityRate, c.CapacitySteps = res.CapacityRate, res.CapacitySteps
 	c.Latency = Latencies{P50: res.P50, P99: res.P99, P999: res.P999}
 	if ticks, kernel, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && res.RPS > 0 {
 		cpuUs := float64(ticks) * 1e6 / clockTicks

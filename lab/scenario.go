@@ -40,6 +40,9 @@ type Scenario struct {
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
 	// WebSocket, if set, makes it a WebSocket scenario (websocket.go).
 	WebSocket *WebSocket `json:"websocket,omitempty"`
+	// Capacity, if set, makes the cell a capacity search: the highest
+	// open-model rate the server sustains under an objective (capacity.go).
+	Capacity *CapacitySearch `json:"capacity,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -85,6 +88,9 @@ func (s Scenario) Group() string {
 			g += " sent elsewhere (control)"
 		}
 	}
+	if s.Capacity != nil {
+		g += ", sustainable at " + s.Capacity.label()
+	}
 	return g
 }
 
@@ -104,6 +110,10 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("scenario %q: delay and warmup must not be negative", s.Name)
 	case s.Attack != nil:
 		if err := s.Attack.validate(s.Name); err != nil {
+			return err
+		}
+	case s.Capacity != nil:
+		if err := s.Capacity.validate(s.Name); err != nil {
 			return err
 		}
 	}

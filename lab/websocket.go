@@ -119,7 +119,7 @@ func (g GustLoader) loadWebSocket(ctx context.Context, url string, sc Scenario) 
 		if err != nil {
 			return nil, err
 		}
-		lr := fromLoad(res)
+		lr := gustResult(res)
 		lr.Errors += int64(sc.Connections) - res.WebSocket.Held
 		return lr, nil
 	case WSBroadcast:
@@ -129,7 +129,7 @@ func (g GustLoader) loadWebSocket(ctx context.Context, url string, sc Scenario) 
 	if err != nil {
 		return nil, err
 	}
-	return fromLoad(res), nil
+	return gustResult(res), nil
 }
 
 // broadcast runs cfg's connections as held receivers on /ws/broadcast and,
@@ -176,7 +176,7 @@ func (g GustLoader) broadcast(ctx context.Context, cfg load.Config, w *WebSocket
 		return nil, fmt.Errorf("broadcast sender: %w", sendErr)
 	}
 	rr := o.res
-	lr := fromLoad(sendRes) // latency: the sender's copies
+	lr := gustResult(sendRes) // latency: the sender's copies
 	got := rr.WebSocket.MessagesReceived
 	lr.Start, lr.Duration, lr.Requests = rr.Start, rr.Duration, got
 	lr.RPS = float64(got) / rr.Duration.Seconds()

@@ -7,6 +7,7 @@
 // and every writer is deterministic for a given Result.
 //
 // Write writes any of Formats: gust load, gust replay and gust merge all
-// report through it. Latencies are in microseconds throughout, as in
-// result.Result.
+// report through it; a judged Result (--threshold) ends with its verdicts.
+// WriteCapacity writes a capacity search (gust load --find-max) in the same
+// formats. Latencies are in microseconds throughout, as in result.Result.
 package report

@@ -79,6 +79,7 @@ var fixtures = []fixture{
 	{"auto", autoRun},
 	{"tls", tlsRun},
 	{"websocket", webSocketRun},
+	{"judged", judgedRun},
 	{"zero", func() *result.Result { return &result.Result{} }},
 }
 
@@ -325,5 +326,17 @@ func http2Run() *result.Result {
 	r.HTTP2.Retried = 4
 	r.Errors = map[result.ErrorKind]int64{result.ErrStreamReset: 9, result.ErrFlowStall: 1}
 	r.Connects, r.Reconnects = 11, 1
+	return r
+}
+
+// judgedRun is openLateRun judged by thresholds of every kind: some pass,
+// some fail, one cannot be measured.
+func judgedRun() *result.Result {
+	r := openLateRun()
+	ts, err := result.ParseThresholds([]string{"p99<250ms", "p99.9 < 10ms", "mean<=1ms", "error_rate<0.1%", "rps>=9000", "late_rate<1%", "max<1s"})
+	if err != nil {
+		panic(err)
+	}
+	r.Thresholds = result.Judge(r, ts, result.StatusSet{})
 	return r
 }

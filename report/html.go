@@ -25,7 +25,8 @@ svg .grid{stroke:#ddd}`
 // SVG, no script, nothing fetched): what Text says, as tables, with the
 // latency distribution as bars and the timeline as two charts (responses
 // per second; p50 and p99 per second). A replay gets its endpoint table
-// and a merged result its agents table, as in Text.
+// and a merged result its agents table, as in Text; a judged result its
+// thresholds.
 func HTML(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	target := strings.TrimSpace(r.Method + " " + r.URL)
@@ -54,6 +55,10 @@ func HTML(w io.Writer, r *result.Result) error {
 	if len(r.Agents) > 0 {
 		b.WriteString("<h2>Agents</h2>\n")
 		writeAgentsHTML(&b, r.Agents)
+	}
+	if len(r.Thresholds) > 0 {
+		b.WriteString("<h2>Thresholds</h2>\n")
+		writeThresholdsHTML(&b, r.Thresholds)
 	}
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())

@@ -110,6 +110,9 @@ type Summary struct {
 	// upgrades, messages each way, closes, pings and held connections;
 	// left out for an HTTP run.
 	WebSocket *WebSocketStats `json:"websocket,omitempty"`
+	// Thresholds, for a judged run (--threshold), holds each threshold's
+	// verdict in the order given; left out otherwise.
+	Thresholds []ThresholdStats `json:"thresholds,omitempty"`
 }
 
 // Stats describes a histogram of microseconds. Mean and Stddev are rounded
@@ -244,6 +247,7 @@ func NewSummary(r *result.Result) Summary {
 		Input:        r.Input,
 		TLS:          newTLSStats(r.TLS),
 		WebSocket:    newWebSocketStats(r.WebSocket),
+		Thresholds:   newThresholdStats(r.Thresholds),
 	}
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)

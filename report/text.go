@@ -33,7 +33,8 @@ const latencyColumnWidth = 9
 // responses, errors, responses with a 5xx status, p50 and p99. A merged
 // result (result.Merge) gets a table of its agents: shard, start after the
 // first agent, duration, responses, errors, p99, and whether it started
-// late, ran short or was interrupted.
+// late, ran short or was interrupted. A judged result (with Thresholds)
+// ends with each threshold, its measured value and ok or FAILED.
 func Text(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	in := r.Input
@@ -70,6 +71,10 @@ func Text(w io.Writer, r *result.Result) error {
 	if in != nil && in.Skipped > 0 {
 		b.WriteByte('\n')
 		writeSkipped(&b, in)
+	}
+	if len(r.Thresholds) > 0 {
+		b.WriteByte('\n')
+		writeThresholds(&b, r.Thresholds)
 	}
 
 	_, err := io.WriteString(w, b.String())

@@ -109,6 +109,11 @@ type Result struct {
 	// WebSocket, for a WebSocket run (ws:// or wss://), describes its
 	// upgrades, messages, closes and pings; nil for an HTTP run.
 	WebSocket *WebSocket
+
+	// Thresholds, when the run was judged (gust load or gust merge
+	// --threshold), holds each threshold's verdict, in the order given;
+	// nil otherwise. Merge leaves it nil: a merged result is judged anew.
+	Thresholds []Verdict
 }
 
 // Scheduled reports whether requests had intended send times (the open

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -240,5 +241,74 @@ func TestDockerfileCopiesWhatGustNeeds(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the Dockerfile lacks %q", want)
 		}
+	}
+}
+
+// TestRunLoadPassesThresholdsToMerge runs deploy/k8s/run-load.sh with a
+// stand-in kubectl and kustomize (two agents' results as their pods'
+// logs) and this gust for gust merge: its --threshold and --fail-status
+// reach gust merge, which judges the merged run, and the script exits 99
+// when a threshold failed.
+func TestRunLoadPassesThresholdsToMerge(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("run-load.sh needs bash")
+	}
+	dir := t.TempDir()
+	start := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	// p99 1 ms and 100 ms; merged, 1.5% at 100 ms: p99 100 ms.
+	agents := []string{
+		agentJSON(t, dir, 0, start, map[int64]int64{1000: 1000}),
+		agentJSON(t, dir, 1, start, map[int64]int64{1000: 970, 100_000: 30}),
+	}
+	script := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	kubectl := script("kubectl", `case "$*" in
+*"delete job"*) ;;
+*"apply -o name"*) cat >/dev/null; echo job.batch/gust-load ;;
+*"get job.batch/gust-load"*) echo "Complete " ;;
+*"get pods"*) echo pod/gust-load-0; echo pod/gust-load-1 ;;
+*"logs pod/gust-load-0"*) cat `+agents[0]+` ;;
+*"logs pod/gust-load-1"*) cat `+agents[1]+` ;;
+*) echo "kubectl: unexpected $*" >&2; exit 1 ;;
+esac
+`)
+	kustomize := script("kustomize", "printf 'kind: ConfigMap\\ndata:\\n  START_AT: \"\"\\n---\\nkind: Job\\n'\n")
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		want   string
+	}{
+		{"the merged p99 over the limit", []string{"--threshold", "p99<60ms"}, 99, "p99<60ms  100ms          FAILED"},
+		{"the merged p99 under the limit", []string{"--threshold", "p99<=101ms", "--threshold", "error_rate<=0%", "--fail-status", "5xx"}, 0, "error_rate<=0%  0%             ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(deployDir, "k8s/run-load.sh"), "-a", "1"}, tt.args...)...)
+			cmd.Env = append(os.Environ(), "KUBECTL="+kubectl, "KUSTOMIZE="+kustomize, "GUST="+os.Args[0], runMainEnv+"=1")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			status := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				status = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if status != tt.status {
+				t.Fatalf("run-load.sh exits %d, want %d; stderr:\n%s\nstdout:\n%s", status, tt.status, stderr.String(), stdout.String())
+			}
+			if !strings.Contains(stdout.String(), tt.want) || !strings.Contains(stdout.String(), "across 2 agents") {
+				t.Errorf("the merged report lacks %q:\n%s", tt.want, stdout.String())
+			}
+		})
 	}
 }

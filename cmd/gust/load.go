@@ -49,6 +49,8 @@ type loadFlags struct {
 	stage            stageFlags
 	ws               wsFlags
 	reqData          dataFlags
+	judge            thresholdFlags
+	find             findFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -105,7 +107,27 @@ resumed handshakes and the handshake times.
 Several agents, on one machine or many, can share a run: --shard I/N runs the
 I-th (from 0) of N equal shares of it (connections, --rate and -n divided,
 remainders spread), --start-at makes agents started apart begin together, and
-gust merge adds their -o json results into one report, exactly.`,
+gust merge adds their -o json results into one report, exactly.
+
+--threshold EXPR (repeatable) judges the whole run: a latency percentile,
+mean, min or max (p99<250ms, p99.9<1s, mean<20ms), error_rate (errors, and
+the statuses of --fail-status, of the requests that ended: error_rate<0.1%),
+rps (rps>=1000) or late_rate (open model: requests sent more than 1ms late,
+late_rate<1%), with < <= > or >=. The report lists each with its measured
+value and ok or FAILED. Exit status: 0 when the run was made and every
+threshold held, 99 when a threshold failed (as k6), 1 when the target
+refused a TLS handshake, 2 for bad flags or a run that could not be made.
+
+--find-max searches for the capacity of the target under an objective
+(--slo, written as a threshold, e.g. p99<10ms): open-model steps from
+--find-start req/s, doubling until a step misses the objective (or achieves
+less than 95% of its rate), then bisecting between the highest rate met and
+the lowest missed until they are 2% apart, within --max-time. Each step
+lasts -z (default 5s) after its own --warmup (default 1s) on -c connections
+(a connection carries one request at a time: give enough for the rate times
+the latency). The report gives the highest rate met and every step's rate,
+achieved rate, p50, p99, p99.9 and errors; -o html draws latency against
+throughput.`,
 		Example: `  gust load -c 200 -z 30s http://127.0.0.1:8080/
   gust load --rate 20000 -z 1m -o json http://127.0.0.1:8080/api
   gust load --stages 30s:1000,2m:5000,30s:0 -c 50 --max-connections 500 http://127.0.0.1:8080/
@@ -119,6 +141,8 @@ gust merge adds their -o json results into one report, exactly.`,
   gust load -c 200 -z 30s --ws-inflight 4 ws://127.0.0.1:8080/ws
   gust load -c 10000 -z 1m --ws-hold --ws-ping 10s ws://127.0.0.1:8080/ws
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
+  gust load --rate 2000 -z 30s --threshold 'p99<250ms' --threshold 'error_rate<0.1%' --fail-status 5xx http://127.0.0.1:8080/
+  gust load --find-max --slo 'p99<10ms' -c 200 --max-time 2m -o html http://127.0.0.1:8080/ > capacity.html
   gust load --shard 0/4 --start-at 2025-06-01T12:00:00Z --rate 40000 -c 400 -z 1m -o json http://gust-server:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -160,6 +184,8 @@ gust merge adds their -o json results into one report, exactly.`,
 	addStageFlags(fl, &f.stage)
 	addWSFlags(fl, &f.ws)
 	addDataFlags(fl, &f.reqData)
+	addThresholdFlags(fl, &f.judge)
+	addFindFlags(fl, &f.find)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
 	return cmd
@@ -265,6 +291,12 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 
 func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	cfg, err := f.config(url)
+	if err == nil && f.find.on {
+		return runFindMax(cmd, f, cfg)
+	}
+	if err == nil {
+		err = f.judge.check(cfg)
+	}
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -273,7 +305,11 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 		return err
 	}
 	f.reqData.note(cmd.ErrOrStderr())
-	return report.Write(cmd.OutOrStdout(), f.output, res)
+	f.judge.judge(res)
+	if err := report.Write(cmd.OutOrStdout(), f.output, res); err != nil {
+		return err
+	}
+	return f.judge.verdict(cmd.ErrOrStderr(), res)
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

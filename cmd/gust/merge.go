@@ -18,6 +18,7 @@ type mergeFlags struct {
 	output  string
 	hdrLog  string
 	maxSkew time.Duration
+	judge   thresholdFlags
 }
 
 func newMergeCmd() *cobra.Command {
@@ -38,9 +39,15 @@ longest (short; with --rate, also one that sent that much less of its
 schedule, as when its link was cut) is flagged, and so are missing shards.
 
 Results of different runs (another URL, method, pipeline depth, keep-alive,
-load model, shard count, or histogram precision) are refused.`,
+load model, shard count, or histogram precision) are refused.
+
+--threshold judges the merged result, as gust load --threshold judges one
+run: percentiles come from the agents' histograms added, not from an average
+of their percentiles. The report lists each threshold with its measured value;
+the exit status is 99 when one failed.`,
 		Example: `  gust merge agent-0.json agent-1.json agent-2.json agent-3.json
-  kubectl logs -l job-name=gust-load --tail=-1 | gust merge -o html - > report.html`,
+  kubectl logs -l job-name=gust-load --tail=-1 | gust merge -o html - > report.html
+  gust merge --threshold 'p99<200ms' --threshold 'error_rate<0.1%' --fail-status 5xx agent-*.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return fmt.Errorf("merge: give the result files of gust load -o json, or - for standard input (see 'gust merge --help')")
@@ -56,11 +63,15 @@ load model, shard count, or histogram precision) are refused.`,
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json, csv (the per-second timeline) or html")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write the merged HdrHistogram interval log to this file")
 	fl.DurationVar(&f.maxSkew, "max-skew", result.DefaultMaxSkew, "flag agents that start this much after the first, or measure this much less than the longest")
+	addThresholdFlags(fl, &f.judge)
 	return cmd
 }
 
 func runMerge(cmd *cobra.Command, f *mergeFlags, files []string) error {
 	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	if err := f.judge.parse(); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
 	switch {
@@ -98,7 +109,11 @@ func runMerge(cmd *cobra.Command, f *mergeFlags, files []string) error {
 			return fmt.Errorf("merge: --hdr-log: %w", err)
 		}
 	}
-	return report.Write(cmd.OutOrStdout(), f.output, res)
+	f.judge.judge(res)
+	if err := report.Write(cmd.OutOrStdout(), f.output, res); err != nil {
+		return err
+	}
+	return f.judge.verdict(cmd.ErrOrStderr(), res)
 }
 
 // countOf returns how many of list are s.

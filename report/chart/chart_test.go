@@ -78,3 +78,28 @@ func TestHBar(t *testing.T) {
 		}
 	}
 }
+
+func TestScatterDrawsPointsOnALogAxis(t *testing.T) {
+	s := Scatter{Title: "lat", XTitle: "req/s", YTitle: "latency", XLabel: Short, YLabel: Short,
+		Series: []XYSeries{
+			{Name: "p50", Color: Color(0), X: []float64{1000, 2000, 3000}, Y: []float64{50, 60, 0}}, // the 0 is left out
+			{Name: "p99<", Color: Color(1), X: []float64{1000, 2000, 3000}, Y: []float64{200, 900, 45000}},
+		},
+		Refs: []Ref{{Label: "p99<10ms", Y: 10000}}}
+	svg := s.SVG()
+	// Decades 10 to 100k: 5 horizontal grid lines; 6 vertical ones.
+	if n := strings.Count(svg, `class="grid"`); n != 5+6 {
+		t.Errorf("%d grid lines, want 11:\n%s", n, svg)
+	}
+	if n := strings.Count(svg, "<circle"); n != 5 {
+		t.Errorf("%d points, want 5", n)
+	}
+	for _, want := range []string{`stroke-dasharray="5,4"`, `>p99&lt;10ms</text>`, `>p99&lt;</text>`, `<title>p99&lt;: 45k at 3k</title>`, `>100k</text>`, `>10</text>`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("lacks %q:\n%s", want, svg)
+		}
+	}
+	if empty := (Scatter{XLabel: Short, YLabel: Short}).SVG(); strings.Contains(empty, "NaN") || strings.Contains(empty, "Inf") {
+		t.Errorf("an empty chart draws NaN or Inf: %s", empty)
+	}
+}

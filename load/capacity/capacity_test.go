@@ -1,0 +1,199 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/result"
+)
+
+// fakeTarget answers within 1 ms up to capacity requests per second and
+// in 100 ms above it; over limit it also achieves only limit.
+type fakeTarget struct {
+	capacity, limit float64
+	errorsAt        float64 // above this rate, 1% of requests fail
+	rates           []float64
+	sleep           time.Duration
+}
+
+func (f *fakeTarget) run(ctx context.Context, rate float64) (*result.Result, error) {
+	f.rates = append(f.rates, rate)
+	if f.sleep > 0 {
+		select {
+		case <-time.After(f.sleep):
+		case <-ctx.Done():
+			return &result.Result{Interrupted: true}, nil
+		}
+	}
+	achieved := rate
+	if f.limit > 0 {
+		achieved = min(rate, f.limit)
+	}
+	r := &result.Result{Rate: rate, Duration: time.Second, Latency: result.NewHistogram(), Lateness: result.NewHistogram(),
+		Status: map[int]int64{}, Errors: map[result.ErrorKind]int64{}}
+	n := int64(achieved)
+	latency := int64(1000)
+	if rate > f.capacity {
+		latency = 100_000
+	}
+	r.Latency.RecordValues(latency, n)
+	r.Requests = n
+	r.Status[200] = n
+	if f.errorsAt > 0 && rate > f.errorsAt {
+		r.Errors[result.ErrReset] = n / 100
+	}
+	return r, nil
+}
+
+func slo(t *testing.T, exprs ...string) []result.Threshold {
+	t.Helper()
+	ts, err := result.ParseThresholds(exprs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+func TestSearchFindsTheCapacity(t *testing.T) {
+	tests := []struct {
+		name   string
+		target fakeTarget
+		cfg    Config
+		want   float64 // the capacity to find
+		stop   string
+	}{
+		{"rising then bisecting", fakeTarget{capacity: 37_000}, Config{Start: 1000}, 37_000, result.StopConverged},
+		{"the first step misses: going down", fakeTarget{capacity: 300}, Config{Start: 1000}, 300, result.StopConverged},
+		// 5% short is allowed: 5,000 req/s achieved meets 5,263.
+		{"the achieved rate falls short", fakeTarget{capacity: 1e9, limit: 5000}, Config{Start: 1000}, 5263, result.StopConverged},
+		{"errors over the SLO's error_rate", fakeTarget{capacity: 1e9, errorsAt: 2500}, Config{Start: 1000, SLO: slo(t, "p99<10ms", "error_rate<0.5%")}, 2500, result.StopConverged},
+		{"a low capacity, found within 5%", fakeTarget{capacity: 10}, Config{Start: 1000, Precision: 0.05}, 10, result.StopConverged},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.cfg.SLO == nil {
+				tt.cfg.SLO = slo(t, "p99<10ms")
+			}
+			var seen int
+			tt.cfg.OnStep = func(result.CapacityStep) { seen++ }
+			c, err := Search(context.Background(), tt.cfg, tt.target.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Stop != tt.stop {
+				t.Errorf("stopped: %q, want %q", c.Stop, tt.stop)
+			}
+			precision := tt.cfg.Precision
+			if precision == 0 {
+				precision = DefaultPrecision
+			}
+			// The rate met is at most the capacity, and within the precision of it.
+			if c.MaxRate > tt.want || c.MaxRate < tt.want*(1-precision)-1 {
+				t.Errorf("max rate %g, want within %g%% under %g; rates tried %v", c.MaxRate, 100*precision, tt.want, tt.target.rates)
+			}
+			if len(c.Steps) != len(tt.target.rates) || seen != len(c.Steps) {
+				t.Errorf("%d steps reported, %d run, %d seen", len(c.Steps), len(tt.target.rates), seen)
+			}
+			for _, s := range c.Steps {
+				if s.OK != (s.Rate <= tt.want) {
+					t.Errorf("step at %g judged ok=%v", s.Rate, s.OK)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchNoRateMeetsTheObjective(t *testing.T) {
+	f := fakeTarget{capacity: 0}
+	c, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms"), Start: 64}, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Stop != result.StopNoRate || c.MaxRate != 0 || len(c.Steps) != 7 { // 64, 32, ..., 1
+		t.Errorf("stop %q, max rate %g after %v; want no rate met after 64 down to 1", c.Stop, c.MaxRate, f.rates)
+	}
+}
+
+// TestSearchStopsWithinMaxTime: steps of 30 ms in a budget of 100 ms.
+func TestSearchStopsWithinMaxTime(t *testing.T) {
+	f := fakeTarget{capacity: 1e9, sleep: 30 * time.Millisecond}
+	start := time.Now()
+	c, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms"), MaxTime: 100 * time.Millisecond}, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 150*time.Millisecond {
+		t.Errorf("took %s with a budget of 100ms", took)
+	}
+	if c.Stop != result.StopMaxTime || len(c.Steps) == 0 || c.MaxRate == 0 {
+		t.Errorf("stop %q after %d steps, max rate %g; want max-time after some", c.Stop, len(c.Steps), c.MaxRate)
+	}
+	// A single step longer than the budget is cut short and dropped.
+	f = fakeTarget{capacity: 1e9, sleep: time.Second}
+	c, err = Search(context.Background(), Config{SLO: slo(t, "p99<10ms"), MaxTime: 50 * time.Millisecond}, f.run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Stop != result.StopMaxTime || len(c.Steps) != 0 {
+		t.Errorf("stop %q with %d steps, want max-time and none", c.Stop, len(c.Steps))
+	}
+}
+
+func TestSearchEndsOnCancelAndErrors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	c, err := Search(ctx, Config{SLO: slo(t, "p99<10ms")}, func(ctx context.Context, rate float64) (*result.Result, error) {
+		if n++; n == 3 {
+			cancel()
+			return &result.Result{Interrupted: true}, nil
+		}
+		return (&fakeTarget{capacity: 1e9}).run(ctx, rate)
+	})
+	if err != nil || c.Stop != result.StopInterrupted || len(c.Steps) != 2 || c.MaxRate != 2000 {
+		t.Errorf("cancelled: %v, %+v; want interrupted after two steps, 2000 met", err, c)
+	}
+	boom := errors.New("cannot connect")
+	if _, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms")}, func(context.Context, float64) (*result.Result, error) {
+		return nil, boom
+	}); !errors.Is(err, boom) {
+		t.Errorf("err %v, want the step's", err)
+	}
+	if _, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms")}, func(context.Context, float64) (*result.Result, error) {
+		return nil, nil
+	}); err == nil || !strings.Contains(err.Error(), "no result") {
+		t.Errorf("a step without a result: err %v", err)
+	}
+	if _, err := Search(context.Background(), Config{}, nil); err == nil || !strings.Contains(err.Error(), "SLO") {
+		t.Errorf("no SLO: err %v", err)
+	}
+}
+
+func TestNextRates(t *testing.T) {
+	cfg := Config{SLO: slo(t, "p99<1s")}
+	if err := cfg.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		lo, hi, want float64
+		stop         string
+	}{
+		{0, 0, DefaultStart, ""},
+		{4000, 0, 8000, ""},
+		{0, 1000, 500, ""},
+		{0, 1, 0, result.StopNoRate},
+		{4000, 8000, 6000, ""},
+		{1000, 1020, 0, result.StopConverged},
+		{1000, 1021, 1011, ""},
+		{1, 2, 0, result.StopConverged},
+	}
+	for _, tt := range tests {
+		got, stop := next(cfg, tt.lo, tt.hi)
+		if got != tt.want || stop != tt.stop || math.IsNaN(got) {
+			t.Errorf("next(%g, %g) = %g %q, want %g %q", tt.lo, tt.hi, got, stop, tt.want, tt.stop)
+		}
+	}
+}
