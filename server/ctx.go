@@ -55,6 +55,7 @@ type Ctx struct {
 
 	onStream streamFlusher // the HTTP/2 stream of this request; nil for HTTP/1.1
 	upgrade  *wsUpgrade    // an accepted WebSocket upgrade (ws.go): the connection switches after the response
+	hook     FlushHook     // a wrapper's rewrite of what Flush sends (ctxhook.go)
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -247,6 +248,9 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
+	if c.hook != nil {
+		c.hook.BeforeFlush(c)
+	}
 	if c.onStream != nil {
 		return c.onStream.flushCtx(c)
 	}
@@ -351,6 +355,7 @@ func (c *Ctx) reset() {
 	c.w = nil
 	c.exited, c.exitOut = false, nil
 	c.upgrade = nil
+	c.hook = nil
 }
 
 // stringBytes views s as bytes without copying; the bytes must not be modified.
