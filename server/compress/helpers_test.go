@@ -13,11 +13,12 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gust-http/gust/internal/hello"
 	"github.com/gust-http/gust/server"
 )
 
 var (
-	bigJSON  = jsonBody(100 << 10)
+	bigJSON  = hello.JSON(100 << 10)
 	pngBytes = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("x"), 8<<10)...)
 	preGzip  = gzipped(bigJSON)
 )

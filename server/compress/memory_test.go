@@ -3,13 +3,15 @@ package compress
 import (
 	"runtime"
 	"testing"
+
+	"github.com/gust-http/gust/internal/hello"
 )
 
 // BenchmarkEncoderMemory measures what one pooled encoder of each coding
 // holds once it has compressed a 100 KiB body: the heap in use over N
 // such encoders kept alive, divided by N (reported as heap-bytes/encoder).
 func BenchmarkEncoderMemory(b *testing.B) {
-	body := jsonBody(100 << 10)
+	body := hello.JSON(100 << 10)
 	for _, c := range DefaultOrder {
 		b.Run(c.String(), func(b *testing.B) {
 			z := New(Config{})

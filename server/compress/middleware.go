@@ -10,10 +10,11 @@ import (
 // (server.HTTPHandler) or net/http's own server alike: the response is
 // compressed as Handler does it. The body is held until MinSize bytes
 // are written (or Flush is called) to decide; http.Flusher flushes the
-// encoder, then the connection. Upgrade requests and HEAD pass through.
+// encoder, then the connection. Upgrade requests pass through; HEAD gets
+// GET's headers, as Handler does.
 func (z *Compressor) Middleware(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead || r.Header.Get("Upgrade") != "" {
+		if r.Header.Get("Upgrade") != "" {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -42,8 +43,10 @@ func TestMiddlewareAdapter(t *testing.T) {
 	}
 }
 
-// TestHeadPassesThrough checks that HEAD is answered without a coding.
-func TestHeadPassesThrough(t *testing.T) {
+// TestHeadLikeGet checks that HEAD gets the headers GET gets: the same
+// coding and Vary, and, where the server sends one, the Content-Length
+// of the compressed body.
+func TestHeadLikeGet(t *testing.T) {
 	z := New(Config{})
 	bases := map[string]string{
 		"nethttp":      startNetHTTP(t, z.Middleware(netCases)),
@@ -52,16 +55,33 @@ func TestHeadPassesThrough(t *testing.T) {
 	}
 	for name, base := range bases {
 		for cname, client := range clients() {
-			req, _ := http.NewRequest("HEAD", base+"/json", nil)
-			req.Header.Set("Accept-Encoding", "gzip")
-			resp, err := client.Do(req)
-			if err != nil {
-				t.Fatalf("%s %s: %v", name, cname, err)
-			}
-			resp.Body.Close()
-			if ce := resp.Header.Get("Content-Encoding"); ce != "" || resp.StatusCode != 200 {
-				t.Errorf("%s %s: HEAD answered %d with Content-Encoding %q", name, cname, resp.StatusCode, ce)
+			for _, path := range []string{"/json", "/small", "/png"} {
+				get := fetchHead(t, client, "GET", base+path)
+				head := fetchHead(t, client, "HEAD", base+path)
+				for _, f := range []string{"Content-Encoding", "Vary", "Etag", "Content-Type"} {
+					if g, h := get.Get(f), head.Get(f); g != h {
+						t.Errorf("%s %s %s: %s is %q for GET, %q for HEAD", name, cname, path, f, g, h)
+					}
+				}
+				if cl := head.Get("Content-Length"); cl != "" && cl != get.Get("Content-Length") && get.Get("Content-Length") != "" {
+					t.Errorf("%s %s %s: HEAD's Content-Length %s, GET's %s", name, cname, path, cl, get.Get("Content-Length"))
+				}
 			}
 		}
 	}
+}
+
+func fetchHead(t *testing.T, client *http.Client, method, url string) http.Header {
+	req, _ := http.NewRequest(method, url, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %s", method, url, resp.Status)
+	}
+	return resp.Header
 }

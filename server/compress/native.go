@@ -12,8 +12,8 @@ func (z *Compressor) Handler(h server.Handler) server.Handler {
 }
 
 func (z *Compressor) serveGust(h server.Handler, c *server.Ctx) {
-	if equalFold(c.Method(), "head") || len(c.Header("Upgrade")) > 0 {
-		h.ServeGust(c) // no body to compress, or not an HTTP response at all
+	if len(c.Header("Upgrade")) > 0 {
+		h.ServeGust(c) // a WebSocket's 101: not a body to compress
 		return
 	}
 	j := z.jobs.Get().(*job)
