@@ -25,6 +25,9 @@ func (H2load) Name() string { return "h2load" }
 // Load runs h2load for sc, with its own warm-up (--warm-up-time), and
 // parses its summary.
 func (H2load) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.Compress != nil {
+		return nil, fmt.Errorf("h2load is not told to send Accept-Encoding: compression cells run with --loader gust")
+	}
 	if sc.HTTP2 == nil {
 		return nil, fmt.Errorf("h2load runs HTTP/2 scenarios only (give the scenario \"http2\": {\"streams\": N}); use --loader wrk or gust for %s", sc.Name)
 	}

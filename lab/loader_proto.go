@@ -20,6 +20,8 @@ func gustCannot(sc Scenario) error {
 // the three speaks HTTP/2: h2load does.
 func toolCannot(name string, sc Scenario) error {
 	switch {
+	case sc.Compress != nil:
+		return fmt.Errorf("%s is not told to send Accept-Encoding: compression cells run with --loader gust", name)
 	case sc.HTTP2 != nil:
 		return fmt.Errorf("%s does not speak HTTP/2: use --loader h2load for this scenario", name)
 	case sc.TLS != nil && sc.TLS.Resume && name != "wrk":

@@ -38,6 +38,9 @@ type Scenario struct {
 	TLS *TLS `json:"tls,omitempty"`
 	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
+	// Compress, if set, makes every response a compressed JSON document
+	// (compress.go).
+	Compress *Compress `json:"compress,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -74,6 +77,9 @@ func (s Scenario) Group() string {
 	if s.Delay > 0 {
 		g += fmt.Sprintf(", handler waits %s", time.Duration(s.Delay))
 	}
+	if s.Compress != nil {
+		g += s.Compress.group()
+	}
 	if s.Attack != nil {
 		g += fmt.Sprintf(", beside %d %s connections", s.Attack.Connections, s.Attack.Kind)
 		if s.Attack.Sink {
@@ -99,6 +105,11 @@ func (s Scenario) validate() error {
 		return fmt.Errorf("scenario %q: delay and warmup must not be negative", s.Name)
 	case s.Attack != nil:
 		if err := s.Attack.validate(s.Name); err != nil {
+			return err
+		}
+	}
+	if s.Compress != nil {
+		if err := s.Compress.validate(s.Name); err != nil {
 			return err
 		}
 	}

@@ -29,7 +29,7 @@ require (
 
 require (
 	github.com/gust-http/gust v0.0.0
-	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/klauspost/compress v1.20.4
 	github.com/molecule-man/go-brrr v1.0.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 )
