@@ -51,7 +51,7 @@
 //
 // so a server compressing on N goroutines at once holds about N times
 // that. The defaults are chosen for speed: gzip 5 (level 6 saves about 3%
-// more on the JSON of BenchmarkLevels, level 9 about 17% for many times
+// more on BenchmarkLevels' JSON, level 9 about 17% for many times
 // the CPU), brotli 4 (quality 5 and up cost far more), zstd 3 (its
 // default; zstd gives the least CPU for a ratio like gzip's).
 package compress

@@ -18,7 +18,7 @@ import (
 )
 
 var (
-	bigJSON  = hello.JSON(100 << 10)
+	bigJSON  = hello.JSON(16 << 10) // big enough to compress, small enough for -race
 	pngBytes = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("x"), 8<<10)...)
 	preGzip  = gzipped(bigJSON)
 )
