@@ -248,9 +248,6 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
-	if c.hook != nil {
-		c.hook.BeforeFlush(c)
-	}
 	if c.onStream != nil {
 		return c.onStream.flushCtx(c)
 	}
@@ -258,6 +255,7 @@ func (c *Ctx) Flush() error {
 	if c.w == nil {
 		return ErrNotStreamable
 	}
+	c.runFlushHook()
 	if len(c.pending) > 0 {
 		// Responses to earlier pipelined requests go first.
 		if err := c.w.writeAll(c.pending); err != nil {

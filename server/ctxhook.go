@@ -3,7 +3,8 @@ package server
 import "github.com/gust-http/gust/internal/http1"
 
 // FlushHook lets a handler wrapper (compression, say) rewrite a streamed
-// response: Ctx.Flush calls BeforeFlush first, before anything is sent,
+// response: Ctx.Flush calls BeforeFlush before anything is sent (and only
+// when it will send: not when it returns ErrNotStreamable),
 // and the hook may change the headers (until the first Flush has sent
 // them) and replace the body part with SetBody.
 type FlushHook interface {
@@ -14,6 +15,14 @@ type FlushHook interface {
 // The wrapper that installs a hook handles the body left unflushed when
 // the inner handler returns itself: the hook runs only on Flush.
 func (c *Ctx) SetFlushHook(h FlushHook) { c.hook = h }
+
+// runFlushHook runs the hook once Flush is sure to send (a Flush refused
+// in Inline mode leaves the body as the handler wrote it).
+func (c *Ctx) runFlushHook() {
+	if c.hook != nil {
+		c.hook.BeforeFlush(c)
+	}
+}
 
 // ResponseBody returns the response body written and not yet sent (all
 // of it, unless Flush was called). It is valid until the next write.

@@ -117,3 +117,32 @@ func checkStream(t *testing.T, client *http.Client, base, coding string, g *gate
 		t.Fatalf("second part: %d bytes, %v; want %d bytes", len(rest), err, len(secondPart))
 	}
 }
+
+// TestFlushRefusedInline checks a handler that flushes in Inline mode,
+// where Flush is refused: its whole body arrives compressed, intact.
+func TestFlushRefusedInline(t *testing.T) {
+	z := New(Config{})
+	h := server.HandlerFunc(func(c *server.Ctx) {
+		c.Write(firstPart)
+		if c.Flush() != server.ErrNotStreamable {
+			c.SetStatus(500)
+		}
+		c.Write(secondPart)
+	})
+	base := startGust(t, z.Handler(h), server.Inline)
+	for cname, client := range clients() {
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body, err := decode(resp.Header.Get("Content-Encoding"), raw)
+		want := append(append([]byte(nil), firstPart...), secondPart...)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || err != nil || !bytes.Equal(body, want) {
+			t.Errorf("%s: %s, Content-Encoding %q, %d bytes decoded (%v), want %d", cname, resp.Status, resp.Header.Get("Content-Encoding"), len(body), err, len(want))
+		}
+	}
+}
