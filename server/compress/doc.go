@@ -25,6 +25,10 @@
 // weak (W/"..."), since its bytes are not the identity ones. HEAD gets
 // GET's headers. A WebSocket upgrade passes through.
 //
+// Compression leaks the size of what is compressed: a response that
+// reflects a client's input beside a secret (a CSRF token, say) is open
+// to BREACH-style guessing, and is better served without this wrapper.
+//
 // # Streaming
 //
 // A handler that flushes (Ctx.Flush, http.Flusher) streams: at each
