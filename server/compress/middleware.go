@@ -103,7 +103,11 @@ func (w *responseWriter) Flush() {
 	if w.on {
 		w.enc.w.Flush()
 	}
-	http.NewResponseController(w.ResponseWriter).Flush()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+		return
+	}
+	http.NewResponseController(w.ResponseWriter).Flush() // a writer that only unwraps to a Flusher
 }
 
 // Hijack hands the connection over when the server's writer can.
