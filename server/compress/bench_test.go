@@ -92,11 +92,19 @@ func BenchmarkNative(b *testing.B) {
 
 // BenchmarkMiddleware measures the same response through Middleware on
 // gust's adapter and on net/http, and through klauspost's gzhttp (the
-// common net/http gzip middleware) on net/http, for comparison.
+// common net/http gzip middleware) on net/http, for comparison; the
+// -without rows are the servers without any middleware, for the
+// allocations the middleware adds.
 func BenchmarkMiddleware(b *testing.B) {
 	z := New(Config{})
 	b.Run("gust-adapter", func(b *testing.B) {
 		benchCodings(b, startGust(b, server.HTTPHandler(z.Middleware(netBench)), server.Auto))
+	})
+	b.Run("gust-adapter-without", func(b *testing.B) {
+		benchOne(b, startGust(b, server.HTTPHandler(netBench), server.Auto), "identity")
+	})
+	b.Run("nethttp-without", func(b *testing.B) {
+		benchOne(b, startNetHTTP(b, netBench), "identity")
 	})
 	b.Run("nethttp", func(b *testing.B) {
 		benchCodings(b, startNetHTTP(b, z.Middleware(netBench)))
