@@ -28,6 +28,9 @@ func (H2load) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, e
 	if sc.Capacity != nil {
 		return nil, toolCannot("h2load", sc)
 	}
+	if sc.Compress != nil {
+		return nil, fmt.Errorf("h2load is not told to send Accept-Encoding: compression cells run with --loader gust")
+	}
 	if sc.HTTP2 == nil {
 		return nil, fmt.Errorf("h2load runs HTTP/2 scenarios only (give the scenario \"http2\": {\"streams\": N}); use --loader wrk or gust for %s", sc.Name)
 	}

@@ -88,6 +88,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		HTTP2:            sc.HTTP2 != nil, // gust load --http2 -m N
 		Streams:          sc.Streams(),
 		DisableKeepAlive: !sc.KeepAliveOn(),
+		Header:           sc.requestHeader(), // Accept-Encoding in a compression cell
 		Timeout:          loadTimeout(sc),
 		Loops:            g.Loops,
 		// The lab's TLS targets are self-signed; resumption is on (a

@@ -25,6 +25,8 @@ func toolCannot(name string, sc Scenario) error {
 		return fmt.Errorf("%s does not speak WebSocket: use --loader gust for this scenario", name)
 	case sc.Capacity != nil:
 		return fmt.Errorf("%s cannot search for a capacity (an open model at rates it picks): use --loader gust for this scenario", name)
+	case sc.Compress != nil:
+		return fmt.Errorf("%s is not told to send Accept-Encoding: compression cells run with --loader gust", name)
 	case sc.HTTP2 != nil:
 		return fmt.Errorf("%s does not speak HTTP/2: use --loader h2load for this scenario", name)
 	case sc.TLS != nil && sc.TLS.Resume && name != "wrk":

@@ -335,6 +335,9 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 	if err != nil {
 		return nil, err
 	}
+	if command, err = srv.compressCommand(command, sc); err != nil {
+		return nil, err
+	}
 	line := "exec " + command
 	cmd := exec.Command("sh", "-c", line)
 	if len(r.ServerCPUs) > 0 {

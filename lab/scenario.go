@@ -43,6 +43,9 @@ type Scenario struct {
 	// Capacity, if set, makes the cell a capacity search: the highest
 	// open-model rate the server sustains under an objective (capacity.go).
 	Capacity *CapacitySearch `json:"capacity,omitempty"`
+	// Compress, if set, makes every response a compressed JSON document
+	// (compress.go).
+	Compress *Compress `json:"compress,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -82,6 +85,9 @@ func (s Scenario) Group() string {
 	if s.Delay > 0 {
 		g += fmt.Sprintf(", handler waits %s", time.Duration(s.Delay))
 	}
+	if s.Compress != nil {
+		g += s.Compress.group()
+	}
 	if s.Attack != nil {
 		g += fmt.Sprintf(", beside %d %s connections", s.Attack.Connections, s.Attack.Kind)
 		if s.Attack.Sink {
@@ -119,6 +125,11 @@ func (s Scenario) validate() error {
 	}
 	if err := s.validateWebSocket(); err != nil {
 		return err
+	}
+	if s.Compress != nil {
+		if err := s.Compress.validate(s.Name); err != nil {
+			return err
+		}
 	}
 	return s.validateProto()
 }

@@ -37,6 +37,9 @@ type Server struct {
 	// Probe, if set, says why the binary cannot take a mode's flags (a gust
 	// serve that lacks them) before a cell needs them.
 	Probe func(flags string) error `json:"-"`
+	// Compress is the flags of a compression cell, {json} standing for
+	// the body's size (compress.go); empty: it cannot serve one.
+	Compress string `json:"-"`
 }
 
 // ParseServerFlag parses NAME=VALUE as given to --server or --target.
@@ -74,7 +77,7 @@ func ShellQuote(s string) string {
 // directory holding the peer binaries and the path of gust itself.
 func BuiltinServers(peerDir, gust string) []Server {
 	peer := func(name string, modes map[string]string) Server {
-		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}", Modes: modes}
+		return Server{Name: name, Command: ShellQuote(peerDir+"/"+name) + " -addr {addr} -delay {delay} -debug-addr {debug}", Modes: modes, Compress: compressFlags[name]}
 	}
 	wsPeer := func(name string) Server {
 		s := peer(name, wsPeerModeFlags)
@@ -87,18 +90,18 @@ func BuiltinServers(peerDir, gust string) []Server {
 		peer("fasthttp", peerModeFlags),
 		peer("nethttp", nethttpModeFlags),
 		peer("nbio", nbioModeFlags),
-		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe},
-		{Name: "gust-adapter", Command: g + " --api nethttp", Modes: gustModeFlags, Probe: probe},
+		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags},
+		{Name: "gust-adapter", Command: g + " --api nethttp", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags},
 		wsPeer("gorillaws"),
 		wsPeer("coderws"),
 		wsPeer("gobwasws"),
 		// The dispatch modes by name (gust-native and gust-adapter run the
 		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
 		// gust-inline refuses a delay: its delay cells say so.
-		{Name: "gust-auto", Command: g + " --mode auto", Modes: gustModeFlags, Probe: probe, OnRequest: true},
-		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
-		{Name: "gust-pooled", Command: g + " --mode pooled", Modes: gustModeFlags, Probe: probe, OnRequest: true},
-		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", Modes: gustModeFlags, Probe: probe, OnRequest: true},
-		{Name: "gust-inline", Command: g + " --mode inline", Modes: gustModeFlags, Probe: probe, OnRequest: true},
+		{Name: "gust-auto", Command: g + " --mode auto", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
+		{Name: "gust-auto-adapter", Command: g + " --mode auto --api nethttp", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
+		{Name: "gust-pooled", Command: g + " --mode pooled", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
+		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
+		{Name: "gust-inline", Command: g + " --mode inline", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
 	}
 }

@@ -55,6 +55,7 @@ type Ctx struct {
 
 	onStream streamFlusher // the HTTP/2 stream of this request; nil for HTTP/1.1
 	upgrade  *wsUpgrade    // an accepted WebSocket upgrade (ws.go): the connection switches after the response
+	hook     FlushHook     // a wrapper's rewrite of what Flush sends (ctxhook.go)
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -254,6 +255,7 @@ func (c *Ctx) Flush() error {
 	if c.w == nil {
 		return ErrNotStreamable
 	}
+	c.runFlushHook()
 	if len(c.pending) > 0 {
 		// Responses to earlier pipelined requests go first.
 		if err := c.w.writeAll(c.pending); err != nil {
@@ -351,6 +353,7 @@ func (c *Ctx) reset() {
 	c.w = nil
 	c.exited, c.exitOut = false, nil
 	c.upgrade = nil
+	c.hook = nil
 }
 
 // stringBytes views s as bytes without copying; the bytes must not be modified.

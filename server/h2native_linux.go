@@ -110,6 +110,7 @@ func (st *h2stream) flushCtx(ctx *Ctx) error {
 	if st.ack == nil {
 		return ErrNotStreamable // Inline mode: the loop must not wait
 	}
+	ctx.runFlushHook()
 	p := h2part{}
 	if !st.headersPosted {
 		st.headersPosted = true

@@ -99,6 +99,19 @@ type handlerConfig struct {
 	// Compute is how long the handler computes (spins, without waiting)
 	// before answering.
 	Compute time.Duration
+	// ContentType is the answer's Content-Type; "" means text/plain.
+	ContentType string
+	// Compress compresses the answer as the request's Accept-Encoding
+	// allows (serve_compress.go).
+	Compress bool
+}
+
+// contentType is the answer's Content-Type.
+func (h handlerConfig) contentType() string {
+	if h.ContentType == "" {
+		return "text/plain; charset=utf-8"
+	}
+	return h.ContentType
 }
 
 // delayFor returns how long a request for path waits.
@@ -122,6 +135,7 @@ func newServeCmd() *cobra.Command {
 	var (
 		cfg      serveConfig
 		bodySize int
+		bodyJSON int
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -141,6 +155,11 @@ func newServeCmd() *cobra.Command {
 					return err
 				}
 				cfg.Handler.Body = body
+			}
+			if cmd.Flags().Changed("body-json") {
+				if err := cfg.Handler.useJSON(bodyJSON, cmd.Flags().Changed("body-size")); err != nil {
+					return err
+				}
 			}
 			if cfg.Handler.Delay < 0 {
 				return fmt.Errorf("serve: --delay is %s; give a duration of 0 or more, e.g. 2s", cfg.Handler.Delay)
@@ -186,6 +205,8 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "host:port to listen on")
 	f.DurationVar(&cfg.Handler.Delay, "delay", 0, "wait this long before answering each request, e.g. 2s")
 	f.IntVar(&bodySize, "body-size", 0, "answer with a body of this many bytes instead of Hello, Go!")
+	f.IntVar(&bodyJSON, "body-json", 0, "answer with this many bytes of JSON (application/json, the same document every run) instead of Hello, Go!")
+	f.BoolVar(&cfg.Handler.Compress, "compress", false, "compress answers with zstd, br or gzip as Accept-Encoding allows (from 1 KiB; package server/compress)")
 	f.StringVar(&cfg.DebugAddr, "debug-addr", "", "if set, host:port for /debug/vars (expvar) and /debug/pprof/")
 	f.StringVar(&cfg.Engine, "engine", "gust", "server engine: gust (event loops) or nethttp")
 	f.StringVar(&cfg.Handler.SlowPath, "slow-path", "", "only requests for this path wait --delay (e.g. /slow); the others are answered at once")
@@ -247,12 +268,12 @@ func filledBody(n int) ([]byte, error) {
 // newHelloHandler returns the handler gust serve answers with, whatever the
 // engine that drives it: hello.Handler, but CONNECT gets a 405 (refuseConnect).
 func newHelloHandler(cfg handlerConfig) http.Handler {
-	h := hello.Handler(cfg.Body, cfg.Delay)
+	h := hello.TypedHandler(cfg.Body, cfg.contentType(), cfg.Delay)
 	fast := h
 	if cfg.SlowPath != "" {
-		fast = hello.Handler(cfg.Body, 0)
+		fast = hello.TypedHandler(cfg.Body, cfg.contentType(), 0)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return compressHTTP(cfg, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodConnect {
 			refuseConnect(w)
 			return

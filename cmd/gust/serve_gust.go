@@ -24,7 +24,8 @@ func newNativeHello(cfg handlerConfig) server.Handler {
 	if body == nil {
 		body = helloBody
 	}
-	return server.HandlerFunc(func(c *server.Ctx) {
+	ctype := cfg.contentType()
+	return compressNative(cfg, func(c *server.Ctx) {
 		if string(c.Method()) == http.MethodConnect {
 			c.SetStatus(http.StatusMethodNotAllowed)
 			c.SetHeader("Allow", allowedMethods)
@@ -36,7 +37,7 @@ func newNativeHello(cfg handlerConfig) server.Handler {
 		if d := cfg.delayFor(c.Path()); d > 0 {
 			time.Sleep(d)
 		}
-		c.SetContentType("text/plain; charset=utf-8")
+		c.SetContentType(ctype)
 		c.Write(body)
 	})
 }

@@ -19,6 +19,12 @@ const Text = "Hello, Go!"
 // its Content-Length, after delay if positive. A delayed request whose
 // client leaves first (its context is done) is not answered.
 func Handler(body []byte, delay time.Duration) http.Handler {
+	return TypedHandler(body, "text/plain; charset=utf-8", delay)
+}
+
+// TypedHandler is Handler with another Content-Type (application/json
+// for a JSON body).
+func TypedHandler(body []byte, contentType string, delay time.Duration) http.Handler {
 	if body == nil {
 		body = []byte(Text)
 	}
@@ -35,7 +41,7 @@ func Handler(body []byte, delay time.Duration) http.Handler {
 			}
 		}
 		h := w.Header()
-		h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+		h["Content-Type"] = []string{contentType}
 		h["Content-Length"] = []string{contentLength}
 		_, _ = w.Write(body)
 	})

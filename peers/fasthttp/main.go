@@ -7,6 +7,10 @@
 // FILE -tls-key FILE or -tls-self-signed to serve HTTP/1.1 over crypto/tls
 // (ALPN http/1.1). SIGINT or SIGTERM shut it down within 5 s.
 //
+// For gust bench's compression cells, -compress compresses answers with
+// fasthttp.CompressHandlerBrotliLevel (br at 4, gzip at 5), and
+// -body-json N answers N bytes of hello.JSON instead of the greeting.
+//
 // fasthttp does not tell a handler when its client leaves (RequestCtx.Done
 // closes only on server shutdown), so -delay is cut short by shutdown alone.
 package main
@@ -14,6 +18,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,6 +29,11 @@ import (
 
 var body = []byte(hello.Text)
 
+var (
+	compressFlag = flag.Bool("compress", false, "compress answers with fasthttp.CompressHandlerBrotliLevel: br at 4, gzip at 5 (gust serve --compress's levels)")
+	bodyJSON     = flag.Int("body-json", 0, "answer with this many bytes of JSON (hello.JSON, application/json) instead of Hello, Go!")
+)
+
 func main() { peer.Main("fasthttp", "127.0.0.1:8081", run) }
 
 func run(f peer.Flags) error {
@@ -31,7 +41,14 @@ func run(f peer.Flags) error {
 	if err != nil {
 		return err
 	}
-	srv := &fasthttp.Server{Handler: answer(f.Delay), Name: "fasthttp"}
+	h := answer(f.Delay, "text/plain; charset=utf-8", body)
+	if *bodyJSON > 0 {
+		h = answer(f.Delay, "application/json", hello.JSON(*bodyJSON))
+	}
+	if *compressFlag {
+		h = fasthttp.CompressHandlerBrotliLevel(h, 4, 5)
+	}
+	srv := &fasthttp.Server{Handler: h, Name: "fasthttp"}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	return peer.Wait("fasthttp", f.URL(ln.Addr().String()), errc, func(ctx context.Context) error {
@@ -44,9 +61,9 @@ func run(f peer.Flags) error {
 	}, dbg)
 }
 
-// answer answers every request with hello.Text after delay: hello.Handler
-// on fasthttp's API.
-func answer(delay time.Duration) fasthttp.RequestHandler {
+// answer answers every request with body after delay: hello.Handler on
+// fasthttp's API.
+func answer(delay time.Duration, ctype string, body []byte) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if delay > 0 {
 			t := time.NewTimer(delay)
@@ -57,7 +74,7 @@ func answer(delay time.Duration) fasthttp.RequestHandler {
 				return
 			}
 		}
-		ctx.SetContentType("text/plain; charset=utf-8")
+		ctx.SetContentType(ctype)
 		ctx.SetBody(body)
 	}
 }

@@ -42,7 +42,7 @@ func TestTLSAndPlainAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := &fasthttp.Server{Handler: answer(0)}
+			srv := &fasthttp.Server{Handler: answer(0, "text/plain; charset=utf-8", body)}
 			go srv.Serve(ln)
 			defer srv.Shutdown()
 			// The client offers h2 too: the peer must pick http/1.1.

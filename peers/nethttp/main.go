@@ -12,6 +12,10 @@
 //   - -h2c: without TLS, also answer HTTP/2 with prior knowledge
 //     (http.Server.Protocols with UnencryptedHTTP2), beside HTTP/1.1.
 //
+// For gust bench's compression cells, -compress gzips answers through
+// klauspost's gzhttp (the common net/http gzip middleware) at level 5,
+// and -body-json N answers N bytes of hello.JSON instead of the greeting.
+//
 // SIGINT or SIGTERM shut it down within 5 s.
 package main
 
@@ -21,13 +25,17 @@ import (
 	"flag"
 	"net/http"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/gust-http/gust/internal/hello"
 	"github.com/gust-http/gust/peers/internal/peer"
 )
 
 var (
-	http2Flag = flag.Bool("http2", false, "with TLS, serve HTTP/2 (h2 by ALPN) beside HTTP/1.1")
-	h2cFlag   = flag.Bool("h2c", false, "without TLS, serve HTTP/2 with prior knowledge (h2c) beside HTTP/1.1")
+	http2Flag    = flag.Bool("http2", false, "with TLS, serve HTTP/2 (h2 by ALPN) beside HTTP/1.1")
+	h2cFlag      = flag.Bool("h2c", false, "without TLS, serve HTTP/2 with prior knowledge (h2c) beside HTTP/1.1")
+	compressFlag = flag.Bool("compress", false, "gzip answers through klauspost's gzhttp, at level 5 (gust serve --compress's gzip level)")
+	bodyJSON     = flag.Int("body-json", 0, "answer with this many bytes of JSON (hello.JSON, application/json) instead of Hello, Go!")
 )
 
 func main() { peer.Main("nethttp", "127.0.0.1:8082", run) }
@@ -83,5 +91,26 @@ func newServer(f peer.Flags, h2, h2c bool) (*http.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &http.Server{Handler: hello.Handler(nil, f.Delay), Protocols: &protos, TLSConfig: cfg}, nil
+	h, err := handler(f, *compressFlag, *bodyJSON)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Server{Handler: h, Protocols: &protos, TLSConfig: cfg}, nil
+}
+
+// handler is hello.Handler, or hello.JSON's document with -body-json,
+// gzipped by gzhttp with -compress.
+func handler(f peer.Flags, compress bool, jsonBytes int) (http.Handler, error) {
+	h := hello.Handler(nil, f.Delay)
+	if jsonBytes > 0 {
+		h = hello.TypedHandler(hello.JSON(jsonBytes), "application/json", f.Delay)
+	}
+	if !compress {
+		return h, nil
+	}
+	wrap, err := gzhttp.NewWrapper(gzhttp.CompressionLevel(5))
+	if err != nil {
+		return nil, err
+	}
+	return wrap(h), nil
 }
