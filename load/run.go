@@ -182,6 +182,9 @@ func (e *engine) run(ctx context.Context) (*result.Result, error) {
 // runLoops runs prepared loops to the end of the run and gathers the Result.
 func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
+	if e.cfg.Live != nil {
+		e.collector.live = newLiveState(len(loops), e.cfg.Live, e.rateAt)
+	}
 	go e.collector.run()
 
 	e.base = time.Now()
@@ -260,6 +263,9 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
+	if e.collector.live != nil {
+		e.collector.live.final(res)
+	}
 	return res
 }
 

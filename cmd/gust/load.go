@@ -47,6 +47,7 @@ type loadFlags struct {
 	tls              tlsFlags
 	connect          connectFlags
 	ws               wsFlags
+	metrics          metricsFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -142,6 +143,7 @@ gust merge adds their -o json results into one report, exactly.`,
 	addWSFlags(fl, &f.ws)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
+	f.metrics.add(fl)
 	return cmd
 }
 
@@ -180,6 +182,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, err
 	}
 	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return cfg, err
+	}
+	if err := f.metrics.check(); err != nil {
 		return cfg, err
 	}
 	if f.shard != "" {
@@ -242,6 +247,11 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
+	srv, err := f.metrics.start(&cfg)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	defer f.metrics.stop(cmd.Context(), srv) // after the report: its final values linger
 	res, err := drive(cmd, "load", cfg, driveOptions{quiet: f.quiet, cpuProfile: f.cpuProfile, hdrLog: f.hdrLog})
 	if err != nil {
 		return err
