@@ -32,7 +32,9 @@ import (
 //     request rate and p99 of the same seconds of the report's timeline
 //     (its counts, and its histograms merged);
 //   - after the run, the final requests and histogram count are the
-//     report's exactly, and the whole run's p99 is the report's within 5%.
+//     report's exactly, and the whole run's p99 is the report's within 5%;
+//   - a second Prometheus, with native histograms on, gets the same p99s
+//     from the native buckets.
 //
 // The buckets are 2% apart around the latency (--metrics-buckets), so
 // that Prometheus's interpolation within a bucket stays within 2%. The
@@ -51,6 +53,10 @@ func TestPrometheusScrapesLoad(t *testing.T) {
 	defer srv.Close()
 	metricsAddr, promAddr := freeAddr(t), freeAddr(t)
 	prom := startPrometheus(t, bin, promAddr, metricsAddr)
+	// A second one reads the native histogram: with the feature on,
+	// Prometheus 2.42 negotiates protobuf and keeps only the native
+	// buckets of a histogram that has both.
+	native := startPrometheus(t, bin, freeAddr(t), metricsAddr, "--enable-feature=native-histograms")
 
 	// Scrapes of the address begin (and fail) before gust listens: their
 	// phase is Prometheus's, fixed for the target.
@@ -78,6 +84,8 @@ func TestPrometheusScrapesLoad(t *testing.T) {
 	rateNow := prom.value(t, "rate(gust_load_requests_total[5s])", during)
 	p99Now := prom.value(t, "histogram_quantile(0.99, sum by (le) (rate(gust_load_latency_seconds_bucket[5s])))", during)
 	window := prom.samples(t, "gust_load_requests_total[5s]", during)
+	p99NowNative := native.value(t, "histogram_quantile(0.99, rate(gust_load_latency_seconds[5s]))", during)
+	windowNative := native.samples(t, "gust_load_requests_total[5s]", during)
 
 	r := <-ran
 	if r.err != nil {
@@ -88,18 +96,48 @@ func TestPrometheusScrapesLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := parts[0].Result
-	t.Logf("report: %d requests in %s, p99 %dus; Prometheus 9 s in: %.1f/s, p99 %.5fs over the last 5 s",
-		res.Requests, res.Duration, res.Latency.ValueAtQuantile(99), rateNow, p99Now)
+	t.Logf("report: %d requests in %s, p99 %dus; Prometheus 9 s in: %.1f/s, p99 %.5fs (native %.5fs) over the last 5 s",
+		res.Requests, res.Duration, res.Latency.ValueAtQuantile(99), rateNow, p99Now, p99NowNative)
 
 	// The report's timeline for the seconds the window's samples span: in
 	// the open model a generator that fell behind catches up, so only the
 	// same seconds can be compared.
+	seconds, requests, p99 := timelineWindow(t, res, window)
+	within(t, fmt.Sprintf("request rate over seconds %v", seconds), rateNow, float64(requests)/float64(len(seconds)))
+	within(t, fmt.Sprintf("p99 over seconds %v", seconds), p99Now, p99)
+	seconds, _, p99 = timelineWindow(t, res, windowNative)
+	within(t, fmt.Sprintf("native p99 over seconds %v", seconds), p99NowNative, p99)
+
+	// After: the values served while gust lingered.
+	after := r.done.Add(-1500 * time.Millisecond)
+	if got := prom.value(t, "gust_load_requests_total", after); got != float64(res.Requests) {
+		t.Errorf("final gust_load_requests_total %g, want the report's %d", got, res.Requests)
+	}
+	if got := prom.value(t, "gust_load_latency_seconds_count", after); got != float64(res.Requests) {
+		t.Errorf("final gust_load_latency_seconds_count %g, want the report's %d", got, res.Requests)
+	}
+	if got := prom.value(t, `gust_load_responses_total{code="200",shard="0/1"}`, after); got != float64(res.Status[200]) {
+		t.Errorf("final 200 responses %g, want the report's %d", got, res.Status[200])
+	}
+	reportP99 := float64(res.Latency.ValueAtQuantile(99)) / 1e6
+	within(t, "the whole run's p99", prom.value(t, "histogram_quantile(0.99, sum by (le) (gust_load_latency_seconds_bucket))", after), reportP99)
+	if got := native.value(t, "histogram_count(gust_load_latency_seconds)", after); got != float64(res.Requests) {
+		t.Errorf("final native histogram count %g, want the report's %d", got, res.Requests)
+	}
+	within(t, "the whole run's p99 (native)", native.value(t, "histogram_quantile(0.99, gust_load_latency_seconds)", after), reportP99)
+}
+
+// timelineWindow returns the seconds of res's timeline whose requests
+// took gust_load_requests_total from the first to the last of window's
+// samples, their requests, and the p99 of their merged histograms in
+// seconds.
+func timelineWindow(t *testing.T, res *result.Result, window []float64) (seconds []int, requests int64, p99 float64) {
+	t.Helper()
 	if len(window) < 2 {
 		t.Fatalf("window samples %v, want five", window)
 	}
 	first, last := int64(window[0]), int64(window[len(window)-1])
 	merged := result.NewHistogram()
-	var seconds []int
 	var sum int64
 	for _, s := range res.Timeline {
 		if sum >= first && sum < last {
@@ -115,22 +153,7 @@ func TestPrometheusScrapesLoad(t *testing.T) {
 	if merged.TotalCount() != last-first {
 		t.Fatalf("the window's %d requests (%d to %d) are not whole seconds of the timeline (got %d in seconds %v)", last-first, first, last, merged.TotalCount(), seconds)
 	}
-	within(t, fmt.Sprintf("request rate over seconds %v", seconds), rateNow, float64(last-first)/float64(len(seconds)))
-	within(t, fmt.Sprintf("p99 over seconds %v", seconds), p99Now, float64(merged.ValueAtQuantile(99))/1e6)
-
-	// After: the values served while gust lingered.
-	after := r.done.Add(-1500 * time.Millisecond)
-	if got := prom.value(t, "gust_load_requests_total", after); got != float64(res.Requests) {
-		t.Errorf("final gust_load_requests_total %g, want the report's %d", got, res.Requests)
-	}
-	if got := prom.value(t, "gust_load_latency_seconds_count", after); got != float64(res.Requests) {
-		t.Errorf("final gust_load_latency_seconds_count %g, want the report's %d", got, res.Requests)
-	}
-	if got := prom.value(t, `gust_load_responses_total{code="200",shard="0/1"}`, after); got != float64(res.Status[200]) {
-		t.Errorf("final 200 responses %g, want the report's %d", got, res.Status[200])
-	}
-	p99 := prom.value(t, "histogram_quantile(0.99, sum by (le) (gust_load_latency_seconds_bucket))", after)
-	within(t, "the whole run's p99", p99, float64(res.Latency.ValueAtQuantile(99))/1e6)
+	return seconds, last - first, float64(merged.ValueAtQuantile(99)) / 1e6
 }
 
 // within fails t unless got is want within 5%.
@@ -167,10 +190,10 @@ type promServer struct {
 	log  string
 }
 
-// startPrometheus runs prometheus on addr with its own configuration and
-// storage under a temporary directory, scraping target every second, and
-// kills it when the test ends.
-func startPrometheus(t *testing.T, bin, addr, target string) *promServer {
+// startPrometheus runs prometheus on addr with flags, its own
+// configuration and storage under a temporary directory, scraping target
+// every second, and kills it when the test ends.
+func startPrometheus(t *testing.T, bin, addr, target string, flags ...string) *promServer {
 	t.Helper()
 	dir := t.TempDir()
 	config := fmt.Sprintf(`global:
@@ -190,8 +213,8 @@ scrape_configs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr)
+	cmd := exec.Command(bin, append([]string{"--config.file=" + cfgPath, "--storage.tsdb.path=" + filepath.Join(dir, "data"),
+		"--web.listen-address=" + addr}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
