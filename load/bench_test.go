@@ -69,15 +69,31 @@ func BenchmarkResponsePath(b *testing.B) {
 // minimal in-process server that allocates nothing per request, so
 // allocs/op counts the generator's allocations per request (setup is done
 // before the timer starts; connects are a fixed cost spread over b.N).
+// The live case is watched as gust load --metrics-addr watches a run
+// (Config.Live once a second, the cumulative histogram mapped for
+// Prometheus): what that costs a second, spread over the requests.
 func BenchmarkLoopback(b *testing.B) {
 	for _, bc := range []struct {
 		name     string
 		pipeline int
-	}{{"keepalive", 1}, {"pipeline16", 16}} {
+		live     func(*Live)
+	}{{"keepalive", 1, nil}, {"pipeline16", 16, nil}, {"live", 1, benchLive}} {
 		b.Run(bc.name, func(b *testing.B) {
 			addr := cannedServer(b)
-			benchRun(b, Config{URL: "http://" + addr + "/", Connections: 50, Requests: int64(b.N), Pipeline: bc.pipeline})
+			benchRun(b, Config{URL: "http://" + addr + "/", Connections: 50, Requests: int64(b.N), Pipeline: bc.pipeline, Live: bc.live})
 		})
+	}
+}
+
+// benchLive does what the metrics exporter does with a Live, without
+// importing it (it imports load): walk the histogram's counts.
+func benchLive(l *Live) {
+	var n int64
+	for _, bar := range l.Latency.Distribution() {
+		n += bar.Count
+	}
+	if n != l.Requests {
+		panic("live histogram and request count disagree")
 	}
 }
 

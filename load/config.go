@@ -100,6 +100,11 @@ type Config struct {
 	// Progress, if set, is called about once a second from a single
 	// goroutine with the state of the run so far.
 	Progress func(Progress)
+	// Live, if set, is called once a second from a single goroutine with
+	// the run's cumulative measurements (live.go), and once more with the
+	// final ones after the run. The Live, its maps and its histogram are
+	// only valid during the call: copy what you keep.
+	Live func(*Live)
 
 	// Source, if set, supplies the requests instead of URL, Method, Header
 	// and Body: a stream of serialized requests, each with its endpoint for

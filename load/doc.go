@@ -15,6 +15,7 @@
 // session (protocol.go; http1.go, h2session.go) encodes each head in its
 // protocol and parses the responses, delivering them to the sink
 // (sink.go), which records latencies, statuses and errors (stats.go,
-// endpoints.go, timeline.go). Nothing is allocated per request once the
-// buffers have grown.
+// endpoints.go, timeline.go; live.go sums them once a second for
+// Config.Live). Nothing is allocated per request once the buffers have
+// grown.
 package load

@@ -57,6 +57,7 @@ type loop struct {
 	secErr   int64
 	secBytes int64
 	secHist  *hdrhistogram.Histogram
+	sent     *liveSent // with Config.Live: the counts handed over so far
 
 	// With a Source (see schedule_recorded.go); feeder is nil without one.
 	feeder   *feeder
@@ -317,7 +318,7 @@ func (l *loop) flushSecond(final bool) {
 		return // an empty sliver of a second at the end says nothing
 	}
 	col := l.e.collector
-	col.in <- interval{loop: l.id, second: l.sec, requests: l.secReq, errors: l.secErr, bytesRead: l.secBytes, hist: l.secHist}
+	col.in <- interval{loop: l.id, second: l.sec, requests: l.secReq, errors: l.secErr, bytesRead: l.secBytes, hist: l.secHist, live: l.liveCounts()}
 	l.sec++
 	l.secReq, l.secErr, l.secBytes = 0, 0, 0
 	if !final {

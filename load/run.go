@@ -189,6 +189,9 @@ func (e *engine) run(ctx context.Context) (*result.Result, error) {
 func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	e.collector = newCollector(len(loops), e.cfg.Progress, e.cfg.IntervalHistograms)
 	e.collector.target = e.targetInSecond
+	if e.cfg.Live != nil {
+		e.collector.live = newLiveState(len(loops), e.cfg.Live, e.rateAt)
+	}
 	go e.collector.run()
 
 	e.base = time.Now()
@@ -275,6 +278,9 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	}
 	res.Timeline = e.collector.timeline
 	sort.Slice(res.Timeline, func(i, j int) bool { return res.Timeline[i].Second < res.Timeline[j].Second })
+	if e.collector.live != nil {
+		e.collector.live.final(res)
+	}
 	return res
 }
 

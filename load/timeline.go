@@ -18,6 +18,7 @@ type interval struct {
 	errors    int64
 	bytesRead int64
 	hist      *hdrhistogram.Histogram
+	live      *liveCounts // with Config.Live: the second's counts by status and error
 }
 
 // collector merges the loops' per-second intervals into the timeline and
@@ -29,6 +30,7 @@ type collector struct {
 	progress func(Progress)
 	keepHist bool
 	target   func(sec int) float64 // each second's target rate; nil: none
+	live     *liveState            // with Config.Live; nil otherwise
 
 	pending  map[int]*secondAgg
 	timeline []result.Second
@@ -40,6 +42,7 @@ type secondAgg struct {
 	result.Second
 	reports int
 	hist    *hdrhistogram.Histogram
+	live    *liveCounts
 }
 
 func newCollector(loops int, progress func(Progress), keepHist bool) *collector {
@@ -72,6 +75,9 @@ func (c *collector) run() {
 		agg.BytesRead += iv.bytesRead
 		agg.hist.Merge(iv.hist)
 		agg.reports++
+		if iv.live != nil {
+			c.live.add(agg, iv.loop, iv.live)
+		}
 		iv.hist.Reset()
 		select {
 		case c.free[iv.loop] <- iv.hist:
@@ -106,6 +112,9 @@ func (c *collector) finalize(agg *secondAgg) {
 		agg.Hist, _ = agg.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	}
 	c.timeline = append(c.timeline, agg.Second)
+	if c.live != nil {
+		c.live.second(agg)
+	}
 	c.total.Requests += agg.Requests
 	c.total.Errors += agg.Errors
 	c.total.LastRPS = float64(agg.Requests)

@@ -7,7 +7,10 @@
 # usage: scripts/bench-load.sh [seconds-per-run] [rounds]
 #   SERVERS="fasthttp gust-serve gust-inline" (gust-serve is gust serve on
 #   net/http, as when the first figures were taken; gust-inline is gust/server
-#   in Inline mode, the fastest target here), CONNS="200 10000".
+#   in Inline mode, the fastest target here), CONNS="200 10000",
+#   GENS="gust,wrk,hey,gust --pipeline 16" (the generators, comma-separated,
+#   each with its flags: GENS="gust,wrk,gust --metrics-addr 127.0.0.1:9464"
+#   compares gust watched by Prometheus with gust unwatched and wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +20,7 @@ server_cpu=${SERVER_CPU:-0}
 client_cpu=${CLIENT_CPU:-1}
 conns_list=${CONNS:-"200 10000"}
 servers=${SERVERS:-"fasthttp gust-serve"}
+IFS=, read -r -a gens <<< "${GENS:-gust,wrk,hey,gust --pipeline 16}"
 
 ulimit -n "$(ulimit -Hn)"
 mkdir -p bin
@@ -69,7 +73,7 @@ echo "|---|---|---|---|---|---|---|"
 for round in $(seq "$rounds"); do
   for server in $servers; do
     for c in $conns_list; do
-      for gen in gust wrk hey "gust --pipeline 16"; do
+      for gen in "${gens[@]}"; do
         start_server "$server"
         before=$(cpu_ticks "$srv_pid")
         set -- $gen

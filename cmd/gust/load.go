@@ -51,6 +51,7 @@ type loadFlags struct {
 	reqData          dataFlags
 	judge            thresholdFlags
 	find             findFlags
+	metrics          metricsFlags
 }
 
 func newLoadCmd() *cobra.Command { return loadCommand(&loadFlags{}) }
@@ -188,6 +189,7 @@ throughput.`,
 	addFindFlags(fl, &f.find)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
 	f.tls.add(fl)
+	f.metrics.add(fl)
 	return cmd
 }
 
@@ -226,6 +228,9 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		return cfg, err
 	}
 	if err := report.CheckFormat(f.output, report.Formats); err != nil {
+		return cfg, err
+	}
+	if err := f.metrics.check(); err != nil {
 		return cfg, err
 	}
 	if f.shard != "" {
@@ -300,6 +305,11 @@ func runLoad(cmd *cobra.Command, f *loadFlags, url string) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
+	srv, err := f.metrics.start(&cfg)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	defer f.metrics.stop(cmd.Context(), srv) // after the report: its final values linger
 	res, err := drive(cmd, "load", cfg, driveOptions{quiet: f.quiet, cpuProfile: f.cpuProfile, hdrLog: f.hdrLog})
 	if err != nil {
 		return err
