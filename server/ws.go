@@ -110,6 +110,12 @@ type wsUpgrade struct {
 // body are not sent (headers it set are, beside the handshake's). A
 // request that is no valid upgrade gets 400 with the reason (426 with
 // Sec-WebSocket-Version: 13 for another version) and ErrWSUpgrade.
+//
+// Over HTTP/2 (with HTTP2Config.ExtendedConnect) the handshake is RFC
+// 8441's: an extended CONNECT with :protocol websocket (the Header
+// ":protocol", as in net/http) and Sec-WebSocket-Version: 13; the answer
+// is 200, and the stream alone becomes the WebSocket, beside the
+// connection's other streams.
 func (c *Ctx) UpgradeWebSocket(ws *WebSocket) error {
 	if reason := c.checkWSUpgrade(); reason != "" {
 		c.SetStatus(http.StatusBadRequest)
@@ -127,7 +133,9 @@ func (c *Ctx) UpgradeWebSocket(ws *WebSocket) error {
 		return errors.New("server: WebSocket needs the Linux engine")
 	}
 	u := &wsUpgrade{cfg: ws}
-	websocket.AcceptKey(u.accept[:0], c.req.Get("Sec-WebSocket-Key"))
+	if c.req.Major == 1 {
+		websocket.AcceptKey(u.accept[:0], c.req.Get("Sec-WebSocket-Key"))
+	}
 	if len(ws.Subprotocols) > 0 {
 		u.subprotocol = c.pickSubprotocol(ws.Subprotocols)
 	}
@@ -152,6 +160,9 @@ const wsBadVersion = "Sec-WebSocket-Version must be 13"
 // upgrade, or "" if nothing is.
 func (c *Ctx) checkWSUpgrade() string {
 	r := &c.req
+	if r.Major == 2 {
+		return c.checkWSConnect()
+	}
 	switch {
 	case string(r.Method) != "GET":
 		return "a WebSocket upgrade must be a GET"
@@ -165,6 +176,24 @@ func (c *Ctx) checkWSUpgrade() string {
 		return wsBadVersion
 	case !websocket.ValidKey(r.Get("Sec-WebSocket-Key")):
 		return "Sec-WebSocket-Key must be 16 bytes in base64"
+	case c.hijacked || c.streaming || c.upgrade != nil:
+		return "the response has already begun"
+	}
+	return ""
+}
+
+// checkWSConnect is checkWSUpgrade over HTTP/2 (RFC 8441 section 5): an
+// extended CONNECT with :protocol websocket and Sec-WebSocket-Version 13,
+// no key (the stream is the handshake's proof).
+func (c *Ctx) checkWSConnect() string {
+	r := &c.req
+	switch {
+	case string(r.Method) != "CONNECT" || len(r.Get(":protocol")) == 0:
+		return "a WebSocket over HTTP/2 is an extended CONNECT with :protocol websocket (RFC 8441)"
+	case string(r.Get(":protocol")) != "websocket":
+		return ":protocol must be websocket"
+	case string(r.Get("Sec-WebSocket-Version")) != "13":
+		return wsBadVersion
 	case c.hijacked || c.streaming || c.upgrade != nil:
 		return "the response has already begun"
 	}
@@ -245,6 +274,9 @@ func (ws *WebSocket) pingInterval() time.Duration {
 // and for a ResponseWriter that is not the adapter's (use Hijack and a
 // WebSocket library there).
 func UpgradeWebSocket(w http.ResponseWriter, r *http.Request, ws *WebSocket) error {
+	if onStream, err := upgradeStream(w, ws); onStream {
+		return err
+	}
 	rw, ok := w.(*responseWriter)
 	if !ok {
 		http.Error(w, "WebSocket upgrade needs gust's adapter", http.StatusInternalServerError)
