@@ -3,7 +3,9 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -188,4 +190,31 @@ func TestWebSocketOverH2Refusals(t *testing.T) {
 			t.Errorf("status %d reset %v code %v; want RST_STREAM(PROTOCOL_ERROR)", st.status, st.reset, st.code)
 		}
 	})
+}
+
+// TestWebSocketOverH2WithNodeHTTP2 is the real peer: Node's own http2
+// client doing RFC 8441 (it sends :protocol only once the server's
+// SETTINGS allow it), over h2c and TLS.
+func TestWebSocketOverH2WithNodeHTTP2(t *testing.T) {
+	needClient(t, []string{"node"})
+	for _, overTLS := range []bool{false, true} {
+		for _, setup := range h2wsSetups(wsEcho())[3:4] { // the adapter, Auto
+			t.Run(fmt.Sprint("tls=", overTLS), func(t *testing.T) {
+				s := serveForTest(t, &Server{Handler: setup.h, Config: h2wsConfig(setup.mode, overTLS)})
+				url := "http://" + s.Addr().String() + "/ws"
+				if overTLS {
+					url = "https://" + s.Addr().String() + "/ws"
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				out, err := exec.CommandContext(ctx, "node", "testdata/clients/node_h2ws.mjs", url).CombinedOutput()
+				if err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if got, want := strings.TrimSpace(string(out)), "ok close=4000 connect_protocol=true"; got != want {
+					t.Errorf("got %q, want %q", got, want)
+				}
+			})
+		}
+	}
 }

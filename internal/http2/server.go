@@ -143,20 +143,22 @@ func NewServerConn(cfg ServerConfig) *ServerConn {
 }
 
 // Start appends the server preface: SETTINGS (streams, windows, frame and
-// header list sizes, push disabled; extended CONNECT in a second SETTINGS
-// frame when enabled) and the WINDOW_UPDATE opening the
+// header list sizes, push disabled, extended CONNECT when enabled) and the WINDOW_UPDATE opening the
 // connection window.
 func (s *ServerConn) Start(out []byte) []byte {
-	out = AppendSettings(out,
-		Setting{SettingMaxConcurrentStreams, uint32(s.cfg.MaxStreams)},
-		Setting{SettingInitialWindowSize, s.cfg.StreamWindow},
-		Setting{SettingMaxFrameSize, s.cfg.MaxFrameSize},
-		Setting{SettingMaxHeaderListSize, s.cfg.Headers.MaxHeaderListSize},
-		Setting{SettingEnablePush, 0},
-	)
-	if s.cfg.EnableConnectProtocol {
-		out = AppendSettings(out, Setting{SettingEnableConnectProtocol, 1})
+	set := [...]Setting{
+		{SettingMaxConcurrentStreams, uint32(s.cfg.MaxStreams)},
+		{SettingInitialWindowSize, s.cfg.StreamWindow},
+		{SettingMaxFrameSize, s.cfg.MaxFrameSize},
+		{SettingMaxHeaderListSize, s.cfg.Headers.MaxHeaderListSize},
+		{SettingEnablePush, 0},
+		{SettingEnableConnectProtocol, 1},
 	}
+	n := len(set)
+	if !s.cfg.EnableConnectProtocol {
+		n-- // in the same frame when on: a client looks at the first SETTINGS
+	}
+	out = AppendSettings(out, set[:n]...)
 	if incr := s.cfg.ConnWindow - DefaultInitialWindowSize; incr > 0 {
 		out = AppendWindowUpdate(out, 0, incr)
 	}
