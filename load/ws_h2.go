@@ -28,7 +28,6 @@ import (
 // socket: nothing is allocated per message.
 type wsH2 struct {
 	cc     *http2.ClientConn // a new engine per socket
-	req    http2.Request     // the run's extended CONNECT
 	id     uint32            // the WebSocket's stream; 0 until opened
 	ext    string            // the 200's sec-websocket-extensions
 	queued []byte            // frames waiting for the stream (messages, pings, pongs, the close reply)
