@@ -47,6 +47,12 @@ type h2wsStream struct {
 // TLS with ALPN h2; it waits for the server's SETTINGS.
 func dialH2WS(t testing.TB, s *Server, overTLS bool) *h2wsConn {
 	t.Helper()
+	return dialH2WSConfig(t, s, overTLS, http2.ClientConfig{})
+}
+
+// dialH2WSConfig is dialH2WS with the client engine's configuration.
+func dialH2WSConfig(t testing.TB, s *Server, overTLS bool, cfg http2.ClientConfig) *h2wsConn {
+	t.Helper()
 	var nc net.Conn
 	if overTLS {
 		cfg := clientTLS(0)
@@ -60,9 +66,10 @@ func dialH2WS(t testing.TB, s *Server, overTLS bool) *h2wsConn {
 		nc, _ = rawConn(t, s)
 	}
 	c := &h2wsConn{t: t, nc: nc, streams: map[uint32]*h2wsStream{}, headers: map[uint64][]http2.Field{}}
-	c.cc = http2.NewClientConn(http2.ClientConfig{HeaderFunc: func(tag uint64, name, value string) {
+	cfg.HeaderFunc = func(tag uint64, name, value string) {
 		c.headers[tag] = append(c.headers[tag], http2.Field{Name: name, Value: value})
-	}})
+	}
+	c.cc = http2.NewClientConn(cfg)
 	c.write(c.cc.Start(nil))
 	for c.cc.CanOpen() == 0 {
 		if !c.read(5 * time.Second) {
@@ -88,7 +95,6 @@ func (c *h2wsConn) read(d time.Duration) bool {
 	buf := make([]byte, 64<<10)
 	n, err := c.nc.Read(buf)
 	if n == 0 && err != nil {
-		c.t.Logf("read: %v", err)
 		return false
 	}
 	c.pending = append(c.pending, buf[:n]...)

@@ -57,11 +57,21 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 // tunnelData takes DATA of an extended CONNECT stream: WebSocket frames
 // once it is open, held until then (its window with it, which bounds
 // what is held) while the handler has not answered; a stream answered
-// otherwise drops what was held when it ends.
+// otherwise drops what was held when it ends. While the WebSocket's
+// output backs up past MaxBuffered (a client that sends and does not
+// read: pongs pile up), the window is not given back until it drains
+// (pumpWS), so the client's stream window bounds what it can make the
+// server queue.
 func (hc *h2conn) tunnelData(st *h2stream, data []byte, end bool) {
 	switch {
 	case st.ws != nil:
 		hc.feedWS(st, data, end, hc.c.l.e.now())
+		if len(st.wsOut)+hc.sc.Pending(st.id) > st.ws.cfg.maxBuffered() {
+			st.mu.Lock()
+			st.uncredited += len(data)
+			st.mu.Unlock()
+			return
+		}
 		hc.c.out = hc.sc.Consume(hc.c.out, st.id, len(data))
 	default:
 		if st.early == nil && len(data) > 0 {
@@ -171,6 +181,13 @@ func (hc *h2conn) pumpWS(st *h2stream, now int64) bool {
 		putBuf(buf)
 	}
 	ws.unwritten.Store(0)
+	st.mu.Lock()
+	held := st.uncredited // the window held while the output backed up
+	st.uncredited = 0
+	st.mu.Unlock()
+	if held > 0 {
+		c.out = sc.Consume(c.out, st.id, held)
+	}
 	if ws.closing {
 		c.out, _ = sc.WriteData(c.out, st.id, nil, true)
 		hc.finishStream(st)

@@ -218,3 +218,63 @@ func TestWebSocketOverH2WithNodeHTTP2(t *testing.T) {
 		}
 	}
 }
+
+func TestWebSocketOverH2FramesSentBeforeThe200AreServed(t *testing.T) {
+	for _, setup := range h2wsSetups(wsEcho()) {
+		t.Run(setup.name, func(t *testing.T) {
+			s := serveForTest(t, &Server{Handler: setup.h, Config: h2wsConfig(setup.mode, false)})
+			c := dialH2WS(t, s, false)
+			st := c.open("/ws", "websocket")
+			var early websocket.Conn
+			early.Init(websocket.Config{Client: true})
+			b, _ := early.AppendMessage(nil, websocket.OpText, []byte("early"))
+			st.sendRaw(b) // right behind the HEADERS, before the handler ran
+			if got := st.answered(); got != 200 {
+				t.Fatalf("answered %d", got)
+			}
+			st.expect(websocket.EventMessage, websocket.OpText, 0, "early")
+			st.send(websocket.OpText, "later")
+			st.expect(websocket.EventMessage, websocket.OpText, 0, "later")
+		})
+	}
+}
+
+func TestWebSocketOverH2PingFloodUnreadIsBoundedByTheWindow(t *testing.T) {
+	ws := wsEcho()
+	ws.MaxBuffered = 64 << 10
+	s := serveForTest(t, &Server{Handler: h2wsSetups(ws)[0].h, Config: h2wsConfig(Inline, false)})
+	// A client that reads frames (the server's WINDOW_UPDATEs) but opens
+	// its own stream window one byte at a time: the pongs pile up in the
+	// server, which must stop giving the pings' window back.
+	c := dialH2WSConfig(t, s, false, http2.ClientConfig{StreamWindow: 1})
+	st := c.open("/ws", "websocket")
+	st.answered()
+	ping := st.eng.AppendPing(nil, make([]byte, 125))
+	var flood []byte
+	for range 200 {
+		flood = append(flood, ping...)
+	}
+	sent, stalledSince := 0, time.Time{}
+	for deadline := time.Now().Add(5 * time.Second); sent < 8<<20 && time.Now().Before(deadline); {
+		if c.cc.Pending(st.id) > 0 {
+			if stalledSince.IsZero() {
+				stalledSince = time.Now()
+			} else if time.Since(stalledSince) > 500*time.Millisecond {
+				break // no window for half a second: the server holds it
+			}
+			c.read(20 * time.Millisecond)
+			continue
+		}
+		stalledSince = time.Time{}
+		out, err := c.cc.WriteData(nil, st.id, append([]byte(nil), flood...), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.write(out)
+		sent += len(flood)
+	}
+	if sent >= 8<<20 || stalledSince.IsZero() {
+		t.Fatalf("sent %d bytes of pings with the pongs unread: the server kept giving window", sent)
+	}
+	t.Logf("the stream's window stayed shut after %d bytes of pings", sent)
+}
