@@ -153,3 +153,10 @@ func TestWebSocketOverHTTP2ServerCloseAndPings(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkWebSocketOverHTTP2Echo64 is BenchmarkWebSocketEcho64 with
+// --http2: each connection's WebSocket an extended CONNECT stream (h2c).
+func BenchmarkWebSocketOverHTTP2Echo64(b *testing.B) {
+	addr := wsH2Server(b, echo(false, nil), nil, true)
+	benchRun(b, Config{URL: "ws://" + addr + "/ws", HTTP2: true, Connections: 50, Requests: int64(b.N)})
+}
