@@ -233,12 +233,12 @@ func probeExtendedConnect(conn net.Conn, timeout time.Duration, addr string) err
 	for cc.CanOpen() == 0 {
 		n, err := conn.Read(buf)
 		if n == 0 && err != nil {
-			return fmt.Errorf("HTTP/2 to %s: no SETTINGS from the server: %w", addr, unwrapOpError(err))
+			return fmt.Errorf("%s sent no HTTP/2 SETTINGS (%v): does it speak HTTP/2? drop --http2", addr, unwrapOpError(err))
 		}
 		in = append(in, buf[:n]...)
 		_, used, ferr := cc.Feed(nil, in)
 		if ferr != nil {
-			return fmt.Errorf("HTTP/2 to %s: %w", addr, ferr)
+			return fmt.Errorf("%s does not speak HTTP/2 (%v): drop --http2", addr, ferr)
 		}
 		in = in[used:]
 	}
