@@ -278,3 +278,33 @@ func TestWebSocketOverH2PingFloodUnreadIsBoundedByTheWindow(t *testing.T) {
 	}
 	t.Logf("the stream's window stayed shut after %d bytes of pings", sent)
 }
+
+func TestWebSocketOverH2ShutdownClosesWith1001(t *testing.T) {
+	ws := wsEcho()
+	closed := make(chan int, 1)
+	ws.OnClose = func(_ *WSConn, code int, _ string) { closed <- code }
+	s := &Server{Handler: h2wsSetups(ws)[0].h, Config: h2wsConfig(Inline, false)}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	c := dialH2WS(t, s, false)
+	st := c.open("/ws", "websocket")
+	st.answered()
+	st.send(websocket.OpText, "hi")
+	st.expect(websocket.EventMessage, websocket.OpText, 0, "hi")
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		done <- s.Shutdown(ctx)
+	}()
+	st.expect(websocket.EventClose, 0, websocket.CloseGoingAway, "server shutting down") // our reply goes out as DATA
+	c.wait(5*time.Second, "the stream's end", func() bool { return st.ended || st.reset })
+	if err := <-done; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if code := <-closed; code != websocket.CloseGoingAway {
+		t.Errorf("OnClose %d, want 1001", code)
+	}
+}
