@@ -160,3 +160,16 @@ func BenchmarkWebSocketOverHTTP2Echo64(b *testing.B) {
 	addr := wsH2Server(b, echo(false, nil), nil, true)
 	benchRun(b, Config{URL: "ws://" + addr + "/ws", HTTP2: true, Connections: 50, Requests: int64(b.N)})
 }
+
+func TestWebSocketOverHTTP2AnswersTheServersPings(t *testing.T) {
+	ws := echo(false, nil)
+	ws.PingInterval = 100 * time.Millisecond // unanswered, the server resets the stream after another 100ms
+	addr := wsH2Server(t, ws, nil, true)
+	res := wsRunOK(t, Config{URL: "ws://" + addr + "/ws", HTTP2: true, Connections: 3, Loops: 1, Duration: time.Second,
+		WebSocket: WebSocketConfig{Hold: true}})
+	w := res.WebSocket
+	if w.Held != 3 || res.Reconnects != 0 || w.PingsReceived < 3*2 || w.PingsSent != 0 {
+		t.Errorf("held %d reconnects %d pings received %d sent %d, want 3 held through the server's pings",
+			w.Held, res.Reconnects, w.PingsReceived, w.PingsSent)
+	}
+}
