@@ -67,6 +67,9 @@ func (e *engine) protocolsSpoken(alpn map[string]int64) map[string]int64 {
 // the session of the other protocol for its next socket, so a connection
 // that changes protocol allocates once.
 func (l *loop) useProtocol(c *conn, alpn string) {
+	if l.e.target.ws != nil {
+		return // a WebSocket session speaks the run's protocol (Config.HTTP2) itself
+	}
 	want := l.e.speaksH2(alpn)
 	if _, isH2 := c.ses.(*h2session); isH2 == want {
 		return

@@ -125,7 +125,11 @@ func (e *engine) probe(ctx context.Context) error {
 		return fmt.Errorf("cannot connect to %s: %w", e.target.hostPort, unwrapOpError(err))
 	}
 	defer conn.Close()
+	wsH2 := e.target.ws != nil && e.cfg.HTTP2
 	if e.tlsConfig == nil {
+		if wsH2 {
+			return probeExtendedConnect(conn, e.cfg.Timeout, e.target.hostPort)
+		}
 		return nil
 	}
 	// Without the session cache: the run's first handshakes are its own.
@@ -136,6 +140,11 @@ func (e *engine) probe(ctx context.Context) error {
 	defer cancel()
 	if err := tc.HandshakeContext(ctx); err != nil {
 		return &HandshakeError{Addr: e.target.hostPort, Reason: transport.VerifyErrorLine(err), Err: err}
+	}
+	if wsH2 {
+		if err := probeExtendedConnect(tc, e.cfg.Timeout, e.target.hostPort); err != nil {
+			return err
+		}
 	}
 	return tc.Close()
 }

@@ -44,6 +44,8 @@ type wsSession struct {
 	pending  []byte // a partial head or frame carried to the next read
 	out      []byte // what the engine writes back (pongs, the close reply)
 	nextPing int64  // a held connection's next ping; 0 until upgraded
+
+	h2 *wsH2 // over HTTP/2 (ws_h2.go); nil over HTTP/1.1
 }
 
 // wsPhase is where a WebSocket connection is.
@@ -58,13 +60,20 @@ const (
 // newWSSession returns a session of run, keeping up to run.inflight
 // messages in flight.
 func newWSSession(run *wsRun) *wsSession {
-	return &wsSession{run: run, ring: make([]exchange, run.inflight)}
+	s := &wsSession{run: run, ring: make([]exchange, run.inflight)}
+	if run.h2 {
+		s.h2 = &wsH2{}
+	}
+	return s
 }
 
 // start writes the opening handshake with a fresh key.
 func (s *wsSession) start(out []byte) []byte {
 	s.phase = wsUpgrading
 	s.started = s.run.clock()
+	if s.h2 != nil {
+		return s.startH2(out)
+	}
 	key := websocket.NewKey(s.key[:0])
 	out, _ = s.run.appendHandshake(out, key) // checked once by newWSRun
 	return out
@@ -92,6 +101,9 @@ func (s *wsSession) reset() {
 	s.deflated = false
 	s.nextPing = 0
 	s.eng.Release()
+	if s.h2 != nil {
+		s.resetH2()
+	}
 }
 
 // send appends the run's message, masked with a fresh key, and records x
@@ -102,6 +114,9 @@ func (s *wsSession) send(out []byte, _ *request, x exchange) []byte {
 	s.n++
 	s.st.msgsOut++
 	s.st.bytesOut += int64(len(s.run.payload))
+	if s.h2 != nil {
+		return s.sendMessageH2(out)
+	}
 	if s.deflated {
 		var key [4]byte
 		binary.LittleEndian.PutUint32(key[:], rand.Uint32())
@@ -114,6 +129,10 @@ func (s *wsSession) send(out []byte, _ *request, x exchange) []byte {
 // ping appends a ping (a held connection's).
 func (s *wsSession) ping(out []byte) []byte {
 	s.st.pings++
+	if s.h2 != nil {
+		s.h2.queued = s.eng.AppendPing(s.h2.queued, nil)
+		return s.flushH2(out)
+	}
 	return s.eng.AppendPing(out, nil)
 }
 
@@ -131,6 +150,9 @@ func (s *wsSession) pop() exchange {
 // feed reads the upgrade's answer, then frames. A partial head or frame is
 // kept for the next read.
 func (s *wsSession) feed(data []byte, k sink) (result.ErrorKind, bool) {
+	if s.h2 != nil {
+		return s.feedH2(data, k)
+	}
 	in, carried := data, len(s.pending) > 0
 	if carried {
 		s.pending = append(s.pending, data...)

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gust-http/gust/internal/http2"
 	"github.com/gust-http/gust/internal/websocket"
 )
 
@@ -78,8 +79,8 @@ func (c *Config) validateWebSocket(ws bool) error {
 		return nil
 	}
 	switch {
-	case c.HTTP2 || c.AutoProtocol:
-		return errors.New("a WebSocket upgrades an HTTP/1.1 connection: drop --http2 and --proto")
+	case c.AutoProtocol:
+		return errors.New("a WebSocket is either an HTTP/1.1 upgrade or, with --http2, an HTTP/2 extended CONNECT: drop --proto")
 	case c.Pipeline > 1:
 		return errors.New("for messages in flight per connection use --ws-inflight, not --pipeline")
 	case c.DisableKeepAlive:
@@ -123,6 +124,10 @@ type wsRun struct {
 	inflight int
 	hold     bool
 	clock    func() int64 // the loops' clock, read once per handshake
+	// h2: over HTTP/2 (Config.HTTP2), each connection's WebSocket an
+	// extended CONNECT, h2req (ws_h2.go).
+	h2    bool
+	h2req http2.Request
 }
 
 // newWSRun makes the WebSocket run of c, whose target is t.
@@ -154,6 +159,19 @@ func newWSRun(c *Config, t *target) (*wsRun, error) {
 			return nil, fmt.Errorf("compress the WebSocket message: %v", err)
 		}
 		r.deflated = frame[hn:]
+	}
+	if c.HTTP2 {
+		scheme := "http"
+		if t.tls {
+			scheme = "https"
+		}
+		var headers [][2]string
+		for _, h := range c.Header {
+			if !strings.EqualFold(h[0], "Host") {
+				headers = append(headers, h)
+			}
+		}
+		r.h2, r.h2req = true, wsH2Request(r, scheme, headers)
 	}
 	// The handshake is checked once here, so that a socket's never fails.
 	if _, err := r.appendHandshake(nil, []byte("AAAAAAAAAAAAAAAAAAAAAA==")); err != nil {

@@ -84,6 +84,7 @@ func newWebSocketResult(cfg *Config) *result.WebSocket {
 	w := result.NewWebSocket()
 	ws := cfg.WebSocket
 	w.Size, w.Text, w.DeflateOffered, w.Hold, w.Ping = ws.Size, ws.Text, ws.Deflate, ws.Hold, ws.Ping
+	w.HTTP2 = cfg.HTTP2
 	if len(cfg.Body) > 0 {
 		w.Size = len(cfg.Body)
 	}

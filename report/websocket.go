@@ -31,7 +31,10 @@ type WebSocketStats struct {
 	Hold bool `json:"hold"`
 	// PingS is a held connection's ping interval in seconds; 0 otherwise.
 	PingS float64 `json:"ping_s"`
-	// Upgrades counts opening handshakes answered by a valid 101, ramp
+	// HTTP2 is true when each WebSocket was an HTTP/2 extended CONNECT
+	// stream (RFC 8441).
+	HTTP2 bool `json:"http2,omitempty"`
+	// Upgrades counts opening handshakes answered by a valid 101 (200 over HTTP/2), ramp
 	// included.
 	Upgrades int64 `json:"upgrades"`
 	// UpgradesFailed counts the upgrades that failed, ramp included.
@@ -71,7 +74,7 @@ func newWebSocketStats(w *result.WebSocket) *WebSocketStats {
 	}
 	h := orEmpty(w.Upgrade)
 	s := &WebSocketStats{
-		Inflight: w.Inflight, Size: w.Size, Text: w.Text, DeflateOffered: w.DeflateOffered, Hold: w.Hold,
+		Inflight: w.Inflight, Size: w.Size, Text: w.Text, DeflateOffered: w.DeflateOffered, Hold: w.Hold, HTTP2: w.HTTP2,
 		PingS:            round(w.Ping.Seconds(), 3),
 		Upgrades:         w.Upgrades,
 		UpgradesFailed:   w.UpgradeFailed,
@@ -128,7 +131,7 @@ func webSocketResult(s *WebSocketStats, like *hdrhistogram.Histogram) (*result.W
 		return nil, errors.New("a WebSocket result without its upgrade histogram (websocket.upgrade_hdr)")
 	}
 	w := &result.WebSocket{
-		Inflight: s.Inflight, Size: s.Size, Text: s.Text, DeflateOffered: s.DeflateOffered, Hold: s.Hold,
+		Inflight: s.Inflight, Size: s.Size, Text: s.Text, DeflateOffered: s.DeflateOffered, Hold: s.Hold, HTTP2: s.HTTP2,
 		Ping:             time.Duration(s.PingS * float64(time.Second)).Round(time.Millisecond),
 		Upgrades:         s.Upgrades,
 		UpgradeFailed:    s.UpgradesFailed,
@@ -166,14 +169,18 @@ func webSocketParts(r *result.Result) []string {
 	if w == nil {
 		return nil
 	}
+	name := "WebSocket"
+	if w.HTTP2 {
+		name = "WebSocket over HTTP/2 (RFC 8441)"
+	}
 	if w.Hold {
-		return []string{"WebSocket", "held (a ping every " + formatDuration(w.Ping) + ")"}
+		return []string{name, "held (a ping every " + formatDuration(w.Ping) + ")"}
 	}
 	kind := "binary"
 	if w.Text {
 		kind = "text"
 	}
-	parts := []string{"WebSocket", fmt.Sprintf("%s-byte %s messages, %d in flight per connection", formatCount(int64(w.Size)), kind, w.Inflight)}
+	parts := []string{name, fmt.Sprintf("%s-byte %s messages, %d in flight per connection", formatCount(int64(w.Size)), kind, w.Inflight)}
 	if w.DeflateOffered {
 		parts = append(parts, "permessage-deflate offered")
 	}

@@ -202,7 +202,11 @@ func wsModel(r *Result) string {
 	if w.Text {
 		kind = "text"
 	}
-	return fmt.Sprintf("%d-byte %s messages, %d in flight, deflate %s", w.Size, kind, w.Inflight, onOff(w.DeflateOffered))
+	over := ""
+	if w.HTTP2 {
+		over = " over HTTP/2"
+	}
+	return fmt.Sprintf("%d-byte %s messages, %d in flight, deflate %s%s", w.Size, kind, w.Inflight, onOff(w.DeflateOffered), over)
 }
 
 // streams returns r's streams per connection, 0 for HTTP/1.1.

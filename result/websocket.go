@@ -36,8 +36,12 @@ type WebSocket struct {
 	Hold bool
 	// Ping is the interval between a held connection's pings.
 	Ping time.Duration
+	// HTTP2 is true when each WebSocket was an HTTP/2 extended CONNECT
+	// stream (RFC 8441, gust load --http2): its upgrade a 200, not a 101.
+	HTTP2 bool
 
-	// Upgrades counts opening handshakes answered by a valid 101.
+	// Upgrades counts opening handshakes answered by a valid 101 (a 200
+	// over HTTP/2).
 	Upgrades int64
 	// UpgradeFailed counts opening handshakes that failed: a status other
 	// than 101, a 101 whose headers do not upgrade to WebSocket (counted
@@ -101,8 +105,8 @@ func (w *WebSocket) Add(r *WebSocket) {
 // settings returns w's run settings alone, with empty counters.
 func (w *WebSocket) settings() *WebSocket {
 	out := NewWebSocket()
-	out.Inflight, out.Size, out.Text, out.DeflateOffered, out.Hold, out.Ping =
-		w.Inflight, w.Size, w.Text, w.DeflateOffered, w.Hold, w.Ping
+	out.Inflight, out.Size, out.Text, out.DeflateOffered, out.Hold, out.Ping, out.HTTP2 =
+		w.Inflight, w.Size, w.Text, w.DeflateOffered, w.Hold, w.Ping, w.HTTP2
 	return out
 }
 

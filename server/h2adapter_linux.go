@@ -80,7 +80,7 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 			}
 		}
 	}
-	if !st.noBody {
+	if !st.noBody && !st.tunnel {
 		r.Body = &h2Body{st: st, req: r}
 		r.ContentLength = c.req.ContentLength
 	}
@@ -271,6 +271,13 @@ func (w *h2Writer) flush() error {
 
 // final is the response's last part, after the handler returned.
 func (w *h2Writer) final() h2part {
+	if u := w.c.upgrade; u != nil && !w.st.headersPosted {
+		w.c.upgrade = nil
+		w.st.headersPosted = true
+		w.status = http.StatusOK
+		_, fields := w.fields(-1)
+		return wsUpgradePart(u, fields)
+	}
 	p := h2part{end: true}
 	if !w.st.headersPosted {
 		w.st.headersPosted = true
@@ -349,4 +356,26 @@ func (w *h2Writer) fields(length int) (int, []http2.Field) {
 		fields = append(fields, http2.Field{Name: "content-length", Value: lengthString(length)})
 	}
 	return w.status, fields
+}
+
+// upgradeStream is UpgradeWebSocket on an adapter's HTTP/2 stream (an
+// extended CONNECT); false for another ResponseWriter. A refused upgrade's
+// status and reason become w's response.
+func upgradeStream(w http.ResponseWriter, ws *WebSocket) (bool, error) {
+	hw, ok := w.(*h2Writer)
+	if !ok {
+		return false, nil
+	}
+	if hw.st.headersPosted || hw.status != 0 {
+		return true, errors.New("server: UpgradeWebSocket after the response began")
+	}
+	err := hw.c.UpgradeWebSocket(ws) // headers set on w go out with the 200
+	if err != nil {
+		hw.status = hw.c.status
+		hw.header.Set("Content-Type", "text/plain; charset=utf-8")
+		if hw.status == http.StatusUpgradeRequired {
+			hw.header.Set("Sec-WebSocket-Version", "13")
+		}
+	}
+	return true, err
 }

@@ -25,6 +25,13 @@ type HTTP2Config struct {
 	// client or refused, less one per completed response; past it the
 	// connection ends with ENHANCE_YOUR_CALM. Default 200.
 	MaxResets int
+	// ExtendedConnect advertises SETTINGS_ENABLE_CONNECT_PROTOCOL (RFC
+	// 8441), so that clients open WebSockets as extended CONNECT streams
+	// of an HTTP/2 connection, which Ctx.UpgradeWebSocket and
+	// UpgradeWebSocket accept. Off by default, as in Go's net/http: a
+	// browser that sees it opens wss:// on its HTTP/2 connection, which a
+	// handler that hijacks for a WebSocket library cannot serve.
+	ExtendedConnect bool
 }
 
 // engineConfig is the sans-I/O engine's configuration for a connection.
@@ -39,11 +46,12 @@ func (c *Config) h2EngineConfig() http2.ServerConfig {
 		conn = 4 << 20
 	}
 	return http2.ServerConfig{
-		MaxStreams:       h.MaxConcurrentStreams,
-		StreamWindow:     h.StreamWindow,
-		ConnWindow:       conn,
-		Headers:          http2.HeaderLimits{MaxHeaderListSize: list},
-		MaxResets:        h.MaxResets,
-		ManualBodyCredit: true,
+		MaxStreams:            h.MaxConcurrentStreams,
+		StreamWindow:          h.StreamWindow,
+		ConnWindow:            conn,
+		Headers:               http2.HeaderLimits{MaxHeaderListSize: list},
+		MaxResets:             h.MaxResets,
+		ManualBodyCredit:      true,
+		EnableConnectProtocol: h.ExtendedConnect,
 	}
 }

@@ -250,6 +250,9 @@ func (hc *h2conn) nextDeadline(now int64) int64 {
 		next = min(next, hc.blockedSince+int64(cfg.WriteTimeout))
 	}
 	for _, st := range hc.streams {
+		if st.ws != nil {
+			next = st.ws.streamDeadline(next)
+		}
 		switch {
 		case st.inSending:
 			next = min(next, st.since+int64(cfg.WriteTimeout))
@@ -276,6 +279,8 @@ func (hc *h2conn) due(c *conn, now int64) int64 {
 			// A zero window that never opens: the slow reader's stream is cut.
 			c.out = hc.sc.Reset(c.out, st.id, http2.ErrCodeCancel)
 			hc.endStream(st, errWriteTimeout)
+		case st.ws != nil:
+			hc.wsDue(st, now)
 		case !st.dispatched && now-st.started >= int64(cfg.ReadTimeout):
 			c.out = hc.sc.Reset(c.out, st.id, http2.ErrCodeCancel)
 			hc.endStream(st, errStreamGone)
@@ -305,6 +310,11 @@ func (hc *h2conn) shutdown(c *conn) bool {
 			c.out = getBuf()
 		}
 		c.out = hc.sc.Shutdown(c.out)
+	}
+	for _, st := range hc.streams {
+		if st.ws != nil {
+			hc.shutdownWS(st)
+		}
 	}
 	hc.endTurn(c, now)
 	return true

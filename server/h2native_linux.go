@@ -83,6 +83,15 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 		}
 		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
 	}
+	if u := ctx.upgrade; u != nil && !st.headersPosted {
+		ctx.upgrade = nil
+		st.headersPosted = true
+		hasCT := ctx.hasCT
+		ctx.hasCT = true // no body: no content-type made up
+		fields := ctxFields(ctx, -1, scratch)
+		ctx.hasCT = hasCT
+		return wsUpgradePart(u, fields)
+	}
 	p := h2part{end: true}
 	bodyOK := http1.BodyAllowed(ctx.status) && !ctx.head
 	if !st.headersPosted {

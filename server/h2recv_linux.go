@@ -21,7 +21,7 @@ func (hc *h2conn) request(e *http2.ServerEvent, now int64) {
 		return
 	}
 	switch {
-	case st.noBody:
+	case st.noBody, st.tunnel:
 		hc.dispatch(st, now)
 	case s.h2StreamsBodies():
 		st.streamed = true
@@ -36,6 +36,10 @@ func (hc *h2conn) request(e *http2.ServerEvent, now int64) {
 func (hc *h2conn) body(st *h2stream, data []byte, end bool) {
 	l := hc.c.l
 	c := hc.c
+	if st.tunnel {
+		hc.tunnelData(st, data, end)
+		return
+	}
 	if st.streamed {
 		st.mu.Lock()
 		taken := st.inErr == nil

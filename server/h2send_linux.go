@@ -62,6 +62,13 @@ func (hc *h2conn) apply(st *h2stream, now int64) {
 		st.mu.Unlock()
 		c.out = hc.sc.Consume(c.out, st.id, n)
 	}
+	if st.ws != nil {
+		st.ws.mu.Lock()
+		st.ws.queued = false // what it queued is taken at the pump
+		st.ws.mu.Unlock()
+		hc.kickWS(st)
+		return
+	}
 	if !st.hasNext {
 		return
 	}
@@ -88,6 +95,10 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 		c.out = hc.sc.Reset(c.out, st.id, http2.ErrCodeInternal)
 		p.free()
 		hc.endStream(st, errStreamGone)
+		return
+	}
+	if p.ws != nil {
+		hc.openWS(st, p, now)
 		return
 	}
 	if p.status > 0 {
@@ -132,6 +143,9 @@ func (hc *h2conn) pump(now int64) {
 
 // pumpStream gives st's part to the engine; true once the part is done.
 func (hc *h2conn) pumpStream(st *h2stream, now int64) bool {
+	if st.ws != nil {
+		return hc.pumpWS(st, now)
+	}
 	c, sc, p := hc.c, hc.sc, &st.send
 	for {
 		pend := sc.Pending(st.id)

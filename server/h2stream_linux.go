@@ -27,6 +27,7 @@ type h2stream struct {
 	body     []byte // the whole body, for handlers that take it whole
 	streamed bool   // the body is read as the handler goes (the adapter in Pooled and Auto modes)
 	noBody   bool   // the request ended with its HEADERS
+	tunnel   bool   // an extended CONNECT (RFC 8441): DATA is the tunnel's, not a body
 
 	// The streamed body, guarded by mu.
 	mu      sync.Mutex
@@ -64,6 +65,13 @@ type h2stream struct {
 	since      int64 // last progress of send, for WriteTimeout
 	pend       int   // the engine's Pending when last looked at
 
+	// A WebSocket on the stream (h2ws_linux.go), the loop's.
+	ws       *WSConn // set once the upgrade's 200 went out
+	wsIn     []byte  // a partial frame carried to the next DATA
+	wsOut    []byte  // frames waiting for the engine (the outbox, pongs, the close)
+	early    []byte  // DATA that arrived before the handler answered
+	earlyEnd bool
+
 	// Room for a typical request in the stream's own allocation.
 	rawArr      [256]byte
 	hdrArr      [8]head.Field
@@ -83,6 +91,9 @@ type h2part struct {
 	trailers []http2.Field
 	wait     bool // the worker waits on ack until body is framed
 	reset    bool // the handler failed after sending headers: reset the stream
+	// ws: the handler accepted a WebSocket on an extended CONNECT; the
+	// part is its 200 (h2ws_linux.go).
+	ws *wsUpgrade
 }
 
 func (p *h2part) free() {
@@ -96,7 +107,7 @@ func (p *h2part) free() {
 // reused once the stream closes) into one buffer the Ctx views point to.
 func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 	st := &h2stream{id: e.StreamID, hc: hc, srv: hc.c.l.srv, started: now, noBody: e.EndStream}
-	size := len(e.Method) + len(e.Scheme) + len(e.Path) + len(e.Authority)
+	size := len(e.Method) + len(e.Scheme) + len(e.Path) + len(e.Authority) + len(e.Protocol)
 	for _, f := range e.Header {
 		size += len(f.Name) + len(f.Value)
 	}
@@ -119,8 +130,13 @@ func newH2Stream(hc *h2conn, e *http2.ServerEvent, now int64) *h2stream {
 		r.Host = view(e.Authority)
 	}
 	r.Headers = st.hdrArr[:0]
-	if len(e.Header) > len(st.hdrArr) {
-		r.Headers = make([]head.Field, 0, len(e.Header))
+	if len(e.Header) >= len(st.hdrArr) {
+		r.Headers = make([]head.Field, 0, len(e.Header)+1)
+	}
+	if e.Protocol != "" {
+		// As Go's net/http shows it: a field named ":protocol".
+		st.tunnel = true
+		r.Headers = append(r.Headers, head.Field{Name: []byte(":protocol"), Value: view(e.Protocol)})
 	}
 	for _, f := range e.Header {
 		h := head.Field{Name: view(f.Name), Value: view(f.Value)}
@@ -185,6 +201,12 @@ func (st *h2stream) signal() {
 
 // releaseSend frees what the loop holds of the response.
 func (st *h2stream) releaseSend() {
+	if st.ws != nil {
+		st.releaseWS()
+	} else if st.early != nil {
+		putBuf(st.early)
+		st.early = nil
+	}
 	st.send.free()
 	st.next.free()
 	st.hasNext = false

@@ -56,10 +56,11 @@ type WebSocket struct {
 	OnOpen func(ws *WSConn)
 	// OnMessage is called for every message with its type and payload;
 	// data is valid only until it returns. A connection's calls come one
-	// at a time, in order. It runs on the loop; in Auto mode one that
-	// outlives HandlerBudget is moved off (its goroutine keeps it, the
-	// loop goes on in another), so it may wait, at the cost of one budget
-	// of the loop's time each time it does.
+	// at a time, in order. It runs on the loop; in Auto mode, on an
+	// HTTP/1.1 connection, one that outlives HandlerBudget is moved off
+	// (its goroutine keeps it, the loop goes on in another), so it may
+	// wait, at the cost of one budget of the loop's time each time it
+	// does. Over HTTP/2 (RFC 8441) it must not wait.
 	OnMessage func(ws *WSConn, typ WSMessageType, data []byte)
 	// OnClose is called once when the connection ends, with the close
 	// code the client sent (1005 if its close had none), 1006 if it went
@@ -115,6 +116,12 @@ type wsUpgrade struct {
 // body are not sent (headers it set are, beside the handshake's). A
 // request that is no valid upgrade gets 400 with the reason (426 with
 // Sec-WebSocket-Version: 13 for another version) and ErrWSUpgrade.
+//
+// Over HTTP/2 (with HTTP2Config.ExtendedConnect) the handshake is RFC
+// 8441's: an extended CONNECT with :protocol websocket (the Header
+// ":protocol", as in net/http) and Sec-WebSocket-Version: 13; the answer
+// is 200, and the stream alone becomes the WebSocket, beside the
+// connection's other streams.
 func (c *Ctx) UpgradeWebSocket(ws *WebSocket) error {
 	if reason := c.checkWSUpgrade(); reason != "" {
 		c.SetStatus(http.StatusBadRequest)
@@ -132,7 +139,9 @@ func (c *Ctx) UpgradeWebSocket(ws *WebSocket) error {
 		return errors.New("server: WebSocket needs the Linux engine")
 	}
 	u := &wsUpgrade{cfg: ws}
-	websocket.AcceptKey(u.accept[:0], c.req.Get("Sec-WebSocket-Key"))
+	if c.req.Major == 1 {
+		websocket.AcceptKey(u.accept[:0], c.req.Get("Sec-WebSocket-Key"))
+	}
 	if len(ws.Subprotocols) > 0 {
 		u.subprotocol = c.pickSubprotocol(ws.Subprotocols)
 	}
@@ -157,6 +166,9 @@ const wsBadVersion = "Sec-WebSocket-Version must be 13"
 // upgrade, or "" if nothing is.
 func (c *Ctx) checkWSUpgrade() string {
 	r := &c.req
+	if r.Major == 2 {
+		return c.checkWSConnect()
+	}
 	switch {
 	case string(r.Method) != "GET":
 		return "a WebSocket upgrade must be a GET"
@@ -170,6 +182,24 @@ func (c *Ctx) checkWSUpgrade() string {
 		return wsBadVersion
 	case !websocket.ValidKey(r.Get("Sec-WebSocket-Key")):
 		return "Sec-WebSocket-Key must be 16 bytes in base64"
+	case c.hijacked || c.streaming || c.upgrade != nil:
+		return "the response has already begun"
+	}
+	return ""
+}
+
+// checkWSConnect is checkWSUpgrade over HTTP/2 (RFC 8441 section 5): an
+// extended CONNECT with :protocol websocket and Sec-WebSocket-Version 13,
+// no key (the stream is the handshake's proof).
+func (c *Ctx) checkWSConnect() string {
+	r := &c.req
+	switch {
+	case string(r.Method) != "CONNECT" || len(r.Get(":protocol")) == 0:
+		return "a WebSocket over HTTP/2 is an extended CONNECT with :protocol websocket (RFC 8441)"
+	case string(r.Get(":protocol")) != "websocket":
+		return ":protocol must be websocket"
+	case string(r.Get("Sec-WebSocket-Version")) != "13":
+		return wsBadVersion
 	case c.hijacked || c.streaming || c.upgrade != nil:
 		return "the response has already begun"
 	}
@@ -250,6 +280,9 @@ func (ws *WebSocket) pingInterval() time.Duration {
 // and for a ResponseWriter that is not the adapter's (use Hijack and a
 // WebSocket library there).
 func UpgradeWebSocket(w http.ResponseWriter, r *http.Request, ws *WebSocket) error {
+	if onStream, err := upgradeStream(w, ws); onStream {
+		return err
+	}
 	rw, ok := w.(*responseWriter)
 	if !ok {
 		http.Error(w, "WebSocket upgrade needs gust's adapter", http.StatusInternalServerError)

@@ -2,7 +2,10 @@
 
 package server
 
-import "net"
+import (
+	"net"
+	"net/http"
+)
 
 // The portable fallback engine serves no WebSocket of its own:
 // Ctx.UpgradeWebSocket answers 501 there (a net/http handler can still
@@ -52,3 +55,5 @@ func (g *WSGroup) Len() int { return 0 }
 func (g *WSGroup) Broadcast(typ WSMessageType, data []byte) int { return 0 }
 
 func (c *Ctx) canUpgrade() bool { return false }
+
+func upgradeStream(w http.ResponseWriter, ws *WebSocket) (bool, error) { return false, nil }

@@ -22,6 +22,7 @@ import (
 type WSConn struct {
 	// Set once.
 	c           *conn
+	st          *h2stream // the HTTP/2 stream it is (RFC 8441), nil on HTTP/1.1
 	cfg         *WebSocket
 	subprotocol string
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
@@ -239,7 +240,7 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 	if c.state.Load() == stClosed || c.lingering {
 		return
 	}
-	ws.takeBox(c)
+	ws.takeBox(&c.out)
 	if !c.l.writeQueued(c, &ws.blockedSince, now) {
 		return
 	}
@@ -251,16 +252,16 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 	c.l.setDeadline(c, ws.nextDeadline(now))
 }
 
-// takeBox moves the outbox into c.out, and a Close asked for into a close
-// frame.
-func (ws *WSConn) takeBox(c *conn) {
+// takeBox moves the outbox into *dst (c.out, or an HTTP/2 stream's
+// wsOut), and a Close asked for into a close frame.
+func (ws *WSConn) takeBox(dst *[]byte) {
 	ws.mu.Lock()
 	ws.queued = false // sends from now on post again (see serve)
 	if len(ws.box) > 0 {
-		if c.out == nil {
-			c.out = getBuf()
+		if *dst == nil {
+			*dst = getBuf()
 		}
-		c.out = append(c.out, ws.box...)
+		*dst = append(*dst, ws.box...)
 		putBuf(ws.box)
 		ws.box = nil
 	}
@@ -268,13 +269,13 @@ func (ws *WSConn) takeBox(c *conn) {
 	ws.closeQ = false
 	ws.mu.Unlock()
 	if closeQ && !ws.eng.CloseSent() {
-		if c.out == nil {
-			c.out = getBuf()
+		if *dst == nil {
+			*dst = getBuf()
 		}
 		ws.lockEng()
-		c.out = ws.eng.AppendClose(c.out, code, reason)
+		*dst = ws.eng.AppendClose(*dst, code, reason)
 		ws.unlockEng()
-		ws.closeBy = c.l.e.now() + wsCloseWait
+		ws.closeBy = ws.c.l.e.now() + wsCloseWait
 	}
 }
 
@@ -394,10 +395,27 @@ func (ws *WSConn) unlockEng() {
 	}
 }
 
-// canUpgrade: an HTTP/1.1 connection of the Linux engine switches.
+// canUpgrade: an HTTP/1.1 connection of the Linux engine switches, and
+// an HTTP/2 extended CONNECT stream does.
 func (c *Ctx) canUpgrade() bool {
-	_, ok := c.peer.(*conn)
-	return ok && c.onStream == nil
+	if _, ok := c.peer.(*conn); !ok {
+		return false
+	}
+	if c.onStream == nil {
+		return true
+	}
+	st, ok := c.onStream.(*h2stream)
+	return ok && st.tunnel
+}
+
+// wake has the loop write what was queued: the connection posted, or on
+// HTTP/2 the stream.
+func (ws *WSConn) wake() {
+	if ws.st != nil {
+		ws.st.post(nil, 0)
+		return
+	}
+	ws.c.l.post(ws.c)
 }
 
 // Subprotocol returns the subprotocol chosen in the handshake, or "".

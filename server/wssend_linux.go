@@ -49,7 +49,7 @@ func (ws *WSConn) Close(code int, reason string) error {
 	ws.queued = true
 	ws.mu.Unlock()
 	if post {
-		ws.c.l.post(ws.c)
+		ws.wake()
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func (ws *WSConn) queue(op websocket.Opcode, payload, frame []byte) error {
 		ws.c.l.srv.counters.wsMessagesOut.Add(1)
 	}
 	if post {
-		ws.c.l.post(ws.c)
+		ws.wake()
 	}
 	return nil
 }

@@ -76,7 +76,10 @@ completes the oldest, so an echo server's round trips are the latency, and
 messages count as requests. --ws-deflate offers permessage-deflate.
 --ws-hold only upgrades and holds, pinging every --ws-ping, and reports how
 many connections are still open at the end. A refused upgrade is an
-"upgrade" error, counted by its status.
+"upgrade" error, counted by its status. With --http2, each connection's
+WebSocket is an HTTP/2 extended CONNECT stream (RFC 8441; h2c to ws://,
+h2 by ALPN to wss://), one per connection; a server that does not allow
+it (SETTINGS_ENABLE_CONNECT_PROTOCOL) fails the run at once.
 
 Closed model (default): -c connections send as fast as responses come back.
 Open model (--rate or -q): requests start on a constant schedule, and latency
@@ -141,6 +144,7 @@ throughput.`,
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
   gust load -c 200 -z 30s --ws-inflight 4 ws://127.0.0.1:8080/ws
   gust load -c 10000 -z 1m --ws-hold --ws-ping 10s ws://127.0.0.1:8080/ws
+  gust load --http2 -c 50 -z 30s ws://127.0.0.1:8080/ws
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --rate 2000 -z 30s --threshold 'p99<250ms' --threshold 'error_rate<0.1%' --fail-status 5xx http://127.0.0.1:8080/
   gust load --find-max --slo 'p99<10ms' -c 200 --max-time 2m -o html http://127.0.0.1:8080/ > capacity.html

@@ -15,9 +15,15 @@ import (
 // this process) on loopback and returns the /ws URL.
 func wsEchoServer(t *testing.T) string {
 	t.Helper()
+	return wsEchoServerWith(t, server.Config{Loops: 1})
+}
+
+// wsEchoServerWith is wsEchoServer with cfg.
+func wsEchoServerWith(t *testing.T, cfg server.Config) string {
+	t.Helper()
 	e := newWSEndpoints(false, 0)
 	s := &server.Server{Handler: e.native(server.HandlerFunc(func(c *server.Ctx) { c.WriteString("Hello, Go!") })),
-		Config: server.Config{Loops: 1}}
+		Config: cfg}
 	if err := s.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +54,7 @@ func TestLoadWebSocketRejectsBadInput(t *testing.T) {
 		{"ws flags on an http URL", []string{"--ws-inflight", "4", http}, "--ws-inflight needs a ws:// or wss:// URL"},
 		{"--ws-hold on an http URL", []string{"--ws-hold", http}, "--ws-hold needs a ws:// or wss:// URL"},
 		{"pipelining a WebSocket", []string{"--pipeline", "4", ws}, "use --ws-inflight, not --pipeline"},
-		{"HTTP/2 to a WebSocket", []string{"--http2", ws}, "drop --http2"},
+		{"HTTP/2 to a WebSocket server without HTTP/2", []string{"--http2", ws}, "does not speak HTTP/2"},
 		{"a POST upgrade", []string{"-m", "POST", ws}, "a WebSocket upgrade is a GET request, not POST"},
 		{"text that is not UTF-8", []string{"--ws-text", "-d", "\xff", ws}, "--ws-text needs a payload of valid UTF-8"},
 	} {
@@ -90,4 +96,28 @@ func TestLoadWebSocketEchoesAndReports(t *testing.T) {
 	if w.Upgrades != 4 || w.MessagesReceived != 200 || w.Held != 4 || w.Inflight != 2 || !w.Text {
 		t.Errorf("websocket %+v, want 4 upgrades and held, 200 text messages back, 2 in flight", *w)
 	}
+}
+
+func TestLoadWebSocketOverHTTP2(t *testing.T) {
+	h2c := wsEchoServerWith(t, server.Config{Loops: 1, H2C: true, HTTP2: server.HTTP2Config{ExtendedConnect: true}})
+	stdout, _, err := gust(t, "load", "--http2", "-n", "100", "-c", "2", "-o", "json", h2c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Requests  int64 `json:"requests"`
+		WebSocket *struct {
+			Upgrades int64 `json:"upgrades"`
+			HTTP2    bool  `json:"http2"`
+		} `json:"websocket"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if doc.Requests != 100 || doc.WebSocket == nil || doc.WebSocket.Upgrades != 2 || !doc.WebSocket.HTTP2 {
+		t.Fatalf("requests %d websocket %+v, want 100 messages on 2 HTTP/2 upgrades", doc.Requests, doc.WebSocket)
+	}
+	without := wsEchoServerWith(t, server.Config{Loops: 1, H2C: true})
+	_, _, err = gust(t, "load", "--http2", "-n", "10", without)
+	wantOneLineError(t, err, "no SETTINGS_ENABLE_CONNECT_PROTOCOL, RFC 8441): drop --http2")
 }

@@ -73,7 +73,8 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		SharePort: cfg.Worker != "",
 		TLS:       cfg.tlsConf,
 		H2C:       cfg.HTTP2,
-		HTTP2:     server.HTTP2Config{OverTLS: cfg.HTTP2},
+		// The WebSocket paths accept RFC 8441's extended CONNECT too.
+		HTTP2: server.HTTP2Config{OverTLS: cfg.HTTP2, ExtendedConnect: true},
 	}}
 	if cfg.Acceptor == "one" {
 		srv.Config.Acceptor = server.AcceptOne

@@ -62,7 +62,7 @@ func (e *wsEndpoints) of(path string) *server.WebSocket {
 // are accepted, the rest go to next.
 func (e *wsEndpoints) native(next server.Handler) server.Handler {
 	return server.HandlerFunc(func(c *server.Ctx) {
-		if len(c.Header("Upgrade")) > 0 {
+		if len(c.Header("Upgrade")) > 0 || len(c.Header(":protocol")) > 0 { // HTTP/1.1's upgrade or RFC 8441's CONNECT
 			if ws := e.of(string(c.Path())); ws != nil {
 				c.UpgradeWebSocket(ws) // a bad upgrade gets its 400 or 426
 				return
@@ -75,7 +75,7 @@ func (e *wsEndpoints) native(next server.Handler) server.Handler {
 // nethttp wraps a net/http handler run on gust's adapter the same way.
 func (e *wsEndpoints) nethttp(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Upgrade") != "" {
+		if r.Header.Get("Upgrade") != "" || r.Header.Get(":protocol") != "" {
 			if ws := e.of(r.URL.Path); ws != nil {
 				server.UpgradeWebSocket(w, r, ws)
 				return

@@ -73,6 +73,13 @@ type Request struct {
 	// transfer-encoding...).
 	Method, Scheme, Authority, Path string
 	Header                          []Field
+	// Protocol, with Method CONNECT, makes an extended CONNECT (RFC 8441):
+	// sent as :protocol, which the peer must have allowed
+	// (PeerSettings().EnableConnectProtocol). Not used with Head.
+	Protocol string
+	// Tunnel keeps the stream open after HEADERS (and Body): later bytes
+	// go out with WriteData, as a CONNECT tunnel's do.
+	Tunnel bool
 	// Body is sent in DATA frames under flow control; empty means the
 	// HEADERS frame ends the stream.
 	Body []byte
@@ -222,7 +229,7 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 	id := c.nextID
 	c.nextID += 2
 
-	out = AppendHeaders(out, id, c.encodeRequest(req), len(req.Body) == 0, c.peer.MaxFrameSize)
+	out = AppendHeaders(out, id, c.encodeRequest(req), len(req.Body) == 0 && !req.Tunnel, c.peer.MaxFrameSize)
 
 	s := &c.slots[slot]
 	*s = clientStream{
@@ -232,7 +239,8 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 		recv:          NewRecvWindow(c.cfg.StreamWindow),
 		body:          req.Body,
 		wantData:      req.WantData,
-		localDone:     len(req.Body) == 0,
+		localDone:     len(req.Body) == 0 && !req.Tunnel,
+		tunnel:        req.Tunnel,
 		contentLength: -1,
 		noBody:        req.isHead(),
 	}
@@ -243,6 +251,44 @@ func (c *ClientConn) Open(out []byte, req *Request) ([]byte, uint32, error) {
 		out = c.flush(out)
 	}
 	return out, id, nil
+}
+
+// WriteData queues data on a tunnel's stream (Request.Tunnel) and appends
+// as many DATA frames as the windows allow; the rest goes out from later
+// Feed calls. The engine keeps data (not a copy) until Pending is 0.
+// endStream ends this side of the stream after data (empty data: at
+// once).
+func (c *ClientConn) WriteData(out []byte, id uint32, data []byte, endStream bool) ([]byte, error) {
+	slot := c.streams.get(id)
+	if slot < 0 || c.err != nil || c.slots[slot].localDone {
+		return out, ErrStreamNotOpen
+	}
+	s := &c.slots[slot]
+	if len(s.body) > 0 {
+		return out, ErrDataPending
+	}
+	if len(data) == 0 {
+		if endStream {
+			out = AppendData(out, id, nil, true)
+			s.localDone = true
+			if s.remoteDone {
+				c.closeStream(slot)
+			}
+		}
+		return out, nil
+	}
+	s.body, s.tunnel = data, !endStream
+	c.pending = append(c.pending, slot)
+	return c.flush(out), nil
+}
+
+// Pending returns the bytes queued on a stream that its windows have not
+// admitted yet.
+func (c *ClientConn) Pending(id uint32) int {
+	if slot := c.streams.get(id); slot >= 0 {
+		return len(c.slots[slot].body)
+	}
+	return 0
 }
 
 // Cancel resets an open stream with CANCEL; it is a no-op for a stream that

@@ -107,6 +107,9 @@ func appendKey(key []byte, req *Request) []byte {
 		key = appendPair(key, ":scheme", req.Scheme)
 		key = appendPair(key, ":authority", req.Authority)
 		key = appendPair(key, ":path", req.Path)
+		if req.Protocol != "" {
+			key = appendPair(key, ":protocol", req.Protocol)
+		}
 		for _, f := range req.Header {
 			key = appendPair(key, f.Name, f.Value)
 		}

@@ -11,6 +11,7 @@ type clientStream struct {
 	recv          RecvWindow
 	body          []byte // request body not yet sent
 	wantData      bool
+	tunnel        bool // the body's end does not end the stream (Request.Tunnel)
 	localDone     bool // END_STREAM sent
 	remoteDone    bool // END_STREAM received
 	gotFinal      bool // final response headers received
@@ -36,7 +37,7 @@ func (c *ClientConn) flush(out []byte) []byte {
 			}
 			progress = true
 			end := int(n) == len(s.body)
-			out = AppendData(out, s.id, s.body[:n], end)
+			out = AppendData(out, s.id, s.body[:n], end && !s.tunnel)
 			c.sendConn.Consume(int(n))
 			s.send.Consume(int(n))
 			s.body = s.body[n:]
@@ -45,9 +46,12 @@ func (c *ClientConn) flush(out []byte) []byte {
 				continue
 			}
 			s.body = nil
-			s.localDone = true
 			slot := c.pending[i]
 			c.pending = append(c.pending[:i], c.pending[i+1:]...)
+			if s.tunnel {
+				continue // the stream stays open for more
+			}
+			s.localDone = true
 			if s.remoteDone {
 				c.closeStream(slot)
 			}

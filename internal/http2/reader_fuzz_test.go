@@ -110,8 +110,16 @@ func FuzzServerFeed(f *testing.F) {
 	f.Add(append(append([]byte{}, get...), AppendRSTStream(nil, 1, ErrCodeCancel)...), uint8(0))
 	f.Add(AppendHeaders(nil, 3, []byte{0x82, 0x86, 0x84, 0x41, 0x01, 'a'}, true, 2), uint8(3))
 	f.Add(AppendWindowUpdate(AppendPing(nil, [8]byte{}, false), 0, 1), uint8(1))
+	// RFC 8441: an extended CONNECT (odd chunk: the setting advertised),
+	// then tunnel DATA; and one without :path.
+	connect := append([]byte{0x02, 7}, "CONNECT"...)
+	protocol := append([]byte{0x00, 9}, ":protocol\x09websocket"...)
+	xc := AppendHeaders(nil, 1, append(append(append([]byte{}, connect...), protocol...), 0x86, 0x84, 0x41, 0x01, 'a'), false, 0)
+	f.Add(append(xc, AppendData(nil, 1, []byte{0x81, 0x80, 1, 2, 3, 4}, false)...), uint8(9))
+	f.Add(AppendHeaders(nil, 1, append(append(append([]byte{}, connect...), protocol...), 0x86, 0x41, 0x01, 'a'), false, 0), uint8(1))
+	f.Add(xc, uint8(2))
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
-		s := NewServerConn(ServerConfig{MaxStreams: 3, Headers: HeaderLimits{MaxHeaderListSize: 512}})
+		s := NewServerConn(ServerConfig{MaxStreams: 3, Headers: HeaderLimits{MaxHeaderListSize: 512}, EnableConnectProtocol: chunk&1 == 1})
 		s.Start(nil)
 		if _, n, err := s.Feed(nil, pre); err != nil || n != len(pre) {
 			t.Fatalf("preface: %d %v", n, err)

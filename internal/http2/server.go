@@ -36,6 +36,12 @@ type ServerConfig struct {
 	// making the server buffer. Otherwise Feed gives the credit back as
 	// soon as it reports the bytes.
 	ManualBodyCredit bool
+	// EnableConnectProtocol advertises SETTINGS_ENABLE_CONNECT_PROTOCOL
+	// (RFC 8441) and accepts extended CONNECT requests: :method CONNECT
+	// with :protocol, :scheme, :path and :authority, reported with
+	// Protocol set; their DATA both ways is the tunnel's (WebSocket's).
+	// Without it a request carrying :protocol is malformed.
+	EnableConnectProtocol bool
 }
 
 func (c ServerConfig) withDefaults() ServerConfig {
@@ -58,7 +64,8 @@ type ServerEventKind uint8
 // The events a ServerConn reports from Feed.
 const (
 	// ServerRequest: a request's headers arrived. Method, Scheme, Authority,
-	// Path and Header are set; EndStream says no body follows.
+	// Path and Header are set, and Protocol for an extended CONNECT;
+	// EndStream says no body follows.
 	ServerRequest ServerEventKind = iota + 1
 	// ServerData: request body bytes arrived; Data aliases the bytes given
 	// to Feed. EndStream marks the last.
@@ -79,6 +86,7 @@ type ServerEvent struct {
 	Kind                            ServerEventKind
 	StreamID                        uint32
 	Method, Scheme, Authority, Path string
+	Protocol                        string // an extended CONNECT's :protocol (RFC 8441)
 	Header                          []Field
 	Data                            []byte
 	EndStream                       bool
@@ -135,16 +143,22 @@ func NewServerConn(cfg ServerConfig) *ServerConn {
 }
 
 // Start appends the server preface: SETTINGS (streams, windows, frame and
-// header list sizes, push disabled) and the WINDOW_UPDATE opening the
+// header list sizes, push disabled, extended CONNECT when enabled) and the WINDOW_UPDATE opening the
 // connection window.
 func (s *ServerConn) Start(out []byte) []byte {
-	out = AppendSettings(out,
-		Setting{SettingMaxConcurrentStreams, uint32(s.cfg.MaxStreams)},
-		Setting{SettingInitialWindowSize, s.cfg.StreamWindow},
-		Setting{SettingMaxFrameSize, s.cfg.MaxFrameSize},
-		Setting{SettingMaxHeaderListSize, s.cfg.Headers.MaxHeaderListSize},
-		Setting{SettingEnablePush, 0},
-	)
+	set := [...]Setting{
+		{SettingMaxConcurrentStreams, uint32(s.cfg.MaxStreams)},
+		{SettingInitialWindowSize, s.cfg.StreamWindow},
+		{SettingMaxFrameSize, s.cfg.MaxFrameSize},
+		{SettingMaxHeaderListSize, s.cfg.Headers.MaxHeaderListSize},
+		{SettingEnablePush, 0},
+		{SettingEnableConnectProtocol, 1},
+	}
+	n := len(set)
+	if !s.cfg.EnableConnectProtocol {
+		n-- // in the same frame when on: a client looks at the first SETTINGS
+	}
+	out = AppendSettings(out, set[:n]...)
 	if incr := s.cfg.ConnWindow - DefaultInitialWindowSize; incr > 0 {
 		out = AppendWindowUpdate(out, 0, incr)
 	}

@@ -16,6 +16,7 @@ type serverBlock struct {
 	err                             error
 	sawRegular                      bool
 	method, scheme, authority, path string
+	protocol                        string // :protocol (RFC 8441), only with EnableConnectProtocol
 	contentLength                   int64
 	trailerStart                    int // where trailer fields begin in the stream's header storage
 }
@@ -90,6 +91,12 @@ func (s *ServerConn) onField(name, value string) {
 			dst = &b.authority
 		case ":path":
 			dst = &b.path
+		case ":protocol":
+			if !s.cfg.EnableConnectProtocol {
+				b.malformed() // RFC 8441 section 3: not advertised, so unknown
+				return
+			}
+			dst = &b.protocol
 		default:
 			b.malformed()
 			return
@@ -157,11 +164,18 @@ func (s *ServerConn) endBlock(out []byte) ([]byte, error) {
 		b.malformed()
 	}
 	if !b.trailers {
-		if b.method == "CONNECT" {
+		switch {
+		case b.protocol != "":
+			// RFC 8441 section 4: an extended CONNECT carries :scheme,
+			// :path and :authority like any request.
+			if b.method != "CONNECT" || b.scheme == "" || b.path == "" || b.authority == "" {
+				b.malformed()
+			}
+		case b.method == "CONNECT":
 			if b.authority == "" || b.scheme != "" || b.path != "" {
 				b.malformed()
 			}
-		} else if b.method == "" || b.scheme == "" || b.path == "" {
+		case b.method == "" || b.scheme == "" || b.path == "":
 			b.malformed()
 		}
 	}
@@ -182,6 +196,6 @@ func (s *ServerConn) endBlock(out []byte) ([]byte, error) {
 		return s.streamError(out, b.id, streamErr(b.id, ErrCodeProtocol, "body length differs from content-length")), nil
 	}
 	s.events = append(s.events, ServerEvent{Kind: ServerRequest, StreamID: b.id, Method: b.method, Scheme: b.scheme,
-		Authority: b.authority, Path: b.path, Header: st.header, EndStream: b.endStream})
+		Authority: b.authority, Path: b.path, Protocol: b.protocol, Header: st.header, EndStream: b.endStream})
 	return out, nil
 }

@@ -11,6 +11,9 @@ const (
 	SettingInitialWindowSize    SettingID = 0x4
 	SettingMaxFrameSize         SettingID = 0x5
 	SettingMaxHeaderListSize    SettingID = 0x6
+	// SettingEnableConnectProtocol is RFC 8441's: 1 lets the peer open
+	// streams with an extended CONNECT (:protocol), as WebSocket does.
+	SettingEnableConnectProtocol SettingID = 0x8
 )
 
 // Initial values of RFC 9113 section 6.5.2 and 6.9.2.
@@ -30,6 +33,8 @@ type Settings struct {
 	InitialWindowSize    uint32
 	MaxFrameSize         uint32
 	MaxHeaderListSize    uint32
+	// EnableConnectProtocol: the peer accepts extended CONNECT (RFC 8441).
+	EnableConnectProtocol bool
 }
 
 // DefaultSettings returns the values in force before a peer's first
@@ -50,6 +55,8 @@ func DefaultSettings() Settings {
 // SETTINGS_MAX_FRAME_SIZE outside [2^14, 2^24-1] are PROTOCOL_ERROR,
 // SETTINGS_INITIAL_WINDOW_SIZE above 2^31-1 is FLOW_CONTROL_ERROR. Unknown
 // settings are ignored (RFC 9113 section 6.5.2).
+// SETTINGS_ENABLE_CONNECT_PROTOCOL other than 0 or 1, or back to 0 once 1,
+// is PROTOCOL_ERROR (RFC 8441 section 3).
 func (s *Settings) Apply(id SettingID, v uint32) error {
 	switch id {
 	case SettingHeaderTableSize:
@@ -73,6 +80,11 @@ func (s *Settings) Apply(id SettingID, v uint32) error {
 		s.MaxFrameSize = v
 	case SettingMaxHeaderListSize:
 		s.MaxHeaderListSize = v
+	case SettingEnableConnectProtocol:
+		if v > 1 || v == 0 && s.EnableConnectProtocol {
+			return connErr(ErrCodeProtocol, "SETTINGS_ENABLE_CONNECT_PROTOCOL is not 0 or 1, or was withdrawn")
+		}
+		s.EnableConnectProtocol = v == 1
 	}
 	return nil
 }
