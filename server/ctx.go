@@ -57,9 +57,9 @@ type Ctx struct {
 	// file is a body to send from a file after the head (filebody.go);
 	// files says the connection can send one (HTTP/1.1 on Linux), else a
 	// file is read into out when attached.
-	file  *fileBody
-	files bool
-	upgrade  *wsUpgrade    // an accepted WebSocket upgrade (ws.go): the connection switches after the response
+	file    *fileBody
+	files   bool
+	upgrade *wsUpgrade // an accepted WebSocket upgrade (ws.go): the connection switches after the response
 }
 
 // responseSink writes bytes of a response straight to the client, for

@@ -5,8 +5,8 @@ package server
 import (
 	"crypto/tls"
 	"errors"
-	"os"
 	"net"
+	"os"
 	"sync"
 	"time"
 )

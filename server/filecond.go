@@ -14,10 +14,10 @@ import (
 type condAnswer uint8
 
 const (
-	condServe        condAnswer = iota // serve, with Range if any
-	condServeWhole                     // serve the whole representation: If-Range failed
-	condNotModified                    // 304
-	condPreconditionFailed             // 412
+	condServe              condAnswer = iota // serve, with Range if any
+	condServeWhole                           // serve the whole representation: If-Range failed
+	condNotModified                          // 304
+	condPreconditionFailed                   // 412
 )
 
 // evalConditions checks c's preconditions against a representation with
