@@ -144,17 +144,17 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				data = nil
 			}
 			if st.ctx.file != nil {
-				// The head, then the file: later requests wait in c.in
-				// until it has gone (h1proto.writable serves them).
-				if len(data) > 0 {
-					c.keep(data)
-					kept = true
-					data = nil
-				}
+				// The head, then the file: requests after it wait in c.in
+				// while the socket is full (h1proto.writable serves them).
 				if !l.takeFile(c, st, st.ctx, out) {
 					return false
 				}
 				out = st.out[:0]
+				if c.file != nil && len(data) > 0 {
+					c.keep(data)
+					kept = true
+					data = nil
+				}
 			}
 		}
 	}
