@@ -38,6 +38,9 @@ type Scenario struct {
 	TLS *TLS `json:"tls,omitempty"`
 	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
+	// File, if set, makes every request fetch a file of this size, which
+	// the servers serve from a directory (files.go).
+	File *File `json:"file,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -62,6 +65,9 @@ func (s Scenario) Group() string {
 	g := "keep-alive"
 	if !s.KeepAliveOn() {
 		g = "new connection per request"
+	}
+	if s.File != nil {
+		g += ", " + s.File.fileGroup()
 	}
 	if p := s.protoGroup(); s.HTTP2 != nil {
 		g = p
@@ -100,6 +106,13 @@ func (s Scenario) validate() error {
 	case s.Attack != nil:
 		if err := s.Attack.validate(s.Name); err != nil {
 			return err
+		}
+	case s.File != nil:
+		if err := s.File.validate(s.Name); err != nil {
+			return err
+		}
+		if s.TLS != nil || s.HTTP2 != nil || s.Delay > 0 {
+			return fmt.Errorf("scenario %q: file scenarios are plain HTTP/1.1 without a delay (no tls, http2 or delay yet)", s.Name)
 		}
 	}
 	return s.validateProto()

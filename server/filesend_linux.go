@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gust-http/gust/internal/sys"
 	"github.com/gust-http/gust/internal/transport"
 )
 
@@ -93,7 +94,7 @@ func (c *conn) pushFile() error {
 			continue
 		}
 		off := s.off
-		n, err := unix.Sendfile(c.fd, b.ref.fd, &off, int(min(s.n, maxSendfile)))
+		n, err := sys.Sendfile(c.fd, b.ref.fd, &off, int(min(s.n, maxSendfile)))
 		if n > 0 {
 			c.l.srv.counters.bytesOut.Add(int64(n))
 			s.off += int64(n)

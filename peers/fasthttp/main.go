@@ -5,7 +5,9 @@
 // Flags: -addr (default 127.0.0.1:8081), -delay (wait before answering),
 // -debug-addr (a net/http listener with expvar and pprof), and -tls-cert
 // FILE -tls-key FILE or -tls-self-signed to serve HTTP/1.1 over crypto/tls
-// (ALPN http/1.1). SIGINT or SIGTERM shut it down within 5 s.
+// (ALPN http/1.1), and -root DIR to serve the files under DIR with
+// fasthttp.FS instead (gust bench's file scenarios). SIGINT or SIGTERM
+// shut it down within 5 s.
 //
 // fasthttp does not tell a handler when its client leaves (RequestCtx.Done
 // closes only on server shutdown), so -delay is cut short by shutdown alone.
@@ -14,6 +16,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,6 +27,8 @@ import (
 
 var body = []byte(hello.Text)
 
+var rootFlag = flag.String("root", "", "serve the files under this directory (fasthttp.FS) instead of Hello, Go!")
+
 func main() { peer.Main("fasthttp", "127.0.0.1:8081", run) }
 
 func run(f peer.Flags) error {
@@ -32,6 +37,9 @@ func run(f peer.Flags) error {
 		return err
 	}
 	srv := &fasthttp.Server{Handler: answer(f.Delay), Name: "fasthttp"}
+	if *rootFlag != "" {
+		srv.Handler = files(*rootFlag)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	return peer.Wait("fasthttp", f.URL(ln.Addr().String()), errc, func(ctx context.Context) error {
@@ -60,4 +68,12 @@ func answer(delay time.Duration) fasthttp.RequestHandler {
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBody(body)
 	}
+}
+
+// files serves the files under root as fasthttp's FS does by default for
+// static sites: byte ranges on, its cache of open files and compression
+// off (gust bench's file scenarios ask for the files as they are).
+func files(root string) fasthttp.RequestHandler {
+	fs := &fasthttp.FS{Root: root, AcceptByteRange: true, IndexNames: []string{"index.html"}}
+	return fs.NewRequestHandler()
 }

@@ -12,6 +12,9 @@
 //   - -h2c: without TLS, also answer HTTP/2 with prior knowledge
 //     (http.Server.Protocols with UnencryptedHTTP2), beside HTTP/1.1.
 //
+// and -root DIR, to serve the files under DIR with http.FileServer
+// instead (gust bench's file scenarios).
+//
 // SIGINT or SIGTERM shut it down within 5 s.
 package main
 
@@ -28,6 +31,7 @@ import (
 var (
 	http2Flag = flag.Bool("http2", false, "with TLS, serve HTTP/2 (h2 by ALPN) beside HTTP/1.1")
 	h2cFlag   = flag.Bool("h2c", false, "without TLS, serve HTTP/2 with prior knowledge (h2c) beside HTTP/1.1")
+	rootFlag  = flag.String("root", "", "serve the files under this directory (http.FileServer) instead of Hello, Go!")
 )
 
 func main() { peer.Main("nethttp", "127.0.0.1:8082", run) }
@@ -83,5 +87,9 @@ func newServer(f peer.Flags, h2, h2c bool) (*http.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &http.Server{Handler: hello.Handler(nil, f.Delay), Protocols: &protos, TLSConfig: cfg}, nil
+	var h http.Handler = hello.Handler(nil, f.Delay)
+	if *rootFlag != "" {
+		h = http.FileServer(http.Dir(*rootFlag))
+	}
+	return &http.Server{Handler: h, Protocols: &protos, TLSConfig: cfg}, nil
 }
