@@ -190,12 +190,14 @@ func serveEntry(c *Ctx, e *fileEntry, ctype string) {
 		return
 	case rangeSatisfiable:
 		c.SetStatus(206)
-		b := getFileBody(e.ref)
 		if len(rs) == 1 {
 			c.SetHeaderBytes([]byte("Content-Range"), appendContentRange(num[:0], rs[0], e.size))
 			c.SetContentType(ctype)
-			b.add(nil, rs[0].start, rs[0].length)
-		} else {
+			sendPart(c, e, rs[0].start, rs[0].length)
+			return
+		}
+		b := getFileBody(e.ref)
+		{
 			c.SetContentType(byterangesType)
 			addByteranges(b, rs, ctype, e.size)
 		}
@@ -203,7 +205,22 @@ func serveEntry(c *Ctx, e *fileEntry, ctype string) {
 		return
 	}
 	c.SetContentType(ctype)
+	sendPart(c, e, 0, e.size)
+}
+
+// sendPart makes n bytes of e's file from off the body: copied from the
+// cache for a small file, else a file body the connection sends.
+func sendPart(c *Ctx, e *fileEntry, off, n int64) {
+	if e.data != nil {
+		c.dropFile()
+		if c.head {
+			c.headLen = n
+			return
+		}
+		c.out = append(c.out[:0], e.data[off:off+n]...)
+		return
+	}
 	b := getFileBody(e.ref)
-	b.add(nil, 0, e.size)
+	b.add(nil, off, n)
 	c.attachFile(b)
 }

@@ -5,10 +5,11 @@ import (
 )
 
 // TestFileServerHitDoesNotAllocate holds a cached file's answer (whole,
-// one range, 304, a client offering compression with no siblings) to zero
+// one range, HEAD, a client offering compression with no siblings; small
+// files from the cache's copy, larger ones as file bodies) to zero
 // allocations, the sending itself aside.
 func TestFileServerHitDoesNotAllocate(t *testing.T) {
-	dir := fileTree(t, map[string]int{"f.css": 1000})
+	dir := fileTree(t, map[string]int{"f.css": 1000, "big.css": 100 << 10})
 	fs, err := NewFileServer(dir, FileServerOptions{CheckInterval: 1 << 62})
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +20,9 @@ func TestFileServerHitDoesNotAllocate(t *testing.T) {
 		"GET /f.css HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, br\r\n\r\n",
 		"GET /f.css HTTP/1.1\r\nHost: x\r\nRange: bytes=10-19\r\n\r\n",
 		"HEAD /f.css HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /big.css HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, br\r\n\r\n",
+		"GET /big.css HTTP/1.1\r\nHost: x\r\nRange: bytes=10-19\r\nIf-Range: Mon, 02 Jan 2006 15:04:05 GMT\r\n\r\n",
+		"GET /big.css HTTP/1.1\r\nHost: x\r\nRange: bytes=-19000\r\n\r\n",
 	} {
 		raw := []byte(req)
 		out := make([]byte, 0, 4096)
