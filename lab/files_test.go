@@ -1,10 +1,12 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,49 @@ func TestFileScenarios(t *testing.T) {
 	// not the placeholder.
 	if gustModeFlags[ModeFiles] != "--root {root}" || !placeholderField("{root}") || placeholderField("--root") {
 		t.Errorf("gust's file flags %q", gustModeFlags[ModeFiles])
+	}
+}
+
+// TestNginxServesFiles starts the built-in nginx server's command for a
+// file cell and fetches the file, whole and by range. It skips where
+// nginx is not installed.
+func TestNginxServesFiles(t *testing.T) {
+	srv := nginxServer()
+	if srv.Missing != "" {
+		t.Skip(srv.Missing)
+	}
+	f := &File{Size: 100 << 10}
+	root, err := writeFileRoot(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	want, _ := os.ReadFile(filepath.Join(root, f.fileName()))
+	r := &Runner{StartTimeout: 10 * time.Second}
+	p, err := r.start(context.Background(), srv, Scenario{Name: "f", Connections: 1, File: f}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.stop()
+	url := "http://" + p.addr + "/" + f.fileName()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(body, want) || !strings.HasPrefix(resp.Header.Get("Server"), "nginx") {
+		t.Fatalf("%d, %d bytes, Server %q", resp.StatusCode, len(body), resp.Header.Get("Server"))
+	}
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Range", "bytes=10-19")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 206 || !bytes.Equal(body, want[10:20]) {
+		t.Errorf("range: %d %q", resp.StatusCode, body)
 	}
 }
