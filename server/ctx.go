@@ -258,6 +258,9 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
+	if c.file != nil {
+		c.fileIntoOut() // a streamed response carries its file as chunks
+	}
 	if c.onStream != nil {
 		return c.onStream.flushCtx(c)
 	}

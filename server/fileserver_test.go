@@ -345,3 +345,30 @@ func TestSendFileRange(t *testing.T) {
 		t.Errorf("SendFile with a range: %d %q %q", resp.StatusCode, body, resp.Header.Get("Content-Type"))
 	}
 }
+
+// TestSendFileThenFlushOrWrite: a file body followed by Write, or
+// streamed with Flush, keeps its bytes in order.
+func TestSendFileThenFlushOrWrite(t *testing.T) {
+	dir := fileTree(t, map[string]int{"f.txt": 40 << 10})
+	p := filepath.Join(dir, "f.txt")
+	want := string(patterned(40 << 10))
+	s := start(t, HandlerFunc(func(c *Ctx) {
+		f, err := os.Open(p)
+		if err != nil {
+			c.SetStatus(500)
+			return
+		}
+		defer f.Close()
+		c.SendFileRange(f, 0, -1)
+		if string(c.Path()) == "/flush" {
+			c.Flush()
+		}
+		c.WriteString("<end>")
+	}), Config{Mode: Pooled})
+	for _, path := range []string{"/write", "/flush"} {
+		resp, body := exchange(t, s, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp.StatusCode != 200 || body != want+"<end>" {
+			t.Errorf("%s: %d, %d bytes, ends %q", path, resp.StatusCode, len(body), body[max(0, len(body)-10):])
+		}
+	}
+}
