@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -14,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
 // TestFileServerRefusesTraversal: paths that leave the root, however
@@ -199,9 +196,9 @@ func TestFileServerOverEveryPath(t *testing.T) {
 	})
 	t.Run("h2c", func(t *testing.T) {
 		s, _ := startFiles(t, dir, FileServerOptions{}, Config{H2C: true})
-		tr := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-			return net.Dial(network, addr)
-		}}
+		var protos http.Protocols
+		protos.SetUnencryptedHTTP2(true)
+		tr := &http.Transport{Protocols: &protos}
 		defer tr.CloseIdleConnections()
 		check(t, &http.Client{Transport: tr, Timeout: 10 * time.Second}, "http://"+s.Addr().String())
 	})
