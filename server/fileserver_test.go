@@ -200,6 +200,11 @@ func TestFileServerOverEveryPath(t *testing.T) {
 		protos.SetUnencryptedHTTP2(true)
 		tr := &http.Transport{Protocols: &protos}
 		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get("http://" + s.Addr().String() + "/small.txt")
+		if err != nil || resp.ProtoMajor != 2 {
+			t.Fatalf("h2c: %v %v", resp, err)
+		}
+		resp.Body.Close()
 		check(t, &http.Client{Transport: tr, Timeout: 10 * time.Second}, "http://"+s.Addr().String())
 	})
 	t.Run("adapter", func(t *testing.T) {
