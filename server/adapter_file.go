@@ -24,7 +24,9 @@ func (w *responseWriter) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok {
 		src, limit = lr.R, lr.N
 	}
-	f, ok := src.(*os.File)
+	// An *os.File, or what io.Copy hands over for one: os.File.WriteTo
+	// copies through an unexported wrapper (without WriteTo) around it.
+	f, ok := src.(openFile)
 	c := w.c
 	if !ok || !c.files || c.head || c.streaming || c.file != nil || len(c.out) > 0 || c.hijacked ||
 		w.header.Get("Content-Type") == "" && !w.wroteHeader {
@@ -46,7 +48,7 @@ func (w *responseWriter) ReadFrom(r io.Reader) (int64, error) {
 	if limit >= 0 {
 		n = min(n, limit)
 	}
-	if err := c.SendFileRange(f, off, n); err != nil {
+	if err := c.sendFD(f.Fd(), f.Name(), off, n); err != nil {
 		return io.Copy(writeOnly{w}, r)
 	}
 	// As if read: the file's offset and the limit move past the bytes.
@@ -55,6 +57,15 @@ func (w *responseWriter) ReadFrom(r io.Reader) (int64, error) {
 		lr.N -= n
 	}
 	return n, nil
+}
+
+// openFile is what ReadFrom needs of an open file.
+type openFile interface {
+	io.Reader
+	io.Seeker
+	Stat() (os.FileInfo, error)
+	Fd() uintptr
+	Name() string
 }
 
 // writeOnly hides ReadFrom from io.Copy.

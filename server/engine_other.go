@@ -178,7 +178,7 @@ func (e *engine) discard() { e.ln.Close() }
 
 // dupFile is never called here: the fallback reads file bodies when they
 // are attached (Ctx.files is false).
-func dupFile(f *os.File) (*fileRef, error) { return nil, errors.ErrUnsupported }
+func dupFile(fd uintptr, name string) (*fileRef, error) { return nil, errors.ErrUnsupported }
 
 // inode is not compared here: the file cache checks size and time.
 func inode(fi os.FileInfo) uint64 { return 0 }

@@ -180,7 +180,13 @@ func (c *Ctx) SendFileRange(f *os.File, off, n int64) error {
 		c.attachFile(b)
 		return nil
 	}
-	ref, err := dupFile(f)
+	return c.sendFD(f.Fd(), f.Name(), off, n)
+}
+
+// sendFD attaches n bytes from off of the open file fd as the body, on a
+// duplicate of fd (the connection can send it later: c.files).
+func (c *Ctx) sendFD(fd uintptr, name string, off, n int64) error {
+	ref, err := dupFile(fd, name)
 	if err != nil {
 		return err
 	}

@@ -197,14 +197,14 @@ func (c *conn) writeFile(ctx *Ctx) error {
 	}
 }
 
-// dupFile takes a reference of the server's own to f: a duplicate of its
-// descriptor, which the response closes when sent.
-func dupFile(f *os.File) (*fileRef, error) {
-	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+// dupFile takes a reference of the server's own to the open file fd: a
+// duplicate of the descriptor, which the response closes when sent.
+func dupFile(fd uintptr, name string) (*fileRef, error) {
+	dup, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	return newFileRef(os.NewFile(uintptr(fd), f.Name())), nil
+	return newFileRef(os.NewFile(uintptr(dup), name)), nil
 }
 
 // inode is a file's inode number, for the file cache's checks.

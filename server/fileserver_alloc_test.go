@@ -1,6 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -61,5 +66,38 @@ func BenchmarkFileServerHit(b *testing.B) {
 		out = s.serve(ctx, out[:0])
 		ctx.file.release()
 		ctx.file = nil
+	}
+}
+
+// TestAdapterSendsFilesAsFileBodies: through the adapter, net/http's
+// FileServer (ServeContent's io.CopyN) and a handler's io.Copy of an
+// *os.File give the Ctx a file body (sent with sendfile on plain TCP)
+// rather than bytes copied into it.
+func TestAdapterSendsFilesAsFileBodies(t *testing.T) {
+	dir := fileTree(t, map[string]int{"big.bin": 100 << 10})
+	for name, h := range map[string]http.Handler{
+		"FileServer": http.FileServer(http.Dir(dir)),
+		"io.Copy": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f, _ := os.Open(filepath.Join(dir, "big.bin"))
+			defer f.Close()
+			w.Header().Set("Content-Type", "application/octet-stream")
+			io.Copy(w, f)
+		}),
+	} {
+		s, ctx := inMemory(t, HTTPHandler(h))
+		raw := []byte("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+		if outcome, _, _ := s.nextRequest(raw, ctx, &chunkProgress{}); outcome != gotRequest {
+			t.Fatal(outcome)
+		}
+		ctx.files = true
+		ctx.peer = nil
+		out := s.serve(ctx, nil)
+		if ctx.file == nil || ctx.file.total != 100<<10 || !bytes.Contains(out, []byte("Content-Length: 102400\r\n")) {
+			t.Errorf("%s: file body %v, head %.200q", name, ctx.file, out)
+		}
+		if ctx.file != nil {
+			ctx.file.release()
+			ctx.file = nil
+		}
 	}
 }
