@@ -75,6 +75,12 @@ func (b *fileBody) add(pre []byte, off, n int64) {
 	b.total += int64(len(pre)) + n
 }
 
+// startsWithFile reports whether b's first bytes come from the file (a
+// whole file or one range): what is written before it may wait for them.
+func (b *fileBody) startsWithFile() bool {
+	return len(b.segs) > 0 && b.segs[0].hi == b.segs[0].lo && b.segs[0].n > 0
+}
+
 // release drops the file and returns b to its pool.
 func (b *fileBody) release() {
 	if b.ref != nil {

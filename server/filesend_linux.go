@@ -147,6 +147,27 @@ func (l *loop) sendFile(c *conn) bool {
 // was closed.
 func (l *loop) takeFile(c *conn, st *seat, ctx *Ctx, out []byte) bool {
 	c.file, ctx.file = ctx.file, nil
+	if !c.layered && !c.blocked && len(out) > 0 && c.file.startsWithFile() {
+		// On plain TCP the head goes with MSG_MORE, so that it leaves
+		// with the file's first bytes rather than in a packet of its own.
+		st.out = out[:0]
+		n, err := sys.SendMore(c.fd, out)
+		switch {
+		case err == nil:
+			l.srv.counters.bytesOut.Add(int64(n))
+			out = out[n:]
+		case err != unix.EAGAIN && err != unix.EINTR:
+			l.closeConn(c)
+			return false
+		}
+		if len(out) > 0 {
+			if c.out == nil {
+				c.out = getBuf()
+			}
+			c.out = append(c.out, out...) // pushFile writes it first
+		}
+		return l.sendFile(c)
+	}
 	if !l.writeOut(c, st, out) {
 		return false
 	}

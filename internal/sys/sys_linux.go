@@ -52,3 +52,17 @@ func Sendfile(out, in int, off *int64, n int) (int, error) {
 	}
 	return int(w), nil
 }
+
+// SendMore is send(2) with MSG_MORE, made as Write is: the kernel holds a
+// partial segment for what the caller sends next (a response head before
+// its sendfile body), so the two leave in full segments.
+func SendMore(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_MORE, 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}
