@@ -28,7 +28,7 @@ type FileServerOptions struct {
 }
 
 // FileServer is a Handler that serves the files under one root directory
-// (see FileServer for what it answers).
+// (see NewFileServer for what it answers), with its cache of open files.
 type FileServer struct {
 	cache *fileCache
 	opts  FileServerOptions
