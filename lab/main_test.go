@@ -17,6 +17,10 @@ func TestMain(m *testing.M) {
 		fakeServer(os.Args[2], os.Args[3], os.Args[4])
 		return
 	}
+	if len(os.Args) == 5 && os.Args[1] == "fake-file-server" {
+		fakeFileServer(os.Args[2], os.Args[3], os.Args[4])
+		return
+	}
 	if len(os.Args) == 4 && os.Args[1] == "fake-tls-server" {
 		fakeTLSServer(os.Args[2], os.Args[3])
 		return

@@ -44,6 +44,8 @@ func (s Scenario) Mode() string {
 	switch {
 	case s.WebSocket != nil:
 		return ModeWS
+	case s.File != nil:
+		return ModeFiles
 	case s.HTTP2 != nil && s.TLS != nil:
 		return ModeH2
 	case s.HTTP2 != nil:
@@ -125,12 +127,18 @@ var (
 	}
 	// The WebSocket peers (gorilla/websocket and coder/websocket on
 	// net/http, gobwas/ws) run only WebSocket scenarios.
-	wsPeerModeFlags  = map[string]string{ModeWS: ""}
+	wsPeerModeFlags   = map[string]string{ModeWS: ""}
+	fasthttpModeFlags = map[string]string{
+		ModeTLS:         "-tls-self-signed",
+		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
+		ModeFiles:       "-root {root}",
+	}
 	nethttpModeFlags = map[string]string{
 		ModeTLS:         "-tls-self-signed",
 		ModeTLSNoResume: "-tls-self-signed -tls-no-resume",
 		ModeH2:          "-tls-self-signed -http2",
 		ModeH2C:         "-h2c",
+		ModeFiles:       "-root {root}",
 	}
 	gustModeFlags = map[string]string{
 		ModeTLS:         "--tls-self-signed",
@@ -138,6 +146,7 @@ var (
 		ModeH2:          "--tls-self-signed --http2",
 		ModeH2C:         "--http2",
 		ModeWS:          "", // gust serve answers /ws and /ws/broadcast
+		ModeFiles:       "--root {root}",
 	}
 )
 
@@ -171,6 +180,8 @@ func targetFits(name, url, mode string) error {
 	switch mode {
 	case ModeTLSNoResume:
 		return fmt.Errorf("target %s: a full-handshake cell needs a started server (one told to refuse resumption), not a running target", name)
+	case ModeFiles:
+		return fmt.Errorf("target %s: a file scenario needs a started server (one serving the file the bench writes), not a running target", name)
 	case ModeTLS, ModeH2:
 		if !https {
 			return fmt.Errorf("target %s: this scenario is over TLS; give an https:// URL", name)
@@ -199,6 +210,9 @@ func probeGustServe(path string) func(flags string) error {
 			help, _ = gustServeHelp.LoadOrStore(path, string(out))
 		}
 		for _, f := range strings.Fields(flags) {
+			if placeholderField(f) {
+				continue
+			}
 			if !strings.Contains(help.(string), f+" ") && !strings.Contains(help.(string), f+"\n") {
 				return fmt.Errorf("this gust serve has no %s flag yet (%s): it cannot serve this cell", f, path)
 			}

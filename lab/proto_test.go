@@ -125,7 +125,7 @@ func TestServerModeCommands(t *testing.T) {
 		{"a command without {mode} cannot run TLS cells", plain, ModeTLS, "", "put {mode}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.srv.commandLine("A", "D", 0, tc.mode)
+			got, err := tc.srv.commandLine("A", "D", 0, tc.mode, "")
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	neturl "net/url"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -211,12 +212,24 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 			return err
 		}
 	} else {
-		p, err := r.start(ctx, srv, sc)
+		root := ""
+		if sc.File != nil {
+			dir, err := writeFileRoot(sc.File)
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			root = dir
+		}
+		p, err := r.start(ctx, srv, sc, root)
 		if err != nil {
 			return err
 		}
 		defer p.stop()
 		pid, url = p.cmd.Process.Pid, sc.Scheme()+"://"+p.addr+"/"
+		if sc.File != nil {
+			url += sc.File.fileName()
+		}
 		if srv.hasDebug() {
 			debug = p.debug
 		}
@@ -322,7 +335,7 @@ type proc struct {
 	done        chan struct{}
 }
 
-func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, error) {
+func (r *Runner) start(ctx context.Context, srv Server, sc Scenario, root string) (*proc, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -331,7 +344,7 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario) (*proc, err
 	if err != nil {
 		return nil, err
 	}
-	command, err := srv.commandLine(addr, debug, time.Duration(sc.Delay), sc.Mode())
+	command, err := srv.commandLine(addr, debug, time.Duration(sc.Delay), sc.Mode(), root)
 	if err != nil {
 		return nil, err
 	}

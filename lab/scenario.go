@@ -46,6 +46,9 @@ type Scenario struct {
 	// Compress, if set, makes every response a compressed JSON document
 	// (compress.go).
 	Compress *Compress `json:"compress,omitempty"`
+	// File, if set, makes every request fetch a file of this size, which
+	// the servers serve from a directory (files.go).
+	File *File `json:"file,omitempty"`
 }
 
 // KeepAliveOn reports whether connections are reused.
@@ -73,6 +76,9 @@ func (s Scenario) Group() string {
 	g := "keep-alive"
 	if !s.KeepAliveOn() {
 		g = "new connection per request"
+	}
+	if s.File != nil {
+		g += ", " + s.File.fileGroup()
 	}
 	if p := s.protoGroup(); s.HTTP2 != nil {
 		g = p
@@ -121,6 +127,13 @@ func (s Scenario) validate() error {
 	case s.Capacity != nil:
 		if err := s.Capacity.validate(s.Name); err != nil {
 			return err
+		}
+	case s.File != nil:
+		if err := s.File.validate(s.Name); err != nil {
+			return err
+		}
+		if s.TLS != nil || s.HTTP2 != nil || s.Delay > 0 {
+			return fmt.Errorf("scenario %q: file scenarios are plain HTTP/1.1 without a delay (no tls, http2 or delay yet)", s.Name)
 		}
 	}
 	if err := s.validateWebSocket(); err != nil {

@@ -43,7 +43,7 @@ func SelectServers(sel Selection, build func(dir string, log io.Writer) error, l
 	}
 	names := map[string]bool{}
 	for _, s := range all {
-		if names[s.Name] && !slices.Contains(PeerNames, s.Name) && !strings.HasPrefix(s.Name, "gust-") {
+		if names[s.Name] && !slices.Contains(PeerNames, s.Name) && !strings.HasPrefix(s.Name, "gust-") && s.Name != "nginx" {
 			return nil, fmt.Errorf("server %q is given twice", s.Name)
 		}
 		names[s.Name] = true

@@ -26,7 +26,7 @@ func TestSelectServers(t *testing.T) {
 		missing   string // a Missing of the first peer selected
 		replacedC string // the command of the last server, when set
 	}{
-		{name: "all built-ins, peers built", want: "fasthttp,nethttp,nbio,gust-native,gust-adapter,gorillaws,coderws,gobwasws", built: true},
+		{name: "all built-ins, peers built", want: "fasthttp,nethttp,nbio,gust-native,gust-adapter,gorillaws,coderws,gobwasws,nginx", built: true},
 		{name: "the dispatch modes run when named", sel: Selection{Only: []string{"gust-inline", "gust-auto", "gust-pooled"}},
 			want: "gust-auto,gust-pooled,gust-inline"},
 		{name: "only gust's own: no build", sel: Selection{Only: []string{"gust-native"}}, want: "gust-native"},
@@ -35,7 +35,9 @@ func TestSelectServers(t *testing.T) {
 			want: "nbio", replacedC: "./mine {addr}"},
 		{name: "a failed build marks the peers", sel: Selection{Only: []string{"nethttp"}}, buildErr: errors.New("no go"),
 			want: "nethttp", built: true, missing: "nethttp: no go"},
-		{name: "an unknown name", sel: Selection{Only: []string{"nginx"}}, wantErr: `no server "nginx" (known: coderws, fasthttp, gobwasws, gorillaws, gust-adapter`},
+		{name: "an unknown name", sel: Selection{Only: []string{"apache"}}, wantErr: `no server "apache" (known: coderws, fasthttp, gobwasws, gorillaws, gust-adapter`},
+		{name: "a server replaces the built-in nginx", sel: Selection{Servers: []string{"nginx=./nginx.sh {mode} {addr}"}, Only: []string{"nginx"}},
+			want: "nginx", replacedC: "./nginx.sh {mode} {addr}"},
 		{name: "a target without http", sel: Selection{Targets: []string{"t=x:1"}}, wantErr: "must start with http://"},
 		{name: "a bad server flag", sel: Selection{Servers: []string{"=x"}}, wantErr: "--server: bad"},
 		{name: "a name given twice", sel: Selection{Servers: []string{"a=x", "a=y"}}, wantErr: `server "a" is given twice`},

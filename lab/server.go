@@ -14,7 +14,8 @@ type Server struct {
 	// Command is a shell command line with placeholders: {addr} (host:port
 	// to listen on), {debug} (host:port for /debug/vars and /debug/pprof/),
 	// {delay} (the handler delay, e.g. "2s") and {mode} (what to serve:
-	// http1, tls, tls-no-resume, h2 or h2c; see Scenario.Mode). It runs under sh -c
+	// http1, tls, tls-no-resume, h2, h2c or files; see Scenario.Mode) and
+	// {root} (the directory of a file scenario's file, else empty). It runs under sh -c
 	// behind exec, so the started process is the server and its PID is
 	// sampled; a compound command should exec the server itself.
 	Command string `json:"command,omitempty"`
@@ -54,12 +55,15 @@ func ParseServerFlag(s string) (name, value string, err error) {
 
 // commandLine fills in the placeholders of a server's command, with the
 // flags or {mode} that mode needs (see Scenario.Mode).
-func (s Server) commandLine(addr, debug string, delay time.Duration, mode string) (string, error) {
+func (s Server) commandLine(addr, debug string, delay time.Duration, mode, root string) (string, error) {
 	command, err := s.modeCommand(mode)
 	if err != nil {
 		return "", err
 	}
-	return strings.NewReplacer("{addr}", addr, "{debug}", debug, "{delay}", delay.String(), "{mode}", mode).Replace(command), nil
+	if root != "" {
+		root = ShellQuote(root)
+	}
+	return strings.NewReplacer("{addr}", addr, "{debug}", debug, "{delay}", delay.String(), "{mode}", mode, "{root}", root).Replace(command), nil
 }
 
 // hasDebug reports whether the server exposes /debug/vars (its command takes {debug}).
@@ -87,7 +91,7 @@ func BuiltinServers(peerDir, gust string) []Server {
 	g := ShellQuote(gust) + " serve --addr {addr} --delay {delay} --debug-addr {debug}"
 	probe := probeGustServe(gust)
 	return []Server{
-		peer("fasthttp", peerModeFlags),
+		peer("fasthttp", fasthttpModeFlags),
 		peer("nethttp", nethttpModeFlags),
 		peer("nbio", nbioModeFlags),
 		{Name: "gust-native", Command: g, Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags},
@@ -95,6 +99,7 @@ func BuiltinServers(peerDir, gust string) []Server {
 		wsPeer("gorillaws"),
 		wsPeer("coderws"),
 		wsPeer("gobwasws"),
+		nginxServer(),
 		// The dispatch modes by name (gust-native and gust-adapter run the
 		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.
 		// gust-inline refuses a delay: its delay cells say so.

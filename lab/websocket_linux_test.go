@@ -76,7 +76,7 @@ func TestWebSocketOnlyServersSkipHTTPScenarios(t *testing.T) {
 			}
 		}
 	}
-	if got, want := strings.Join(inHTTP, " "), "fasthttp nethttp nbio gust-native gust-adapter"; got != want {
+	if got, want := strings.Join(inHTTP, " "), "fasthttp nethttp nbio gust-native gust-adapter nginx"; got != want {
 		t.Errorf("HTTP cells for %q, want %q", got, want)
 	}
 	if got, want := strings.Join(inWS, " "), "nbio gust-native gust-adapter gorillaws coderws gobwasws"; got != want {

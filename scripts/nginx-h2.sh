@@ -2,29 +2,34 @@
 # nginx-h2.sh runs Debian's nginx (1.22) as a benchmark target: one process
 # (master_process off, so the PID gust bench samples is the one serving),
 # answering "Hello, Go!" (text/plain) on every path, with a config and a
-# self-signed ECDSA P-256 certificate written into a fresh temporary directory.
+# self-signed ECDSA P-256 certificate written into a fresh temporary directory;
+# or, in mode files, serving the files under ROOT with sendfile on.
 #
-# usage: scripts/nginx-h2.sh [--cpu N] MODE HOST:PORT
+# usage: scripts/nginx-h2.sh [--cpu N] MODE HOST:PORT [ROOT]
 #   MODE  h2c            HTTP/2 with prior knowledge (listen ... http2)
 #         h2             HTTP/2 over TLS by ALPN (listen ... ssl http2)
 #         tls            HTTP/1.1 over TLS, session resumption on
 #         tls-no-resume  HTTP/1.1 over TLS, tickets and session cache off
 #         http1          plain HTTP/1.1
+#         files          plain HTTP/1.1, the files under ROOT: sendfile on,
+#                        tcp_nopush on, open_file_cache (gust's FileServer
+#                        caches open files too)
 #   --cpu N  pin nginx to CPU N with taskset (gust bench pins servers itself)
 #
 # As a gust bench server (the runner fills in {mode} and {addr}):
 #   gust bench --config lab/scenarios/h2.json --loader h2load \
 #     --server 'nginx=scripts/nginx-h2.sh {mode} {addr}'
+# gust bench starts it as its built-in server "nginx" ({mode} {addr} {root}).
 # The script execs nginx, so SIGTERM stops it; the temporary directories of
 # earlier runs whose nginx is gone are removed at the next start.
 set -euo pipefail
 cpu=""
 if [[ "${1:-}" == "--cpu" ]]; then cpu="$2"; shift 2; fi
-if [[ $# -ne 2 ]]; then
-	echo "usage: $0 [--cpu N] h2c|h2|tls|tls-no-resume|http1 HOST:PORT" >&2
+if [[ $# -lt 2 || $# -gt 3 ]]; then
+	echo "usage: $0 [--cpu N] h2c|h2|tls|tls-no-resume|http1|files HOST:PORT [ROOT]" >&2
 	exit 2
 fi
-mode="$1" addr="$2"
+mode="$1" addr="$2" root="${3:-}"
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 if [[ ! -x "$nginx" ]]; then
 	echo "nginx-h2.sh: nginx is not installed (apt-get install nginx-light or nginx)" >&2
@@ -35,8 +40,16 @@ h2c) listen="listen $addr http2;" ;;
 h2) listen="listen $addr ssl http2;" ;;
 tls | tls-no-resume) listen="listen $addr ssl;" ;;
 http1) listen="listen $addr;" ;;
+files)
+	listen="listen $addr;"
+	if [[ ! -d "$root" ]]; then
+		echo "nginx-h2.sh: mode files needs ROOT, a directory (got '$root')" >&2
+		exit 2
+	fi
+	root=$(cd "$root" && pwd)
+	;;
 *)
-	echo "nginx-h2.sh: unknown mode $mode: want h2c, h2, tls, tls-no-resume or http1" >&2
+	echo "nginx-h2.sh: unknown mode $mode: want h2c, h2, tls, tls-no-resume, http1 or files" >&2
 	exit 2
 	;;
 esac
@@ -69,6 +82,20 @@ if [[ "$mode" != h2c && "$mode" != http1 ]]; then
 	fi
 fi
 
+location='location / {
+			default_type "text/plain; charset=utf-8";
+			return 200 "Hello, Go!";
+		}'
+if [[ "$mode" == files ]]; then
+	location="location / {
+			root $root;
+			sendfile on;
+			tcp_nopush on;
+			open_file_cache max=1000 inactive=20s;
+			open_file_cache_valid 1s;
+		}"
+fi
+
 cat >"$dir/nginx.conf" <<CONF
 daemon off;
 master_process off;
@@ -90,10 +117,7 @@ http {
 	server {
 		$listen
 		$tls
-		location / {
-			default_type "text/plain; charset=utf-8";
-			return 200 "Hello, Go!";
-		}
+		$location
 	}
 }
 CONF

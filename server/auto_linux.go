@@ -70,7 +70,7 @@ func newSeat(l *loop) *seat {
 	}
 	st.ctx.srv = l.srv
 	mode := l.srv.cfg.Mode
-	st.site = site{ctx: st.ctx, dispatch: mode == Pooled}
+	st.site = site{ctx: st.ctx, dispatch: mode == Pooled, files: true}
 	if mode == Auto {
 		st.site.auto = st
 	}
@@ -238,6 +238,8 @@ func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 	c.reqStart, c.headScan = 0, 0
 	if len(out) > 0 && c.writeAll(out) != nil {
 		closing = true
+	} else if st.ctx.file != nil && c.writeFile(st.ctx) != nil {
+		closing = true // the head went, the file did not: the response is cut short
 	}
 	if closing {
 		l.giveBack(c)

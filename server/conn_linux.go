@@ -64,6 +64,9 @@ type conn struct {
 	// to be writable.
 	blocked bool
 	closing bool // close once out is written
+	// file is a response body being sent from a file (filesend_linux.go),
+	// nil when none is in flight; while set on the loop, c.blocked is too.
+	file *fileBody
 	// linger: when it closes, the client may still be sending (an unread
 	// body, bytes after the last request served): close with a lingering
 	// close.
@@ -145,6 +148,10 @@ func (c *conn) dropIn() {
 func (c *conn) release() {
 	c.proto.release(c)
 	c.dropIn()
+	if c.file != nil {
+		c.file.release()
+		c.file = nil
+	}
 	if c.out != nil {
 		putBuf(c.out)
 		c.out = nil

@@ -54,8 +54,13 @@ type Ctx struct {
 	exitOut []byte
 
 	onStream streamFlusher // the HTTP/2 stream of this request; nil for HTTP/1.1
-	upgrade  *wsUpgrade    // an accepted WebSocket upgrade (ws.go): the connection switches after the response
-	hook     FlushHook     // a wrapper's rewrite of what Flush sends (ctxhook.go)
+	// file is a body to send from a file after the head (filebody.go);
+	// files says the connection can send one (HTTP/1.1 on Linux), else a
+	// file is read into out when attached.
+	file    *fileBody
+	files   bool
+	upgrade *wsUpgrade // an accepted WebSocket upgrade (ws.go): the connection switches after the response
+	hook    FlushHook  // a wrapper's rewrite of what Flush sends (ctxhook.go)
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -223,21 +228,27 @@ func (c *Ctx) noteHeader(n, value []byte) bool {
 
 // Write appends p to the response body.
 func (c *Ctx) Write(p []byte) (int, error) {
+	if c.file != nil {
+		c.fileIntoOut() // what follows a file body goes after it
+	}
 	c.out = append(c.out, p...)
 	return len(p), nil
 }
 
 // WriteString appends s to the response body.
 func (c *Ctx) WriteString(s string) (int, error) {
+	if c.file != nil {
+		c.fileIntoOut()
+	}
 	c.out = append(c.out, s...)
 	return len(s), nil
 }
 
 // SetBody replaces the response body with p.
-func (c *Ctx) SetBody(p []byte) { c.out = append(c.out[:0], p...) }
+func (c *Ctx) SetBody(p []byte) { c.dropFile(); c.out = append(c.out[:0], p...) }
 
 // SetBodyString replaces the response body with s.
-func (c *Ctx) SetBodyString(s string) { c.out = append(c.out[:0], s...) }
+func (c *Ctx) SetBodyString(s string) { c.dropFile(); c.out = append(c.out[:0], s...) }
 
 // SetConnectionClose makes the server close the connection after this response.
 func (c *Ctx) SetConnectionClose() { c.closeConn = true }
@@ -248,6 +259,9 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
+	if c.file != nil {
+		c.fileIntoOut() // a streamed response carries its file as chunks
+	}
 	if c.onStream != nil {
 		return c.onStream.flushCtx(c)
 	}
@@ -304,6 +318,9 @@ func (c *Ctx) appendResponse(dst []byte) []byte {
 		return dst
 	}
 	length := len(c.out)
+	if c.file != nil {
+		return c.appendHead(dst, int(c.file.total)) // the connection sends the file after it
+	}
 	if c.head && length == 0 && c.headLen >= 0 {
 		length = int(c.headLen) // HEAD: the length the GET would have
 	}
@@ -354,6 +371,11 @@ func (c *Ctx) reset() {
 	c.exited, c.exitOut = false, nil
 	c.upgrade = nil
 	c.hook = nil
+	if c.file != nil {
+		c.file.release()
+		c.file = nil
+	}
+	c.files = false
 }
 
 // stringBytes views s as bytes without copying; the bytes must not be modified.

@@ -4,7 +4,9 @@ package server
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -173,3 +175,10 @@ func (e *engine) stop() {
 
 // discard releases the listener of an engine that never ran.
 func (e *engine) discard() { e.ln.Close() }
+
+// dupFile is never called here: the fallback reads file bodies when they
+// are attached (Ctx.files is false).
+func dupFile(fd uintptr, name string) (*fileRef, error) { return nil, errors.ErrUnsupported }
+
+// inode is not compared here: the file cache checks size and time.
+func inode(fi os.FileInfo) uint64 { return 0 }

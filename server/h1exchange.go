@@ -144,6 +144,10 @@ func (s *Server) serve(ctx *Ctx, dst []byte) []byte {
 // finish ends the exchange the handler has left: it appends the response
 // (or, after a fault, what is left to send) to dst.
 func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
+	if ctx.file != nil && (faulted || ctx.hijacked || ctx.upgrade != nil) {
+		ctx.file.release() // no body follows these
+		ctx.file = nil
+	}
 	if !ctx.hijacked {
 		s.counters.inflight.Add(-1) // else Hijack did
 	}

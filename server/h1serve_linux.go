@@ -33,7 +33,15 @@ func (h1proto) reading(c *conn) bool { return !c.blocked }
 
 func (h1proto) writable(c *conn, now int64) bool {
 	l := c.l
-	if !l.flushOut(c) {
+	if c.file != nil {
+		if !l.sendFile(c) {
+			return false
+		}
+		if c.file == nil && !c.closing && len(c.in) > 0 {
+			// Requests that came after the file's wait in c.in.
+			return l.serveInput(c, c.in, now)
+		}
+	} else if !l.flushOut(c) {
 		return false
 	}
 	if c.blocked {
@@ -134,6 +142,19 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 			if st.ctx.closeConn {
 				c.closing, c.linger = true, len(rest) > 0
 				data = nil
+			}
+			if st.ctx.file != nil {
+				// The head, then the file: requests after it wait in c.in
+				// while the socket is full (h1proto.writable serves them).
+				if !l.takeFile(c, st, st.ctx, out) {
+					return false
+				}
+				out = st.out[:0]
+				if c.file != nil && len(data) > 0 {
+					c.keep(data)
+					kept = true
+					data = nil
+				}
 			}
 		}
 	}

@@ -42,6 +42,9 @@ type site struct {
 	// stream serves a request whose body is still arriving at once, its
 	// body read from the socket as the handler goes (a worker).
 	stream bool
+	// files: the connection sends a file body after the head itself
+	// (Ctx.file), rather than having it read into memory.
+	files bool
 	// auto, on a loop in Auto mode, says which requests go to a worker up
 	// front and watches the others' handlers against the budget.
 	auto autoDispatch
@@ -115,6 +118,7 @@ func (s *Server) serveParsed(at *site, r *reading, data []byte, total int, out [
 	ctx := at.ctx
 	ctx.peer = at.peer
 	ctx.rest = data[total:] // for Hijack
+	ctx.files = at.files
 	if at.sink != nil {
 		ctx.w = at.sink
 	} else if at.auto != nil {

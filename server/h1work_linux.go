@@ -36,7 +36,7 @@ func (c *conn) serveWork() {
 		ctx.resp = out[:0]
 		putCtx(ctx)
 	}()
-	at := site{ctx: ctx, peer: c, sink: c, stream: true}
+	at := site{ctx: ctx, peer: c, sink: c, stream: true, files: true}
 	for {
 		data := c.in
 		closing := false
@@ -78,6 +78,14 @@ func (c *conn) serveWork() {
 				continue
 			}
 			data = rest
+			if kind == stepServed && ctx.file != nil {
+				// The head, then the file: nothing else goes between.
+				if c.writeAll(out) != nil || c.writeFile(ctx) != nil {
+					closing = true
+					break
+				}
+				out = out[:0]
+			}
 			if kind != stepServed {
 				closing = kind == stepBad
 				c.linger = closing // the rest of the input is not read
@@ -157,7 +165,14 @@ func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]
 	ctx.stream = bs
 	ctx.w = c
 	ctx.peer = c
+	ctx.files = true
 	out = c.l.srv.serve(ctx, out)
+	if ctx.file != nil {
+		if c.writeAll(out) != nil || c.writeFile(ctx) != nil {
+			return out[:0], false
+		}
+		out = out[:0]
+	}
 	c.rd.sentContinue = false
 	if ctx.hijacked {
 		return out, false

@@ -25,7 +25,7 @@ func TestBenchRejectsBadInput(t *testing.T) {
 		{"a bad config names the file and the field", benchConfig{Config: bad, Repeat: 1}, `bad.json: json: unknown field "conns"`},
 		{"a missing config says so", benchConfig{Config: bad + ".nope", Repeat: 1}, "no such file"},
 		{"an unknown loader is refused", benchConfig{Loader: "siege", Repeat: 1}, `unknown loader "siege"`},
-		{"an unknown server is listed with the known ones", benchConfig{Only: []string{"nginx"}, Repeat: 1}, `no server "nginx" (known: coderws, fasthttp, gobwasws, gorillaws, gust-adapter`},
+		{"an unknown server is listed with the known ones", benchConfig{Only: []string{"apache"}, Repeat: 1}, `no server "apache" (known: coderws, fasthttp, gobwasws, gorillaws, gust-adapter`},
 		{"a target needs a URL", benchConfig{Targets: []string{"nginx="}, Repeat: 1}, "want NAME=VALUE"},
 		{"repeat must be positive", benchConfig{Repeat: 0}, "--repeat must be at least 1"},
 	}

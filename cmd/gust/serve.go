@@ -80,6 +80,9 @@ type serveConfig struct {
 	// tls.Config (nil: plain HTTP) and the start-up line on its certificate.
 	tlsConf *tls.Config
 	tlsNote string
+	// Root, if set, is a directory whose files are served instead of the
+	// hello answer (serve_files.go).
+	Root string
 	// HTTP2 accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1:
 	// gust/server's H2C, or net/http's Protocols with unencrypted HTTP/2.
 	HTTP2 bool
@@ -167,6 +170,9 @@ func newServeCmd() *cobra.Command {
 			if err := cfg.check(); err != nil {
 				return err
 			}
+			if err := cfg.checkRoot(); err != nil {
+				return err
+			}
 			cfg.Worker = os.Getenv(workerEnv)
 			if cfg.Worker == "" && cfg.Workers != 1 {
 				if err := checkWorkers(cfg); err != nil {
@@ -221,6 +227,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	f.DurationVar(&cfg.WSPing, "ws-ping", 0, "gust engine: ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
 	f.BoolVar(&cfg.WSDeflate, "ws-deflate", false, "gust engine: accept permessage-deflate on the WebSocket paths (/ws echoes, /ws/broadcast sends to every connection on it)")
+	f.StringVar(&cfg.Root, "root", "", "serve the files under this directory (GET and HEAD, ranges, validators, precompressed .br/.zst/.gz siblings) instead of Hello, Go!")
 	addTLSFlags(f, &cfg.TLS)
 	return cmd
 }
@@ -353,7 +360,11 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
-	servers := []*http.Server{{Handler: newHelloHandler(cfg.Handler), ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
+	handler := newHelloHandler(cfg.Handler)
+	if cfg.Root != "" {
+		handler = netHTTPFiles(cfg.Root)
+	}
+	servers := []*http.Server{{Handler: handler, ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
 	if cfg.HTTP2 {
 		servers[0].Protocols = new(http.Protocols)
 		servers[0].Protocols.SetHTTP1(true)

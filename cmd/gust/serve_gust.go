@@ -86,9 +86,19 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		srv.Config.Mode = server.Pooled
 	}
 	ws := newWSEndpoints(cfg.WSDeflate, cfg.WSPing)
-	if cfg.API == "nethttp" {
+	switch {
+	case cfg.Root != "" && cfg.API == "nethttp":
+		srv.Handler = server.HTTPHandler(ws.nethttp(netHTTPFiles(cfg.Root)))
+	case cfg.Root != "":
+		files, closeFiles, err := nativeFiles(cfg.Root)
+		if err != nil {
+			return err
+		}
+		defer closeFiles()
+		srv.Handler = ws.native(files)
+	case cfg.API == "nethttp":
 		srv.Handler = server.HTTPHandler(ws.nethttp(newHelloHandler(cfg.Handler)))
-	} else {
+	default:
 		srv.Handler = ws.native(newNativeHello(cfg.Handler))
 	}
 	if err := srv.Listen(cfg.Addr); err != nil {

@@ -36,3 +36,33 @@ func Write(fd int, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// Sendfile is sendfile(2) from the regular file in to the non-blocking
+// socket out, n bytes from *off (which it advances), made as Read is: on
+// a socket it never blocks, and a file in the page cache is copied
+// without waiting either. (A file that must be read from disk first
+// holds the calling thread for that read, scheduler or not.)
+func Sendfile(out, in int, off *int64, n int) (int, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	w, _, e := unix.RawSyscall6(unix.SYS_SENDFILE, uintptr(out), uintptr(in), uintptr(unsafe.Pointer(off)), uintptr(n), 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(w), nil
+}
+
+// SendMore is send(2) with MSG_MORE, made as Write is: the kernel holds a
+// partial segment for what the caller sends next (a response head before
+// its sendfile body), so the two leave in full segments.
+func SendMore(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), unix.MSG_MORE, 0, 0)
+	if e != 0 {
+		return -1, e
+	}
+	return int(n), nil
+}

@@ -5,7 +5,9 @@
 // Flags: -addr (default 127.0.0.1:8081), -delay (wait before answering),
 // -debug-addr (a net/http listener with expvar and pprof), and -tls-cert
 // FILE -tls-key FILE or -tls-self-signed to serve HTTP/1.1 over crypto/tls
-// (ALPN http/1.1). SIGINT or SIGTERM shut it down within 5 s.
+// (ALPN http/1.1), and -root DIR to serve the files under DIR with
+// fasthttp.FS instead (gust bench's file scenarios). SIGINT or SIGTERM
+// shut it down within 5 s.
 //
 // For gust bench's compression cells, -compress compresses answers with
 // fasthttp.CompressHandlerBrotliLevel (br at 4, gzip at 5), and
@@ -32,6 +34,7 @@ var body = []byte(hello.Text)
 var (
 	compressFlag = flag.Bool("compress", false, "compress answers with fasthttp.CompressHandlerBrotliLevel: br at 4, gzip at 5 (gust serve --compress's levels)")
 	bodyJSON     = flag.Int("body-json", 0, "answer with this many bytes of JSON (hello.JSON, application/json) instead of Hello, Go!")
+	rootFlag     = flag.String("root", "", "serve the files under this directory (fasthttp.FS) instead of Hello, Go!")
 )
 
 func main() { peer.Main("fasthttp", "127.0.0.1:8081", run) }
@@ -49,6 +52,9 @@ func run(f peer.Flags) error {
 		h = fasthttp.CompressHandlerBrotliLevel(h, 4, 5)
 	}
 	srv := &fasthttp.Server{Handler: h, Name: "fasthttp"}
+	if *rootFlag != "" {
+		srv.Handler = files(*rootFlag)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	return peer.Wait("fasthttp", f.URL(ln.Addr().String()), errc, func(ctx context.Context) error {
@@ -77,4 +83,12 @@ func answer(delay time.Duration, ctype string, body []byte) fasthttp.RequestHand
 		ctx.SetContentType(ctype)
 		ctx.SetBody(body)
 	}
+}
+
+// files serves the files under root as fasthttp's FS does by default for
+// static sites: byte ranges on, its cache of open files and compression
+// off (gust bench's file scenarios ask for the files as they are).
+func files(root string) fasthttp.RequestHandler {
+	fs := &fasthttp.FS{Root: root, AcceptByteRange: true, IndexNames: []string{"index.html"}}
+	return fs.NewRequestHandler()
 }

@@ -15,6 +15,8 @@
 // For gust bench's compression cells, -compress gzips answers through
 // klauspost's gzhttp (the common net/http gzip middleware) at level 5,
 // and -body-json N answers N bytes of hello.JSON instead of the greeting.
+// -root DIR serves the files under DIR with http.FileServer instead
+// (gust bench's file scenarios).
 //
 // SIGINT or SIGTERM shut it down within 5 s.
 package main
@@ -36,6 +38,7 @@ var (
 	h2cFlag      = flag.Bool("h2c", false, "without TLS, serve HTTP/2 with prior knowledge (h2c) beside HTTP/1.1")
 	compressFlag = flag.Bool("compress", false, "gzip answers through klauspost's gzhttp, at level 5 (gust serve --compress's gzip level)")
 	bodyJSON     = flag.Int("body-json", 0, "answer with this many bytes of JSON (hello.JSON, application/json) instead of Hello, Go!")
+	rootFlag     = flag.String("root", "", "serve the files under this directory (http.FileServer) instead of Hello, Go!")
 )
 
 func main() { peer.Main("nethttp", "127.0.0.1:8082", run) }
@@ -102,6 +105,9 @@ func newServer(f peer.Flags, h2, h2c bool) (*http.Server, error) {
 // gzipped by gzhttp with -compress.
 func handler(f peer.Flags, compress bool, jsonBytes int) (http.Handler, error) {
 	h := hello.Handler(nil, f.Delay)
+	if *rootFlag != "" {
+		h = http.FileServer(http.Dir(*rootFlag))
+	}
 	if jsonBytes > 0 {
 		h = hello.TypedHandler(hello.JSON(jsonBytes), "application/json", f.Delay)
 	}

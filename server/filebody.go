@@ -1,0 +1,204 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// A response body taken from a file: the Ctx holds it until the response
+// head is written, then the connection sends it, with sendfile(2) on plain
+// TCP or read into a buffer and written through the transport (TLS).
+// Places that cannot send a file body later (HTTP/2 streams, the portable
+// fallback) have it read into the Ctx's body when it is attached.
+
+// fileRef is an open file shared by the cache and the responses sending
+// it: the last reference closes it, so an entry the cache drops while a
+// response is in flight stays open until that response is done.
+type fileRef struct {
+	f    *os.File
+	fd   int
+	refs atomic.Int32
+}
+
+func newFileRef(f *os.File) *fileRef {
+	r := &fileRef{f: f, fd: int(f.Fd())}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *fileRef) hold() { r.refs.Add(1) }
+
+func (r *fileRef) drop() {
+	if r.refs.Add(-1) == 0 {
+		r.f.Close()
+	}
+}
+
+// fileSeg is one piece of a file body: the bytes body.bytes[lo:hi] (a
+// multipart boundary and part head, or the closing boundary), then n
+// bytes of the file from off.
+type fileSeg struct {
+	lo, hi int
+	off, n int64
+}
+
+// fileBody is a response body made of a file's ranges and the bytes
+// between them, and how far its sending got.
+type fileBody struct {
+	ref   *fileRef
+	segs  []fileSeg
+	bytes []byte
+	total int64
+	// Progress: the segment being sent, and whether its bytes have been
+	// queued for output already.
+	i      int
+	queued bool
+}
+
+var fileBodyPool = sync.Pool{New: func() any { return new(fileBody) }}
+
+func getFileBody(ref *fileRef) *fileBody {
+	b := fileBodyPool.Get().(*fileBody)
+	ref.hold()
+	b.ref = ref
+	return b
+}
+
+// add appends a segment: pre, then n bytes of the file from off.
+func (b *fileBody) add(pre []byte, off, n int64) {
+	lo := len(b.bytes)
+	b.bytes = append(b.bytes, pre...)
+	b.segs = append(b.segs, fileSeg{lo: lo, hi: len(b.bytes), off: off, n: n})
+	b.total += int64(len(pre)) + n
+}
+
+// startsWithFile reports whether b's first bytes come from the file (a
+// whole file or one range): what is written before it may wait for them.
+func (b *fileBody) startsWithFile() bool {
+	return len(b.segs) > 0 && b.segs[0].hi == b.segs[0].lo && b.segs[0].n > 0
+}
+
+// release drops the file and returns b to its pool.
+func (b *fileBody) release() {
+	if b.ref != nil {
+		b.ref.drop()
+	}
+	b.ref = nil
+	b.segs = b.segs[:0]
+	b.bytes = b.bytes[:0]
+	b.total, b.i, b.queued = 0, 0, false
+	if cap(b.bytes) <= 64<<10 && cap(b.segs) <= 1024 {
+		fileBodyPool.Put(b)
+	}
+}
+
+// errFileTruncated says the file ended before the response did (it was
+// truncated while being sent): the connection must close.
+var errFileTruncated = errors.New("server: file shorter than its response")
+
+// appendTo reads the whole body into dst, for places that send bodies
+// from memory.
+func (b *fileBody) appendTo(dst []byte) ([]byte, error) {
+	for _, s := range b.segs {
+		dst = append(dst, b.bytes[s.lo:s.hi]...)
+		start := len(dst)
+		dst = append(dst, make([]byte, s.n)...)
+		if n, err := b.ref.f.ReadAt(dst[start:], s.off); int64(n) < s.n {
+			if err == nil || err == io.EOF {
+				err = errFileTruncated
+			}
+			return dst[:start+n], err
+		}
+	}
+	return dst, nil
+}
+
+// attachFile makes b the response body. Where the connection cannot send
+// it later, it is read into the body now; a file that fails to read then
+// makes a 500.
+func (c *Ctx) attachFile(b *fileBody) {
+	if c.file != nil {
+		c.file.release()
+		c.file = nil
+	}
+	c.out = c.out[:0]
+	if c.head {
+		c.headLen = b.total
+		b.release()
+		return
+	}
+	if c.files && !c.streaming {
+		c.file = b
+		return
+	}
+	var err error
+	c.out, err = b.appendTo(c.out)
+	b.release()
+	if err != nil && !c.streaming {
+		c.out = c.out[:0]
+		c.status = 500
+	}
+}
+
+// fileIntoOut reads the file body into out, for a handler that writes
+// after attaching one.
+func (c *Ctx) fileIntoOut() {
+	b := c.file
+	c.file = nil
+	var err error
+	c.out, err = b.appendTo(c.out)
+	b.release()
+	if err != nil {
+		c.closeConn = true // the body is short of what the head will say: end there
+	}
+}
+
+// dropFile forgets a file body the handler replaced.
+func (c *Ctx) dropFile() {
+	if c.file != nil {
+		c.file.release()
+		c.file = nil
+	}
+}
+
+// SendFileRange answers with n bytes of f from off as the body (n < 0:
+// to the end of the file), leaving the status and headers as the handler
+// set them. The server takes a reference of its own (a duplicate of the
+// descriptor), so the caller may close f once SendFileRange returns. On
+// plain TCP the body goes out with sendfile(2) after the handler returns,
+// without being read into memory.
+func (c *Ctx) SendFileRange(f *os.File, off, n int64) error {
+	if n < 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		n = max(st.Size()-off, 0)
+	}
+	if !c.files || c.head || c.streaming {
+		// Read now (or not at all, for HEAD): f is the caller's.
+		b := getFileBody(&fileRef{f: f})
+		b.ref.refs.Store(2) // never closed here
+		b.add(nil, off, n)
+		c.attachFile(b)
+		return nil
+	}
+	return c.sendFD(f.Fd(), f.Name(), off, n)
+}
+
+// sendFD attaches n bytes from off of the open file fd as the body, on a
+// duplicate of fd (the connection can send it later: c.files).
+func (c *Ctx) sendFD(fd uintptr, name string, off, n int64) error {
+	ref, err := dupFile(fd, name)
+	if err != nil {
+		return err
+	}
+	b := getFileBody(ref)
+	ref.drop() // b holds it
+	b.add(nil, off, n)
+	c.attachFile(b)
+	return nil
+}

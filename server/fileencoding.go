@@ -1,0 +1,106 @@
+package server
+
+// Precompressed siblings: name.br, name.zst and name.gz next to a file,
+// sent in its place to a client whose Accept-Encoding takes them (RFC 9110
+// section 12.5.3), with Content-Encoding and Vary: Accept-Encoding. The
+// sibling is a file like any other: its own ETag (its own time and size)
+// and Last-Modified, and ranges apply to it, the encoded bytes.
+
+// siblingEncodings are the codings tried, in the order preferred at equal
+// q-values (smallest output first), with their file suffixes.
+var siblingEncodings = [...]struct{ coding, suffix string }{
+	{"br", ".br"},
+	{"zstd", ".zst"},
+	{"gzip", ".gz"},
+}
+
+// precompressed looks for name's siblings. It returns the coding and
+// entry (held: the caller releases it) of the best one c accepts, if any,
+// and whether any sibling exists (the response then varies by
+// Accept-Encoding whatever this client gets).
+func (fs *FileServer) precompressed(c *Ctx, name []byte, now int64) (coding string, e *fileEntry, any bool) {
+	ae := c.Header("Accept-Encoding")
+	var buf [520]byte
+	bestQ := 0
+	for _, s := range siblingEncodings {
+		key := append(append(buf[:0], name...), s.suffix...)
+		sib := fs.cache.get(key, now)
+		if sib.kind != entryFile {
+			sib.release()
+			continue
+		}
+		any = true
+		q := acceptQ(ae, s.coding)
+		if q > bestQ {
+			if e != nil {
+				e.release()
+			}
+			coding, e, bestQ = s.coding, sib, q
+			continue
+		}
+		sib.release()
+	}
+	return coding, e, any
+}
+
+// acceptQ is the q-value (0 to 1000) Accept-Encoding v gives coding:
+// its own entry's, else "*"'s, else 0. "gzip" also answers to "x-gzip".
+func acceptQ(v []byte, coding string) int {
+	star := -1
+	for len(v) > 0 {
+		var elem []byte
+		elem, v = cutByte(v, ',')
+		tok, params := cutByte(elem, ';')
+		tok = trimOWS(tok)
+		q := 1000
+		for len(params) > 0 {
+			var p []byte
+			p, params = cutByte(params, ';')
+			p = trimOWS(p)
+			if len(p) > 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=' {
+				q = parseQ(p[2:])
+			}
+		}
+		switch {
+		case equalFoldASCII(tok, coding), coding == "gzip" && equalFoldASCII(tok, "x-gzip"):
+			return q
+		case len(tok) == 1 && tok[0] == '*':
+			star = q
+		}
+	}
+	return max(star, 0)
+}
+
+// parseQ parses a qvalue ("0", "0.5", "1.000") as thousandths; anything
+// else is 0.
+func parseQ(b []byte) int {
+	b = trimOWS(b)
+	if len(b) == 0 || b[0] != '0' && b[0] != '1' {
+		return 0
+	}
+	q := int(b[0]-'0') * 1000
+	if len(b) == 1 {
+		return q
+	}
+	if b[1] != '.' || len(b) > 5 {
+		return 0
+	}
+	scale := 100
+	for _, d := range b[2:] {
+		if d < '0' || d > '9' {
+			return 0
+		}
+		q += int(d-'0') * scale
+		scale /= 10
+	}
+	return min(q, 1000)
+}
+
+func cutByte(b []byte, sep byte) (before, after []byte) {
+	for i, c := range b {
+		if c == sep {
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
+}
