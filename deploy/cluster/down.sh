@@ -60,7 +60,7 @@ for dir in /sys/fs/cgroup/*/kubepods; do
   find "$dir" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 done
 for proc in /proc/[0-9]*; do
-  if tr '\0' ' ' < "$proc/cmdline" 2>/dev/null | grep -q -- "containerd-shim.* -address $containerd_sock"; then
+  if { tr '\0' ' ' < "$proc/cmdline"; } 2>/dev/null | grep -q -- "containerd-shim.* -address $containerd_sock"; then
     kill -KILL "${proc#/proc/}" 2>/dev/null
   fi
 done

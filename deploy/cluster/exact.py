@@ -2,23 +2,31 @@
 """Checks that a merged gust load report (gust merge -o json) is the exact
 sum of the agents' results it was made from (gust load -o json each).
 
-    exact.py MERGED.json AGENT.json...
+    exact.py [--text REPORT] MERGED.json AGENT.json...
 
 Counts must add up exactly (requests, bytes, connections, status codes,
 errors, late requests, the rate), the latency's extremes must be the
-agents' extremes, and every agent must be listed. Prints one line, and
-exits 1 on the first difference."""
+agents' extremes, and every agent must be listed. With --text, REPORT (a
+text report of the same run, as run-load.sh prints it) must give the same
+number of responses and of each status. Prints one line, and exits 1 on
+the first difference."""
 import json
 import sys
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: exact.py MERGED.json AGENT.json...")
-    with open(sys.argv[1]) as f:
+    args = sys.argv[1:]
+    text = None
+    if args[:1] == ["--text"] and len(args) > 1:
+        with open(args[1]) as f:
+            text = f.read()
+        args = args[2:]
+    if len(args) < 2:
+        sys.exit("usage: exact.py [--text REPORT] MERGED.json AGENT.json...")
+    with open(args[0]) as f:
         merged = json.load(f)
     agents = []
-    for path in sys.argv[2:]:
+    for path in args[1:]:
         with open(path) as f:
             agents.append(json.load(f))
     bad = []
@@ -44,8 +52,16 @@ def main():
     same("agents", len(merged["agents"]), len(agents))
     same("shards", sorted(a["shard"] for a in agents),
          sorted(f"{i}/{len(agents)}" for i in range(len(agents))))
+    if text is not None:
+        lines = text.splitlines()
+        want = f"{merged['requests']:,} responses"
+        if not any(l.startswith("Requests") and want in l for l in lines):
+            bad.append(f"the text report does not say {want}")
+        status = ", ".join(f"{k}: {v:,}" for k, v in sorted(merged["status"].items()))
+        if not any(l.startswith("Status") and l.split(None, 1)[1] == status for l in lines):
+            bad.append(f"the text report's status line is not {status}")
     if bad:
-        sys.exit("exact.py: the merged report is not the sum of the agents': " + "; ".join(bad))
+        sys.exit("exact.py: the merged report is not the sum of the agents' (or the text report says otherwise): " + "; ".join(bad))
     if merged["requests"] == 0:
         sys.exit("exact.py: the agents sent no request")
     print(f"exact.py: {len(agents)} agents, {merged['requests']} requests, "

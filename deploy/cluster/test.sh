@@ -6,8 +6,8 @@
 #   2. the Service answers through its DNS name from a pod (gust load in a
 #      pod of its own, to http://gust-server:8080/);
 #   3. deploy/k8s/run-load.sh with runs/short (4 agents, 4 s at a fixed
-#      rate): the Job completes and the merged report is the exact sum of
-#      the agents' results (exact.py);
+#      rate): the Job completes, and its report and the agents' results
+#      (their pods' logs) merged as JSON are their exact sum (exact.py);
 #   4. runs/long with one agent's pod deleted mid-run: run-load.sh fails,
 #      and its report merges the other three, the missing shard flagged;
 #   5. runs/unschedulable: run-load.sh gives up with the scheduler's reason
@@ -85,14 +85,16 @@ log "http://gust-server:8080/ answered 50 of 50 requests with 200 from a pod"
 
 log "3. deploy/k8s/run-load.sh -k deploy/cluster/runs/short (4 agents)"
 t0=$SECONDS
-"$repo_root/deploy/k8s/run-load.sh" -k "$cluster_dir/runs/short" -a 20 -o json > "$out/merged.json"
+"$repo_root/deploy/k8s/run-load.sh" -k "$cluster_dir/runs/short" -a 20 > "$out/run-load.txt"
 run_time=$((SECONDS - t0))
+cat "$out/run-load.txt"
+# The agents' own results (their pods' logs), their merge as JSON, and
+# run-load.sh's report: all must agree, exactly.
 for pod in $(kubectl get pods -l job-name=gust-load -o name); do
   kubectl logs "$pod" > "$out/${pod#pod/}.json"
 done
-python3 "$cluster_dir/exact.py" "$out/merged.json" "$out"/gust-load-*.json
-kubectl logs -l job-name=gust-load --tail=-1 | "$GUST" merge - > "$out/merged.txt"
-cat "$out/merged.txt"
+"$GUST" merge -o json "$out"/gust-load-*.json > "$out/merged.json"
+python3 "$cluster_dir/exact.py" --text "$out/run-load.txt" "$out/merged.json" "$out"/gust-load-*.json
 kubectl get pods -o wide > "$out/pods.txt"
 cat "$out/pods.txt"
 
@@ -109,7 +111,8 @@ done
 [[ -n "$victim" ]] || die "agent 2 never ran"
 # Five seconds into the 20 s run.
 begin="$(date -u -d "$(kubectl get configmap gust-load -o jsonpath='{.data.START_AT}')" +%s)"
-sleep $((begin + 5 - $(date -u +%s)))
+wait_s=$((begin + 5 - $(date -u +%s)))
+((wait_s <= 0)) || sleep "$wait_s"
 kubectl delete "$victim" --wait=false >&2
 status=0
 wait "$run" || status=$?
@@ -117,6 +120,7 @@ cat "$out/killed.err" >&2
 cat "$out/killed.txt"
 [[ "$status" -ne 0 ]] || die "run-load.sh exited 0 with an agent deleted"
 grep -q "3 agents; missing 1 shard: 2/4" "$out/killed.txt" || die "the report of the killed run does not flag shard 2/4 as missing"
+grep -q "3 of 4 agents' results merged" "$out/killed.err" || die "run-load.sh did not say that an agent's result is missing"
 log "the killed run exited $status and merged 3 agents, shard 2/4 flagged missing"
 
 log "5. runs/unschedulable"
@@ -134,7 +138,7 @@ checks=$((SECONDS - checks))
 # what the pods' cgroup holds.
 rss() { local kb=0 pid; for pid in "$@"; do kb=$((kb + $(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done; echo $((kb / 1024)); }
 pid() { cat "$state/pids/$1"; }
-shims=$(for p in /proc/[0-9]*; do tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -q -- "containerd-shim.* -address $containerd_sock" && echo "${p#/proc/}"; done || true)
+shims=$(for p in /proc/[0-9]*; do { tr '\0' ' ' < "$p/cmdline"; } 2>/dev/null | grep -q -- "containerd-shim.* -address $containerd_sock" && echo "${p#/proc/}"; done || true)
 control=$(rss "$(pid etcd)" "$(pid kube-apiserver)" "$(pid kube-controller-manager)" "$(pid kube-scheduler)")
 node=$(rss "$(pid containerd)" "$(pid kubelet)" "$(pid kube-proxy)" "$(pid coredns)" $shims)
 pods=$(($(cat /sys/fs/cgroup/memory/kubepods/memory.usage_in_bytes 2>/dev/null || echo 0) / 1048576))

@@ -18,8 +18,8 @@
 # Environment: KUBECTL (default kubectl), KUSTOMIZE (default "kubectl kustomize"),
 # GUST (default gust: a local gust binary, for gust merge).
 # The report goes to standard output; progress to standard error. Exits non-zero
-# if the Job failed (the agents that succeeded are still merged: gust merge lists
-# the missing shards). An agent that is not running shortly after the begin
+# if the Job failed or an agent's result is missing (the agents that succeeded
+# are still merged: gust merge lists the missing shards). An agent that is not running shortly after the begin
 # time (not scheduled, or its image not found) fails the run at once, with the
 # reason on one line, and the Job is deleted: the agents could no longer begin
 # together.
@@ -70,7 +70,7 @@ name="${job#*/}"
 # name and why: the scheduler's message, or its container's waiting reason.
 late_agent() {
   k get pods -l "job-name=$name" -o jsonpath='{range .items[?(@.status.phase=="Pending")]}{.metadata.name}: {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message} {.status.containerStatuses[0].state.waiting.reason} {.status.containerStatuses[0].state.waiting.message}{"\n"}{end}' |
-    head -n 1 | tr -s ' '
+    head -n 1 | tr -s ' ' | sed 's/ $//'
 }
 # Every agent must be running soon after the begin time (a grace of 15 s for
 # pods scheduled at the last moment), and the Job done within the limit.
@@ -104,4 +104,13 @@ pods="$(k get pods -l "job-name=$name" --field-selector=status.phase=Succeeded -
 for pod in $pods; do
   k logs "$pod"
 done | "${gust[@]}" merge -o "$format" "${merge_args[@]}" -
+# A deleted agent's pod may have ended its run early and exited 0 (gust load
+# reports what it measured when stopped), so that the Job counts it
+# succeeded; its pod, and its result, are gone all the same.
+want="$(k get "$job" -o jsonpath='{.spec.completions}')"
+got="$(wc -w <<< "$pods")"
+if ((got < want)); then
+  echo "run-load.sh: $job: $got of $want agents' results merged; the rest failed or their pods were deleted" >&2
+  failed=1
+fi
 [[ -z "$failed" ]]
