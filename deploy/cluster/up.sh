@@ -70,12 +70,17 @@ start() {
   echo $! > "$state/pids/$name"
   echo "$name" >> "$state/pids/order"
 }
-# wait_for WHAT SECONDS COMMAND...: until COMMAND succeeds, or fail.
+# wait_for WHAT SECONDS COMMAND...: until COMMAND succeeds, or fail; at
+# once if the process started as WHAT has exited.
 wait_for() {
   local what="$1" limit="$2" t0=$SECONDS
   shift 2
   until "$@" >/dev/null 2>&1; do
     ((SECONDS - t0 < limit)) || die "$what: not ready after ${limit}s"
+    # (An exited child stays a zombie until waited for: kill -0 would pass.)
+    if [[ -f "$state/pids/$what" ]] && [[ "$(awk '{print $3}' "/proc/$(cat "$state/pids/$what")/stat" 2>/dev/null)" =~ ^(Z|)$ ]]; then
+      die "$what exited"
+    fi
     sleep 1
   done
   log "$what ready after $((SECONDS - t0))s"
