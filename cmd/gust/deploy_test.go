@@ -270,6 +270,7 @@ func TestRunLoadPassesThresholdsToMerge(t *testing.T) {
 	kubectl := script("kubectl", `case "$*" in
 *"delete job"*) ;;
 *"apply -o name"*) cat >/dev/null; echo job.batch/gust-load ;;
+*"get job.batch/gust-load"*"completions"*) echo 2 ;;
 *"get job.batch/gust-load"*) echo "Complete " ;;
 *"get pods"*) echo pod/gust-load-0; echo pod/gust-load-1 ;;
 *"logs pod/gust-load-0"*) cat `+agents[0]+` ;;

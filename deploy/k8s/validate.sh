@@ -32,7 +32,8 @@ check() {
 
 # Kustomization files are kustomize's own; they are checked by building them.
 check "manifests as written" -skip Kustomization deploy/k8s/load deploy/k8s/server
-for dir in deploy/k8s/load deploy/k8s/server; do
+for dir in deploy/k8s/load deploy/k8s/server deploy/cluster/runs/*/; do
+  dir="${dir%/}"
   "${kustomize[@]}" build "$dir" | check "kustomize build $dir" -
 done
 KUSTOMIZE="${kustomize[*]} build" deploy/k8s/run-load.sh --print | check "run-load.sh --print" -
