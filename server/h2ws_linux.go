@@ -32,7 +32,7 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 		hc.endStream(st, errStreamGone)
 		return
 	}
-	ws := &WSConn{c: c, st: st, cfg: u.cfg, subprotocol: u.subprotocol, lastRead: now}
+	ws := &WSConn{c: c, st: st, cfg: u.cfg, subproto: u.subprotoIndex(), lastRead: now}
 	ws.eng.Init(websocket.Config{MaxMessage: u.cfg.maxMessage(), Deflate: u.deflate})
 	ws.deflate, ws.sharedDeflate = u.deflate != nil, ws.eng.SharedCompression()
 	ws.engLocked = ws.deflate && !ws.sharedDeflate

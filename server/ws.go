@@ -108,6 +108,19 @@ type wsUpgrade struct {
 	extension   []byte // the Sec-WebSocket-Extensions answer
 }
 
+// subprotoIndex is the chosen subprotocol's index in cfg.Subprotocols, or
+// -1 for none (or past what an int8 holds, which no handshake offers).
+func (u *wsUpgrade) subprotoIndex() int8 {
+	if u.subprotocol != "" {
+		for i, p := range u.cfg.Subprotocols {
+			if p == u.subprotocol && i < 128 {
+				return int8(i)
+			}
+		}
+	}
+	return -1
+}
+
 // UpgradeWebSocket accepts the request as a WebSocket opening handshake
 // (RFC 6455 section 4.2): a GET over HTTP/1.1 with Upgrade: websocket,
 // Connection: upgrade, Sec-WebSocket-Version: 13 and a valid

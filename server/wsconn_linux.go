@@ -21,10 +21,13 @@ import (
 // goroutine; the callbacks of its WebSocket run on its loop.
 type WSConn struct {
 	// Set once.
-	c           *conn
-	st          *h2stream // the HTTP/2 stream it is (RFC 8441), nil on HTTP/1.1
-	cfg         *WebSocket
-	subprotocol string
+	c   *conn
+	st  *h2stream // the HTTP/2 stream it is (RFC 8441), nil on HTTP/1.1
+	cfg *WebSocket
+	// subproto is the chosen subprotocol's index in cfg.Subprotocols, or
+	// -1: a byte among the flags rather than a string's 16 (an idle
+	// connection's WSConn fits the allocator's 352-byte class).
+	subproto int8
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
 	// context takeover on the server's side, so a broadcast's frame
 	// compressed once fits; engLocked: the engine is shared with senders
@@ -73,7 +76,7 @@ const wsCloseWait = int64(2e9)
 // newWSConn switches c, whose owner has just answered the upgrade u, to
 // WebSocket.
 func newWSConn(c *conn, u *wsUpgrade, now int64) *WSConn {
-	ws := &WSConn{c: c, cfg: u.cfg, subprotocol: u.subprotocol, lastRead: now}
+	ws := &WSConn{c: c, cfg: u.cfg, subproto: u.subprotoIndex(), lastRead: now}
 	ws.eng.Init(websocket.Config{MaxMessage: u.cfg.maxMessage(), Deflate: u.deflate})
 	ws.deflate, ws.sharedDeflate = u.deflate != nil, ws.eng.SharedCompression()
 	ws.engLocked = ws.deflate && !ws.sharedDeflate
@@ -419,7 +422,12 @@ func (ws *WSConn) wake() {
 }
 
 // Subprotocol returns the subprotocol chosen in the handshake, or "".
-func (ws *WSConn) Subprotocol() string { return ws.subprotocol }
+func (ws *WSConn) Subprotocol() string {
+	if i := int(ws.subproto); i >= 0 && i < len(ws.cfg.Subprotocols) {
+		return ws.cfg.Subprotocols[i]
+	}
+	return ""
+}
 
 // RemoteAddr returns the client's address.
 func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.remoteAddr() }
