@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -100,11 +101,14 @@ func TestServeRootUsesSendfile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f.bin"), bytes.Repeat([]byte("x"), 1<<20), 0o644)
 	trace := filepath.Join(t.TempDir(), "trace")
 	cmd := exec.Command("strace", "-f", "-e", "trace=sendfile", "-o", trace, bin, "serve", "--root", dir, "--addr", "127.0.0.1:0")
+	// A group of its own: killing strace alone leaves the traced gust
+	// serve running, detached; the group takes both.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 	line := make([]byte, 200)
 	n, _ := stderr.Read(line)
 	first := string(line[:n])
