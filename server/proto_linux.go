@@ -55,15 +55,16 @@ func (l *loop) post(c *conn) {
 
 // takePosts hands the connections queued with post to their protocols.
 func (l *loop) takePosts(now int64) {
-	l.mu.Lock()
-	list := l.posts
-	l.posts = l.postsSpare[:0]
-	l.mu.Unlock()
-	for i, c := range list {
-		list[i] = nil
-		c.proto.posted(c, now)
+	if l.takeAt == len(l.taking) { // the last batch is all handed out: take the next
+		l.mu.Lock()
+		l.taking, l.posts = l.posts, l.taking[:0]
+		l.mu.Unlock()
+		l.takeAt = 0
 	}
-	l.mu.Lock()
-	l.postsSpare = list[:0]
-	l.mu.Unlock()
+	for l.takeAt < len(l.taking) {
+		c := l.taking[l.takeAt]
+		l.taking[l.takeAt] = nil
+		l.takeAt++
+		c.proto.posted(c, now) // may move a callback off the loop: see taking
+	}
 }
