@@ -77,15 +77,15 @@ type loop struct {
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
 
-	tlsLoop                   // handshakes that ended, queued under mu (tls_linux.go)
-	posts []*conn // connections whose protocol has posts from other goroutines (post), under mu
+	tlsLoop         // handshakes that ended, queued under mu (tls_linux.go)
+	posts   []*conn // connections whose protocol has posts from other goroutines (post), under mu
 	// taking is the batch of posts takePosts is handing out, the loop's:
 	// taking[takeAt:] are still to go. It lives in the loop, not on a
 	// stack, so that if a callback is moved off the loop meanwhile (Auto
 	// mode), the goroutine the loop goes on in hands out the rest.
-	taking []*conn
-	takeAt int
-	streams           h2loop  // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
+	taking  []*conn
+	takeAt  int
+	streams h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
