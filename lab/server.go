@@ -60,6 +60,11 @@ func (s Server) commandLine(addr, debug string, delay time.Duration, mode, root 
 	if err != nil {
 		return "", err
 	}
+	if delay > 0 && !strings.Contains(command, "{delay}") {
+		// nginx, or a --server without the placeholder: it would answer at
+		// once, far above the cell's ideal rate, and read as a result.
+		return "", fmt.Errorf("%s cannot wait before answering (its command has no {delay})", s.Name)
+	}
 	if root != "" {
 		root = ShellQuote(root)
 	}
