@@ -123,6 +123,7 @@ func (g GustLoader) loadWebSocket(ctx context.Context, url string, sc Scenario) 
 		lr.Errors += int64(sc.Connections) - res.WebSocket.Held
 		return lr, nil
 	case WSBroadcast:
+		cfg.URL = wsURL(url, "/ws/broadcast")
 		return g.broadcast(ctx, cfg, w)
 	}
 	res, err := load.Run(ctx, cfg)
@@ -132,10 +133,10 @@ func (g GustLoader) loadWebSocket(ctx context.Context, url string, sc Scenario) 
 	return gustResult(res), nil
 }
 
-// broadcast runs cfg's connections as held receivers on /ws/broadcast and,
-// once they are measured, one sender inside their window.
+// broadcast runs cfg's connections as held receivers on cfg.URL
+// (/ws/broadcast) and, once they are measured, one sender inside their
+// window.
 func (g GustLoader) broadcast(ctx context.Context, cfg load.Config, w *WebSocket) (*LoadResult, error) {
-	cfg.URL = strings.TrimSuffix(cfg.URL, "/ws") + "/ws/broadcast"
 	recv := cfg
 	recv.WebSocket = load.WebSocketConfig{Hold: true, Ping: wsPing}
 	measuring := make(chan struct{})
