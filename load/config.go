@@ -235,7 +235,7 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("duration must not be negative, got %s", c.Duration)
 	case c.Warmup < 0:
 		return nil, fmt.Errorf("warmup must not be negative, got %s", c.Warmup)
-	case c.Requests == 0 && c.Duration == 0 && c.Source == nil:
+	case c.Requests == 0 && c.Duration == 0 && (c.Source == nil || pickable(c.Source)):
 		return nil, ErrNoStop
 	case c.Speed < 0:
 		return nil, fmt.Errorf("speed must not be negative, got %g", c.Speed)
@@ -251,7 +251,7 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("connect rate must not be negative, got %g", c.ConnectRate)
 	case c.RampUp < 0:
 		return nil, fmt.Errorf("ramp-up must not be negative, got %s", c.RampUp)
-	case c.RampUp > 0 && (c.Rate > 0 || len(c.Stages) > 0 || c.Source != nil):
+	case c.RampUp > 0 && (c.Rate > 0 || len(c.Stages) > 0 || c.Source != nil && !pickable(c.Source)):
 		return nil, errors.New("--ramp-up is for the closed model: the open model ramps its rate with --stages")
 	case c.MaxConnections != 0 && len(c.Stages) == 0:
 		return nil, errors.New("--max-connections grows the pool of a --stages run: give --stages, or size -c")

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
+	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
@@ -93,25 +92,21 @@ type DataConfig struct {
 type DataSource struct {
 	reqs  []dataRequest
 	names []string // endpoints; nil for a single request
-	pick  func() int
-
-	seqAt    int
-	seq      []uint32 // WeightedOrder: a whole round of picks
-	cum      []uint64 // RandomOrder: running sums of weights
-	rng      *rand.Rand
-	rows     [][]string // this shard's rows; nil without Data
-	perm     []int32    // RandomOrder rows: this pass's shuffle
-	rowAt    int
+	order Order
+	seq   []uint32   // WeightedOrder: a whole round of picks
+	cum   []uint64   // RandomOrder: running sums of weights
+	rows  [][]string // this shard's rows; nil without Data
+	// shuffled: rows are taken in a new random order each pass.
+	shuffled bool
 	loop     bool
-	used     atomic.Int64
-	finished atomic.Bool
+	seed     uint64
 	shard    result.Shard
 
-	// Per-request buffers, reused.
-	h      head.Request
-	arena  []byte
-	marks  []int
-	digits []byte
+	cur      *dataCursor // Next's
+	finished atomic.Bool
+
+	mu    sync.Mutex
+	loops []*dataCursor // the loops' own, from pickers
 }
 
 // dataRequest is a RequestTemplate compiled.
@@ -121,7 +116,6 @@ type dataRequest struct {
 	names    []string   // header names
 	values   []Template // header values
 	body     Template
-	header   [][2]string // the filled fields handed to BuildHead, reused
 	endpoint int
 	isHead   bool
 	static   bool
@@ -143,8 +137,7 @@ func NewDataSource(cfg DataConfig) (*DataSource, error) {
 	if err := cfg.Shard.Check(); err != nil {
 		return nil, err
 	}
-	s := &DataSource{loop: cfg.Loop, shard: cfg.Shard,
-		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15+uint64(cfg.Shard.Index)))}
+	s := &DataSource{loop: cfg.Loop, shard: cfg.Shard, order: cfg.Order, seed: cfg.Seed}
 	var columns []string
 	if cfg.Data != nil {
 		columns = cfg.Data.Columns
@@ -202,15 +195,10 @@ func NewDataSource(cfg DataConfig) (*DataSource, error) {
 			return nil, err
 		}
 	}
-	switch cfg.Order {
-	case SequentialOrder:
-		s.pick = s.pickSequential
-	case RandomOrder:
-		s.pick = s.pickRandom
-	default:
+	if cfg.Order == WeightedOrder {
 		s.seq = evenRound(cfg.Requests)
-		s.pick = s.pickWeighted
 	}
+	s.cur = s.newCursor(0, 0)
 	return s, nil
 }
 
@@ -250,13 +238,11 @@ func compileRequest(t *RequestTemplate, host string, columns []string) (dataRequ
 	if q.body, err = CompileTemplate(t.Body, columns); err != nil {
 		return q, fmt.Errorf("body: %w", err)
 	}
-	q.header = make([][2]string, len(t.Header))
 	q.static = static && q.body.Static()
 	if q.static {
-		copy(q.header, t.Header)
 		q.bodyB = []byte(t.Body)
 		http1.BuildHead(&q.head, &http1.Request{Method: q.method, Target: t.Target, Host: host,
-			Header: q.header, Body: q.bodyB, UserAgent: "gust"}, nil)
+			Header: slices.Clone(t.Header), Body: q.bodyB, UserAgent: "gust"}, nil)
 	} else {
 		q.head.Host = []byte(host) // kept for fill
 	}
@@ -307,19 +293,8 @@ func (s *DataSource) takeRows(d *Data, order Order, inTarget, inHeader []bool) e
 		}
 		return fmt.Errorf("%s: no rows", d.Name)
 	}
-	if order == RandomOrder {
-		s.perm = make([]int32, len(s.rows))
-		for i := range s.perm {
-			s.perm[i] = int32(i)
-		}
-		s.shuffle()
-	}
-	s.arena = make([]byte, 0, 4096)
+	s.shuffled = order == RandomOrder
 	return nil
-}
-
-func (s *DataSource) shuffle() {
-	s.rng.Shuffle(len(s.perm), func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
 }
 
 // evenRound returns one round of picks in which each request comes up
@@ -362,82 +337,25 @@ func gcd(a, b int) int {
 	return a
 }
 
-func (s *DataSource) pickSequential() int {
-	i := s.seqAt
-	s.seqAt = (i + 1) % len(s.reqs)
-	return i
-}
-
-func (s *DataSource) pickWeighted() int {
-	i := s.seq[s.seqAt]
-	s.seqAt = (s.seqAt + 1) % len(s.seq)
-	return int(i)
-}
-
-func (s *DataSource) pickRandom() int {
-	x := s.rng.Uint64N(s.cum[len(s.cum)-1])
-	i, _ := slices.BinarySearch(s.cum, x+1)
-	return i
-}
-
 // Next fills r with the next request: the next row, if any, in the next
 // picked request. It returns io.EOF when the rows are used up without
 // Loop.
 func (s *DataSource) Next(r *SourceRequest) error {
-	var row []string
-	if s.rows != nil {
-		if s.rowAt == len(s.rows) {
-			if !s.loop {
-				s.finished.Store(true)
-				return io.EOF
-			}
-			s.rowAt = 0
-			if s.perm != nil {
-				s.shuffle()
-			}
-		}
-		i := s.rowAt
-		if s.perm != nil {
-			i = int(s.perm[i])
-		}
-		row = s.rows[i]
-		s.rowAt++
-		s.used.Add(1)
+	qi, row, ok := s.cur.next()
+	if !ok {
+		s.finished.Store(true)
+		return io.EOF
 	}
-	q := &s.reqs[s.pick()]
+	q := &s.reqs[qi]
 	r.Endpoint, r.Head = q.endpoint, q.isHead
 	if q.static {
 		r.Request, r.Body = q.head, q.bodyB
 		return nil
 	}
-	r.Body = s.fill(q, row)
-	r.Request = s.h
+	r.Body = s.cur.fill(qi, row)
+	r.Request = s.cur.h
 	return nil
 }
-
-// fill builds q's head for row into s.h and returns its body, all viewing
-// s.arena.
-func (s *DataSource) fill(q *dataRequest, row []string) []byte {
-	a := q.target.Append(s.arena[:0], row)
-	s.marks = append(s.marks[:0], len(a))
-	for i := range q.values {
-		a = q.values[i].Append(a, row)
-		s.marks = append(s.marks, len(a))
-	}
-	a = q.body.Append(a, row)
-	s.arena = a // no more appends: the views below stay put
-	for i := range q.values {
-		q.header[i] = [2]string{q.names[i], view(a[s.marks[i]:s.marks[i+1]])}
-	}
-	body := a[s.marks[len(q.values)]:]
-	s.digits = http1.BuildHead(&s.h, &http1.Request{Method: q.method, Target: view(a[:s.marks[0]]),
-		Host: view(q.head.Host), Header: q.header, Body: body, UserAgent: "gust"}, s.digits[:0])
-	return body
-}
-
-// view returns b as a string without copying: it lives as long as the
-// request it is part of, until the next fill.
-func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Endpoints names each request's endpoint; nil for a single request.
 func (s *DataSource) Endpoints() []string { return s.names }
@@ -449,5 +367,11 @@ func (s *DataSource) Sharded(shard result.Shard) bool { return s.shard == shard 
 // RowsUsed returns how many rows were handed out, and whether the rows
 // ran out (without Loop) and so ended the stream.
 func (s *DataSource) RowsUsed() (n int64, ranOut bool) {
-	return s.used.Load(), s.finished.Load()
+	n = s.cur.used.Load()
+	s.mu.Lock()
+	for _, c := range s.loops {
+		n += c.used.Load()
+	}
+	s.mu.Unlock()
+	return n, s.finished.Load()
 }

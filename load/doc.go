@@ -6,8 +6,9 @@
 // result.Result with HdrHistogram latencies.
 //
 // The pipeline, one noun a file: a target's requests (Config's one
-// request, or a Source's, such as gust replay's log, batched by a feeder:
-// source.go) are staged as request heads (internal/head) with their
+// request; request data picked by each loop, data_picker.go; or a
+// Source's, such as gust replay's log, batched by a feeder: source.go) are
+// staged as request heads (internal/head) with their
 // bodies; a schedule (closed, constant rate, recorded times:
 // schedule_*.go) decides when each goes out; each loop (loop.go) owns its
 // connections (conn.go, lifecycle.go) and runs their round trips

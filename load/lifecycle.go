@@ -100,7 +100,7 @@ func (l *loop) fail(c *conn, kind result.ErrorKind, now int64) {
 
 // failInflight counts c's in-flight requests as errors of their endpoints.
 func (l *loop) failInflight(c *conn) {
-	if l.feeder == nil || !l.recording {
+	if !l.perEndpoint || !l.recording {
 		return
 	}
 	for i := range c.inflight() {

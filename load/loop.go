@@ -40,6 +40,12 @@ type loop struct {
 	sched   schedule // what to send and when
 	dv      delivery // the sink sessions deliver responses to
 	req     request  // a Source's request being sent, viewing its batch
+	// picker picks the loop's requests from request data; nil for the
+	// run's one request or a feeder's batches.
+	picker *dataPicker
+	// perEndpoint: responses and failures count for their endpoints too
+	// (a Source's run).
+	perEndpoint bool
 
 	timers   timerHeap
 	stats    *stats
@@ -102,18 +108,22 @@ func (e *engine) newLoops() ([]*loop, error) {
 		}
 		loops[i] = &loop{
 			id: i, e: e, poller: p,
-			events:    make([]poll.Event, 0, 1024),
-			buf:       make([]byte, readBufSize),
-			sa:        sa,
-			sources:   newSourceAddrs(cfg.SourceAddrs, i),
-			pace:      newConnectPace(cfg.ConnectRate, cfg.Loops),
-			ramp:      newRampUp(cfg.Connections, cfg.RampUp, cfg.Loops),
-			sched:     e.newSchedule(i),
-			stats:     newStats(),
-			scanEvery: scan,
-			secHist:   result.NewHistogram(),
-			feeder:    e.feed,
-			timed:     e.feed != nil && e.feed.timed(),
+			events:      make([]poll.Event, 0, 1024),
+			buf:         make([]byte, readBufSize),
+			sa:          sa,
+			sources:     newSourceAddrs(cfg.SourceAddrs, i),
+			pace:        newConnectPace(cfg.ConnectRate, cfg.Loops),
+			ramp:        newRampUp(cfg.Connections, cfg.RampUp, cfg.Loops),
+			sched:       e.newSchedule(i),
+			stats:       newStats(),
+			scanEvery:   scan,
+			secHist:     result.NewHistogram(),
+			feeder:      e.feed,
+			timed:       e.feed != nil && e.feed.timed(),
+			perEndpoint: e.cfg.Source != nil,
+		}
+		if e.pickers != nil {
+			loops[i].picker = e.pickers[i]
 		}
 		if e.tlsConfig != nil {
 			loops[i].tls = newTLSStats()

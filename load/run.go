@@ -71,9 +71,12 @@ type engine struct {
 	stop    atomic.Bool  // set to make every loop wind down now
 
 	collector *collector
-	feed      *feeder // runs cfg.Source; nil without one
-	curve     *curve  // cfg.Stages' rate curve (this shard's); nil without stages
-	stages    string  // the whole run's stages, as the Result gives them
+	feed      *feeder // runs cfg.Source; nil without one, or with pickers
+	// pickers, one per loop, pick a DataSource's requests in the loops
+	// instead of a feeder (see data_picker.go).
+	pickers []*dataPicker
+	curve   *curve // cfg.Stages' rate curve (this shard's); nil without stages
+	stages  string // the whole run's stages, as the Result gives them
 
 	// tlsConfig is every connection's crypto/tls configuration for an
 	// https:// target, with the run's session cache; nil for http://.
@@ -104,7 +107,10 @@ func newEngine(c Config) (*engine, error) {
 		}
 		e.tlsConfig = tc.clientConfig(t.sni, cfg.Connections)
 	}
-	if cfg.Source != nil {
+	if ds, ok := cfg.Source.(*DataSource); ok && cfg.Speed == 0 {
+		e.pickers = ds.pickers(cfg.Loops)
+	}
+	if cfg.Source != nil && e.pickers == nil {
 		e.feed = newFeeder(&cfg)
 	}
 	if len(cfg.Stages) > 0 {
@@ -205,7 +211,7 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 
 	e.base = time.Now()
 	e.measureStart.Store(-1)
-	if e.cfg.Source != nil || e.cfg.RampUp > 0 {
+	if e.feed != nil || e.cfg.RampUp > 0 {
 		// Every request of a replay counts: nothing waits for the ramp;
 		// a ramp-up is measured, as the load it asks for.
 		e.measureStart.Store(int64(e.cfg.Warmup))
@@ -275,7 +281,7 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	if e.cfg.AutoProtocol && res.TLS != nil {
 		res.Protocols = e.protocolsSpoken(res.TLS.ALPN)
 	}
-	if e.feed != nil {
+	if e.cfg.Source != nil {
 		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
 	}
 	if e.curve != nil {

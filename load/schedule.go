@@ -60,6 +60,15 @@ func (l *loop) mayStart() bool {
 	return l.e.claim()
 }
 
+// nextRequest returns the next request to send and its meta: the run's
+// one request, or the loop's next pick from request data.
+func (l *loop) nextRequest() (*request, uint32) {
+	if l.picker != nil {
+		return l.picker.next()
+	}
+	return &l.e.target.req, l.targetMeta()
+}
+
 // targetMeta is the meta of the run's one request: its HEAD flag.
 func (l *loop) targetMeta() uint32 {
 	if l.e.target.head {

@@ -10,8 +10,8 @@ func (closedSchedule) fill(l *loop, c *conn, now int64) {
 		start = c.connectStart // the user waits for the connect too
 	}
 	l.resend(c, now)
-	req, meta := &l.e.target.req, l.targetMeta()
 	for c.ses.room() > 0 && l.mayStart() {
+		req, meta := l.nextRequest()
 		l.send(c, req, start, meta, now)
 	}
 }

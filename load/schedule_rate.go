@@ -13,8 +13,8 @@ func (s *rateSchedule) place(c *conn, j int) { c.next = int64(float64(j) * s.spa
 
 func (s *rateSchedule) fill(l *loop, c *conn, now int64) {
 	l.resend(c, now)
-	req, meta := &l.e.target.req, l.targetMeta()
 	for c.ses.room() > 0 && c.next <= now && l.mayStart() {
+		req, meta := l.nextRequest()
 		l.recordLateness(now - c.next)
 		l.send(c, req, c.next, meta, now)
 		c.next += s.interval

@@ -51,8 +51,8 @@ func (e *engine) newStagesSchedule(loop int) *stagesSchedule {
 // with room left waits in the idle queue for the next one.
 func (s *stagesSchedule) fill(l *loop, c *conn, now int64) {
 	l.resend(c, now)
-	req, meta := &l.e.target.req, l.targetMeta()
 	for c.ses.room() > 0 && s.due <= now && l.mayStart() {
+		req, meta := l.nextRequest()
 		l.recordLateness(now - s.due)
 		l.send(c, req, s.due, meta, now)
 		s.advance()

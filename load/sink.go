@@ -50,7 +50,7 @@ func (d *delivery) complete(x exchange, status int) {
 		return
 	}
 	lat := usec(now - x.sent)
-	if l.feeder != nil {
+	if l.perEndpoint {
 		l.eps.record(x.meta, lat, status)
 	}
 	if c.uncounted > 0 {
@@ -71,7 +71,7 @@ func (d *delivery) abandon(x exchange, kind result.ErrorKind) {
 	l := d.l
 	l.inflight--
 	l.countError(kind, 1)
-	if l.recording && l.feeder != nil {
+	if l.recording && l.perEndpoint {
 		l.eps.fail(x.meta)
 	}
 }
@@ -89,7 +89,7 @@ func (d *delivery) reset(x exchange, code uint32) {
 // one x is counted failed instead.
 func (d *delivery) retry(x exchange) {
 	l, c := d.l, d.c
-	if l.feeder != nil {
+	if l.perEndpoint {
 		d.abandon(x, result.ErrGoAway)
 		return
 	}

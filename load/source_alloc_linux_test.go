@@ -2,6 +2,7 @@ package load
 
 import (
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,7 +17,11 @@ func sourceLoop(tb testing.TB) (l *loop, c *conn, peer int) {
 
 // sourceLoopOf is sourceLoop with src.
 func sourceLoopOf(tb testing.TB, src Source) (l *loop, c *conn, peer int) {
-	e, err := newEngine(Config{URL: "http://127.0.0.1:8080/", Source: src, Connections: 1, Loops: 1})
+	cfg := Config{URL: "http://127.0.0.1:8080/", Source: src, Connections: 1, Loops: 1}
+	if pickable(src) {
+		cfg.Duration = time.Hour // a source that never ends needs a stop
+	}
+	e, err := newEngine(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -26,7 +31,9 @@ func sourceLoopOf(tb testing.TB, src Source) (l *loop, c *conn, peer int) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { loops[0].poller.Close() })
-	e.feed.loops = loops
+	if e.feed != nil {
+		e.feed.loops = loops
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		tb.Fatal(err)
@@ -52,21 +59,10 @@ func feedOne(f *feeder) {
 	f.full <- b
 }
 
-// feedData is feedOne for a looping DataSource.
-func feedData(f *feeder) {
-	b := f.getBatch()
-	var r SourceRequest
-	for len(b.reqs) < batchRequests {
-		r = SourceRequest{Endpoint: -1, Request: RequestHead{Headers: r.Request.Headers[:0]}}
-		f.src.Next(&r)
-		f.add(b, &r)
-	}
-	f.full <- b
-}
-
 // TestDataPathDoesNotAllocate is TestSourcePathDoesNotAllocate with a
 // DataSource filling templates from CSV rows (gust load --targets with
-// --data-csv): once warm, nothing is allocated per request.
+// --data-csv --data-loop), picked in the loop: once warm, nothing is
+// allocated per request.
 func TestDataPathDoesNotAllocate(t *testing.T) {
 	data := &Data{Name: "d.csv", Columns: []string{"id", "name"}, Rows: [][]string{{"1", "ada"}, {"22", "grace"}, {"333", "barbara"}}}
 	src, err := NewDataSource(DataConfig{Host: "h", Data: data, Loop: true, RowOrder: RandomOrder, Requests: []RequestTemplate{
@@ -78,11 +74,11 @@ func TestDataPathDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, c, peer := sourceLoopOf(t, src)
+	if l.picker == nil || l.feeder != nil {
+		t.Fatal("a looping DataSource went to a feeder, not to the loop's picker")
+	}
 	buf := make([]byte, 4096)
 	step := func() {
-		if l.cur == nil || l.cur.next == len(l.cur.reqs) {
-			feedData(l.feeder)
-		}
 		l.refill(c, 1)
 		if c.inflight() != 1 || c.wleft != 0 {
 			t.Fatalf("inflight %d, %d bytes unwritten: the request was not sent", c.inflight(), c.wleft)

@@ -216,8 +216,8 @@ func (c *Config) checkStagesRun() error {
 		return errors.New("the stages set how many requests go out: drop -n")
 	case c.Warmup > 0:
 		return errors.New("stages ramp from 0 on their own: drop --warmup, or add a first stage")
-	case c.Source != nil || c.Speed > 0:
-		return errors.New("stages send the run's one request: they cannot replay a Source")
+	case c.Speed > 0 || c.Source != nil && !pickable(c.Source):
+		return errors.New("stages send the run's one request or request data that does not run out (--data-loop): they cannot replay a Source")
 	case c.DisableKeepAlive:
 		return errors.New("stages keep a pool of connections: drop --disable-keepalive")
 	case c.WebSocket.Hold:
