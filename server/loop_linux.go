@@ -191,6 +191,7 @@ func (l *loop) finishTurn() {
 	}
 	l.discardSome(now)
 	l.wheel.advance(now)
+	l.quietSome(now)
 }
 
 func (l *loop) accept(now int64) {

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/gust-http/gust/internal/transport"
@@ -45,6 +46,37 @@ type tlsLoop struct {
 	// the loop finds a connection by its *TLS, never by its fd, which may
 	// have been closed and reused, or (Hijack) moved to a duplicate.
 	handshakes map[*transport.TLS]*conn
+	// quietAt is where the next visit of the connection table starts,
+	// quietNext when it is due (quietSome).
+	quietAt   int
+	quietNext int64
+}
+
+// quietPeriod is how long the loop takes to visit every connection once
+// to let idle TLS connections' record keys rest (transport.TLS.Quiet): a
+// connection without a record for one to two periods keeps only its
+// traffic keys, not the AES-GCM states (about 1.5 KB), until its next
+// record. Atomic for tests, which shorten it.
+var quietPeriod atomic.Int64
+
+func init() { quietPeriod.Store(int64(5 * time.Second)) }
+
+// quietSome visits the next share of the loop's connections, at most once
+// a wheel tick, so that the whole table is visited every quietPeriod; a
+// TLS connection the loop owns is told to rest its keys if it was quiet.
+func (l *loop) quietSome(now int64) {
+	if l.srv.tlsConf == nil || now < l.quietNext {
+		return
+	}
+	l.quietNext = now + wheelTick
+	n := len(l.byFD)
+	end := min(l.quietAt+n/int(max(quietPeriod.Load()/wheelTick, 1))+1, n)
+	for _, c := range l.byFD[l.quietAt:end] {
+		if c != nil && c.tls != nil && !c.handshaking && c.state.Load() == stIdle && !c.hijacked.Load() {
+			c.tls.Quiet()
+		}
+	}
+	l.quietAt = end % max(n, 1)
 }
 
 // startTLS makes c, just registered, a TLS connection and starts its

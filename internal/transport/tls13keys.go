@@ -68,10 +68,15 @@ func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, n int) ([]
 type direction struct {
 	suite  suite13
 	secret []byte
-	aead   cipher.AEAD
-	iv     [12]byte
-	nonce  [12]byte // scratch, here so that passing it to the AEAD allocates nothing
-	seq    uint64
+	key    []byte
+	// aead is keyed from key; nil while shed (quiet): the next record
+	// makes it again. used says a record went through since the last
+	// quiet.
+	aead  cipher.AEAD
+	used  bool
+	iv    [12]byte
+	nonce [12]byte // scratch, here so that passing it to the AEAD allocates nothing
+	seq   uint64
 }
 
 // newDirection keys a direction from a traffic secret, its sequence
@@ -95,17 +100,41 @@ func (d *direction) setSecret(secret []byte) error {
 	if err != nil {
 		return err
 	}
-	block, err := aes.NewCipher(key)
+	d.secret, d.key, d.aead, d.seq = secret, key, nil, 0
+	copy(d.iv[:], iv)
+	_, err = d.keyed()
+	return err
+}
+
+// keyed returns d's AEAD, keyed again from d.key if quiet shed it, and
+// marks d used.
+func (d *direction) keyed() (cipher.AEAD, error) {
+	d.used = true
+	if d.aead != nil {
+		return d.aead, nil
+	}
+	block, err := aes.NewCipher(d.key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	d.secret, d.aead, d.seq = secret, aead, 0
-	copy(d.iv[:], iv)
-	return nil
+	d.aead = aead
+	return aead, nil
+}
+
+// quiet sheds d's AEAD (AES round keys and GCM tables: about 770 bytes)
+// if no record went through d since the last quiet, and reports whether
+// d holds none now.
+func (d *direction) quiet() bool {
+	if d.used {
+		d.used = false
+		return false
+	}
+	d.aead = nil
+	return true
 }
 
 // update moves to the next traffic secret (RFC 8446 7.2), as a KeyUpdate
@@ -149,8 +178,12 @@ func (d *direction) seal(out []byte, typ byte, data []byte) ([]byte, error) {
 	out = append(out, data...)
 	out = append(out, typ)
 	out = slices.Grow(out, aeadOverhead)
+	aead, err := d.keyed()
+	if err != nil {
+		return out[:start], err
+	}
 	body := out[start+recordHeaderLen:]
-	sealed := d.aead.Seal(body[:0], d.nextNonce(), body, out[start:start+recordHeaderLen])
+	sealed := aead.Seal(body[:0], d.nextNonce(), body, out[start:start+recordHeaderLen])
 	d.seq++
 	return out[:start+recordHeaderLen+len(sealed)], nil
 }
@@ -162,7 +195,11 @@ func (d *direction) open(dst, record []byte) (byte, []byte, error) {
 	if d.seq == ^uint64(0) {
 		return 0, nil, errSeqExhausted
 	}
-	plain, err := d.aead.Open(dst, d.nextNonce(), record[recordHeaderLen:], record[:recordHeaderLen])
+	aead, err := d.keyed()
+	if err != nil {
+		return 0, nil, err
+	}
+	plain, err := aead.Open(dst, d.nextNonce(), record[recordHeaderLen:], record[:recordHeaderLen])
 	if err != nil {
 		return 0, nil, err
 	}
