@@ -157,7 +157,7 @@ func checkParts(parts []Part) error {
 		case br.URL != ar.URL:
 			what, x, y = "targets", ar.URL, br.URL
 		case br.Method != ar.Method:
-			what, x, y = "sends", ar.Method, br.Method
+			what, x, y = "sends", methodName(ar.Method), methodName(br.Method)
 		case br.Pipeline != ar.Pipeline:
 			what, x, y = "pipelines", fmt.Sprint(ar.Pipeline, " deep"), fmt.Sprint(br.Pipeline, " deep")
 		case br.Protocol != ar.Protocol:
@@ -184,6 +184,15 @@ func checkParts(parts []Part) error {
 		return err
 	}
 	return checkHistograms(parts)
+}
+
+// methodName names a Result.Method for an error message: "" is a
+// data-driven run's, whose requests have their own.
+func methodName(m string) string {
+	if m == "" {
+		return "the requests of its --targets or --data-csv file"
+	}
+	return m
 }
 
 // protoName names a Result.Protocol for an error message.
