@@ -26,6 +26,10 @@ type EndpointStats struct {
 	P99us int64 `json:"p99_us"`
 	// MaxUs is the highest latency in microseconds.
 	MaxUs int64 `json:"max_us"`
+	// LatencyHdr is the endpoint's latency histogram, encoded as
+	// Summary.LatencyHdr is, so that gust merge adds shards' endpoints
+	// exactly.
+	LatencyHdr string `json:"latency_hdr,omitempty"`
 }
 
 // endpointStats summarizes r.Endpoints, busiest first (by responses, then
@@ -39,15 +43,19 @@ func endpointStats(r *result.Result) []EndpointStats {
 		if ep.Requests == 0 && ep.Errors == 0 {
 			continue
 		}
-		h := orEmpty(ep.Latency)
+		h := ep.Latency
+		if h == nil {
+			h = result.NewEndpointHistogram()
+		}
 		rows = append(rows, EndpointStats{
-			Endpoint:  ep.Name,
-			Count:     ep.Requests,
-			Errors:    ep.Errors,
-			Status5xx: ep.Status5xx,
-			P50us:     h.ValueAtQuantile(50),
-			P99us:     h.ValueAtQuantile(99),
-			MaxUs:     maxValue(h),
+			Endpoint:   ep.Name,
+			Count:      ep.Requests,
+			Errors:     ep.Errors,
+			Status5xx:  ep.Status5xx,
+			P50us:      h.ValueAtQuantile(50),
+			P99us:      h.ValueAtQuantile(99),
+			MaxUs:      maxValue(h),
+			LatencyHdr: encode(h),
 		})
 	}
 	slices.SortStableFunc(rows, func(a, b EndpointStats) int {

@@ -13,7 +13,7 @@ import (
 func TestHdrLog(t *testing.T) {
 	// Runs that kept interval histograms log one interval per second; the
 	// others log the whole run as one.
-	perSecond := map[string]int{"closed": 11, "http2": 11, "auto": 11, "merged": 3, "websocket": 11}
+	perSecond := map[string]int{"closed": 11, "http2": 11, "auto": 11, "merged": 3, "targets_merged": 2, "websocket": 11}
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {
 			r := f.result()

@@ -75,6 +75,7 @@ var fixtures = []fixture{
 	{"empty_interrupted", emptyInterruptedRun},
 	{"replay", replayRun},
 	{"merged", mergedRun},
+	{"targets_merged", targetsMergedRun},
 	{"http2", http2Run},
 	{"auto", autoRun},
 	{"tls", tlsRun},

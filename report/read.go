@@ -102,14 +102,14 @@ func snippet(b []byte) string {
 
 // Result rebuilds the result.Result that s describes, with every histogram
 // decoded, for result.Merge. It fails for a document that is not a gust load
-// result: no URL or latency histogram, a replay's result (its per-endpoint
-// histograms are not kept), an unknown status or error kind, or counts
-// that disagree with the histograms.
+// result: no URL or latency histogram, a replay's result, an unknown status
+// or error kind, or counts that disagree with the histograms. The endpoints
+// of a gust load --targets run are read back with their histograms.
 func (s Summary) Result() (*result.Result, error) {
 	switch {
 	case s.URL == "" || s.LatencyHdr == "":
 		return nil, errors.New("not a gust load result (it has no url or latency_hdr)")
-	case s.Input != nil || len(s.Endpoints) > 0 || s.Speed > 0:
+	case s.Input != nil || s.Speed > 0:
 		return nil, errors.New("a gust replay result: only gust load results can be merged")
 	case s.Connect != nil && s.ConnectHdr == "", s.Late != nil && s.LatenessHdr == "":
 		return nil, errors.New("a result without its connect or lateness histogram (written by an older gust): run the agents with this one")
@@ -174,6 +174,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if err := readCounts(r, s); err != nil {
 		return nil, err
 	}
+	if r.Endpoints, err = readEndpoints(s.Endpoints); err != nil {
+		return nil, err
+	}
 	for _, sec := range s.Timeline {
 		r.Timeline = append(r.Timeline, result.Second{
 			Second:     sec.Second,
@@ -187,6 +190,26 @@ func (s Summary) Result() (*result.Result, error) {
 		})
 	}
 	return r, nil
+}
+
+// readEndpoints rebuilds the endpoints of a gust load --targets run, each
+// with its latency histogram.
+func readEndpoints(rows []EndpointStats) ([]result.Endpoint, error) {
+	var out []result.Endpoint
+	for _, row := range rows {
+		if row.LatencyHdr == "" {
+			return nil, fmt.Errorf("endpoint %q has no latency_hdr (written by an older gust): run the agents with this one", row.Endpoint)
+		}
+		h, err := decodeHistogram("endpoint "+strconv.Quote(row.Endpoint)+" latency_hdr", row.LatencyHdr, nil)
+		if err != nil {
+			return nil, err
+		}
+		if n := h.TotalCount(); n != row.Count {
+			return nil, fmt.Errorf("endpoint %q: latency_hdr holds %d values but count is %d: the result was changed or cut", row.Endpoint, n, row.Count)
+		}
+		out = append(out, result.Endpoint{Name: row.Endpoint, Requests: row.Count, Errors: row.Errors, Status5xx: row.Status5xx, Latency: h})
+	}
+	return out, nil
 }
 
 // readCounts fills r's status codes and errors from s.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,16 @@ func TestReadResultsRoundTrip(t *testing.T) {
 			sameHist("connect", got.Connect, want.Connect)
 			if want.Scheduled() {
 				sameHist("lateness", got.Lateness, want.Lateness)
+			}
+			if len(got.Endpoints) != len(want.Endpoints) {
+				t.Errorf("read %d endpoints, want %d", len(got.Endpoints), len(want.Endpoints))
+			}
+			for _, w := range want.Endpoints {
+				i := slices.IndexFunc(got.Endpoints, func(e result.Endpoint) bool { return e.Name == w.Name })
+				if i < 0 || got.Endpoints[i].Requests != w.Requests || got.Endpoints[i].Errors != w.Errors ||
+					got.Endpoints[i].Status5xx != w.Status5xx || !got.Endpoints[i].Latency.Equals(w.Latency) {
+					t.Errorf("endpoint %q did not read back as it was written", w.Name)
+				}
 			}
 			if len(got.Timeline) != len(want.Timeline) {
 				t.Fatalf("timeline has %d seconds, want %d", len(got.Timeline), len(want.Timeline))
@@ -197,6 +208,7 @@ func TestReadResultsRefusesBadInput(t *testing.T) {
 func FuzzReadResults(f *testing.F) {
 	f.Add(jsonOf(f, shardRun(0, fixtureStart, 3*time.Second, 2)))
 	f.Add(jsonOf(f, closedRun()))
+	f.Add(jsonOf(f, targetsShard(1, fixtureStart)))
 	f.Add([]byte("{}{}"))
 	f.Add([]byte(`{"url":"http://x/","latency_hdr":"HISTFAAAACl4nJNpmSzMwMDAyAABzFCaEUzOfx5hD2EBAEXMAxU=","start":"2025-01-01T00:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

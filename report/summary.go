@@ -96,7 +96,8 @@ type Summary struct {
 	ConnectHdr string `json:"connect_hdr,omitempty"`
 	// LatenessHdr holds the lateness histogram, encoded as LatencyHdr is.
 	LatenessHdr string `json:"lateness_hdr,omitempty"`
-	// Endpoints, for a replay, holds one row per endpoint, busiest first.
+	// Endpoints, for a replay or a gust load --targets run, holds one row
+	// per endpoint, busiest first.
 	Endpoints []EndpointStats `json:"endpoints,omitempty"`
 	// Input, for a replay, says what was read from the log.
 	Input *result.Input `json:"input,omitempty"`

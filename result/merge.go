@@ -24,7 +24,9 @@ type Part struct {
 // codes, errors, connections per protocol, TLS handshake counts and WebSocket counts (upgrades, messages, closes, pings, held connections); connections, loops and rates are summed. The timeline is added
 // second by second, each agent's seconds placed by its Start to the
 // nearest second, and each merged second's percentiles come from the sum
-// of the agents' histograms for that second.
+// of the agents' histograms for that second. The endpoints of a
+// data-driven run (gust load --targets) are added by name (see
+// mergeEndpoints).
 //
 // The merged run starts with the earliest agent and ends with the last;
 // Agents lists every part (by shard, then in the order given), with Late
@@ -35,7 +37,8 @@ type Part struct {
 // Merge refuses parts that did not run the same load: a different URL,
 // method, pipeline depth, keep-alive, load model or WebSocket messages, histograms of
 // different settings (their sum would not be exact), shards of different
-// counts or the same shard twice, a replay's results, and a timeline
+// counts or the same shard twice, a replay's results, a part with
+// endpoints beside one without (that measured something), and a timeline
 // second with responses but without its histogram (see
 // Config.IntervalHistograms). Each error is one line naming the parts.
 func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
@@ -83,6 +86,7 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 		return nil, err
 	}
 	out.Timeline = timeline
+	out.Endpoints = mergeEndpoints(parts)
 	out.Agents = agents(parts, start, maxSkew)
 	return out, nil
 }
@@ -138,7 +142,9 @@ func checkParts(parts []Part) error {
 		if p.Result.Latency == nil {
 			return fmt.Errorf("%s: no latency histogram", p.Name)
 		}
-		if len(p.Result.Endpoints) > 0 || p.Result.Speed > 0 {
+		// A replay runs at its log's times (Speed) or says what it read
+		// (Input); a --targets run of gust load has endpoints too.
+		if p.Result.Speed > 0 || p.Result.Input != nil {
 			return fmt.Errorf("%s is a replay's result: only gust load results can be merged", p.Name)
 		}
 	}
@@ -151,7 +157,7 @@ func checkParts(parts []Part) error {
 		case br.URL != ar.URL:
 			what, x, y = "targets", ar.URL, br.URL
 		case br.Method != ar.Method:
-			what, x, y = "sends", ar.Method, br.Method
+			what, x, y = "sends", methodName(ar.Method), methodName(br.Method)
 		case br.Pipeline != ar.Pipeline:
 			what, x, y = "pipelines", fmt.Sprint(ar.Pipeline, " deep"), fmt.Sprint(br.Pipeline, " deep")
 		case br.Protocol != ar.Protocol:
@@ -174,7 +180,19 @@ func checkParts(parts []Part) error {
 	if err := checkShards(parts); err != nil {
 		return err
 	}
+	if err := checkEndpoints(parts); err != nil {
+		return err
+	}
 	return checkHistograms(parts)
+}
+
+// methodName names a Result.Method for an error message: "" is a
+// data-driven run's, whose requests have their own.
+func methodName(m string) string {
+	if m == "" {
+		return "the requests of its --targets or --data-csv file"
+	}
+	return m
 }
 
 // protoName names a Result.Protocol for an error message.

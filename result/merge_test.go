@@ -174,7 +174,12 @@ func TestMergeRefusesMismatches(t *testing.T) {
 		{"another shard count", func(b *Result) { b.Shard = Shard{1, 3} }, "a is shard 0/2 but b is shard 1/3"},
 		{"a whole run", func(b *Result) { b.Shard = Shard{} }, "a whole run"},
 		{"the same shard twice", func(b *Result) { b.Shard = Shard{0, 2} }, "both shard 0/2"},
-		{"a replay", func(b *Result) { b.Endpoints = []Endpoint{{Name: "GET /"}} }, "replay"},
+		{"a replay", func(b *Result) { b.Speed, b.Endpoints = 1, []Endpoint{{Name: "GET /"}} }, "b is a replay's result: only gust load results can be merged"},
+		{"a replay at a rate", func(b *Result) { b.Input = &Input{File: "access.log"} }, "b is a replay's result: only gust load results can be merged"},
+		{"endpoints beside none", func(b *Result) {
+			b.Endpoints = []Endpoint{{Name: "GET /", Requests: 2, Latency: NewEndpointHistogram()}}
+		},
+			"b has per-endpoint counts (gust load --targets) but a has none: only shares of one run can be merged"},
 		{"HTTP/2 and HTTP/1.1", func(b *Result) { b.Protocol, b.HTTP2 = "h2c", NewHTTP2(10) }, "a speaks HTTP/1.1 but b speaks h2c"},
 		{"auto and HTTP/1.1", func(b *Result) {
 			b.Protocol, b.HTTP2, b.Protocols = ProtoAuto, NewHTTP2(1), map[string]int64{ProtoH2: 0, ProtoHTTP11: 2}

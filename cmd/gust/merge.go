@@ -29,7 +29,8 @@ func newMergeCmd() *cobra.Command {
 		Long: `Merge the results of gust load agents that each ran a share of one run
 (gust load --shard I/N ... -o json) into one report, as if one generator had
 run it all: latency, connect and lateness histograms are added exactly, the
-timelines second by second, status codes and errors summed.
+timelines second by second, status codes and errors summed. The shards of a
+gust load --targets run are added endpoint by endpoint, by name.
 
 Each FILE holds one or more results, one after another; - reads standard
 input, so the logs of several Kubernetes pods can be piped in. The report
@@ -39,7 +40,8 @@ longest (short; with --rate, also one that sent that much less of its
 schedule, as when its link was cut) is flagged, and so are missing shards.
 
 Results of different runs (another URL, method, pipeline depth, keep-alive,
-load model, shard count, or histogram precision) are refused.
+load model, shard count, or histogram precision; a --targets shard beside one
+without endpoints) and gust replay's results are refused.
 
 --threshold judges the merged result, as gust load --threshold judges one
 run: percentiles come from the agents' histograms added, not from an average
