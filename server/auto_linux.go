@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gust-http/gust/internal/websocket"
 )
 
 // Auto mode on Linux: handlers start on their loop; one that outlives its
@@ -42,6 +44,9 @@ type seat struct {
 	site site
 
 	cur *conn // the connection being served
+	// wsEvents is lent to each WebSocket's engine fed on this seat, so
+	// that no idle WebSocket keeps a slice of events.
+	wsEvents []websocket.Event
 	// stream is the HTTP/2 stream whose handler runs on the seat, nil for
 	// HTTP/1.1: moving it off leaves its connection with the loop.
 	stream *h2stream

@@ -101,6 +101,7 @@ func (hc *h2conn) feedWS(st *h2stream, data []byte, end bool, now int64) {
 	}
 	if !ws.closing {
 		ws.lockEng()
+		ws.eng.Lend(&ws.c.l.seat.wsEvents)
 		out, n, err := ws.eng.Feed(st.wsOut, in)
 		ws.unlockEng()
 		st.wsOut = out

@@ -151,12 +151,13 @@ func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
 	if c.out == nil {
 		c.out = getBuf()
 	}
+	st := c.l.seat // this goroutine's, even if the loop goes on without it
 	ws.lockEng()
+	ws.eng.Lend(&st.wsEvents)
 	out, n, err := ws.eng.Feed(c.out, data)
 	ws.unlockEng()
 	c.out = out
 	events := ws.eng.Events()
-	st := c.l.seat // this goroutine's, even if the loop goes on without it
 	for i := range events {
 		if st.site.auto != nil && events[i].Kind == websocket.EventMessage {
 			if !ws.messageWatched(st, &events[i]) {

@@ -92,9 +92,11 @@ type Conn struct {
 	zbuf          *[]byte // the compressed message in progress; pooled
 	hist          []byte  // the peer's window, kept with its context takeover
 	err           *CloseError
-	events        []Event
-	inline        [2]Event
-	spill         *[]Event // pooled, when a Feed completes more than len(inline)
+	// events holds what the last Feed completed: a slice lent by the
+	// owner (Lend) or, without one, taken from a pool at the first event
+	// (pooled); nil between Feeds, so an idle Conn keeps none.
+	events *[]Event
+	pooled bool
 
 	comp *compressor // this side's own, with its context takeover
 }
@@ -143,7 +145,38 @@ func (c *Conn) Err() error {
 
 // Events returns what the last Feed completed, in order. It is valid until
 // the next Feed, Recycle or Release.
-func (c *Conn) Events() []Event { return c.events }
+func (c *Conn) Events() []Event {
+	if c.events == nil {
+		return nil
+	}
+	return *c.events
+}
+
+// Lend gives the next Feed events to report its events in, emptied first,
+// until Recycle, Release or the Feed after it: an owner of many
+// connections lends each one the same slice (a server's loop its own), so
+// that no Conn keeps one while it waits. Without a loan Feed takes one
+// from a pool.
+func (c *Conn) Lend(events *[]Event) {
+	if c.pooled {
+		c.dropEvents()
+	}
+	*events = (*events)[:0]
+	c.events = events
+}
+
+// dropEvents forgets the events slice, returning a pooled one.
+func (c *Conn) dropEvents() {
+	if c.events == nil {
+		return
+	}
+	clear(*c.events) // the payloads they view are no longer the caller's
+	*c.events = (*c.events)[:0]
+	if c.pooled {
+		putEvents(c.events)
+	}
+	c.events, c.pooled = nil, false
+}
 
 // Feed consumes the whole frames at the start of data and returns out with
 // anything to send appended, and n, the bytes consumed. A frame cut off at
@@ -158,7 +191,13 @@ func (c *Conn) Events() []Event { return c.events }
 // and closes the connection, and every later Feed returns the same error.
 // Events completed before the error are still reported.
 func (c *Conn) Feed(out, data []byte) ([]byte, int, error) {
-	c.recycle()
+	if c.pooled {
+		c.dropEvents()
+	} else if c.events != nil { // lent: keep it, emptied
+		clear(*c.events)
+		*c.events = (*c.events)[:0]
+	}
+	c.recycleBufs()
 	if c.err != nil {
 		return out, 0, c.err
 	}
@@ -387,15 +426,10 @@ func (c *Conn) fail(out []byte, e *CloseError) []byte {
 }
 
 func (c *Conn) emit(e Event) {
-	if len(c.events) == cap(c.events) && c.spill == nil {
-		c.spill = getEvents()
-		*c.spill = append((*c.spill)[:0], c.events...)
-		c.events = *c.spill
+	if c.events == nil {
+		c.events, c.pooled = getEvents(), true
 	}
-	c.events = append(c.events, e)
-	if c.spill != nil {
-		*c.spill = c.events
-	}
+	*c.events = append(*c.events, e)
 }
 
 // Recycle ends the validity of the last events' payloads and gives the
@@ -405,12 +439,13 @@ func (c *Conn) emit(e Event) {
 func (c *Conn) Recycle() { c.recycle() }
 
 func (c *Conn) recycle() {
-	c.inline = [len(c.inline)]Event{}
-	c.events = c.inline[:0]
-	if c.spill != nil {
-		putEvents(c.spill)
-		c.spill = nil
-	}
+	c.dropEvents()
+	c.recycleBufs()
+}
+
+// recycleBufs gives the message buffers back, keeping a fragmented
+// message's start.
+func (c *Conn) recycleBufs() {
 	if c.buf == nil {
 		return
 	}

@@ -187,7 +187,31 @@ func TestManyEventsInOneFeed(t *testing.T) {
 		}
 	}
 	c.Recycle()
-	if len(c.Events()) != 0 || c.buf != nil || c.spill != nil {
+	if len(c.Events()) != 0 || c.buf != nil || c.events != nil {
 		t.Error("Recycle kept buffers")
+	}
+}
+
+// TestLentEventsAreUsedAndKept: a Conn fed with a lent slice reports its
+// events there, keeps no slice of its own, and Feeds that follow a loan
+// reuse it.
+func TestLentEventsAreUsedAndKept(t *testing.T) {
+	var c Conn
+	c.Init(Config{})
+	lent := make([]Event, 0, 4)
+	for round := range 3 {
+		c.Lend(&lent)
+		msg := "m" + itoa(round)
+		_, _, err := c.Feed(nil, cat(cf(OpText, true, msg), cf(OpBinary, true, "b")))
+		if err != nil || len(c.Events()) != 2 || string(c.Events()[0].Payload) != msg {
+			t.Fatalf("round %d: err=%v events=%v", round, err, c.Events())
+		}
+		if len(lent) != 2 || &lent[0] != &c.Events()[0] || c.pooled {
+			t.Fatalf("round %d: the events did not go into the lent slice", round)
+		}
+		c.Recycle()
+		if c.events != nil || len(lent) != 0 || lent[:1][0].Payload != nil {
+			t.Fatalf("round %d: Recycle kept the loan or the payloads it viewed", round)
+		}
 	}
 }
