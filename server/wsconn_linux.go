@@ -26,7 +26,8 @@ type WSConn struct {
 	cfg *WebSocket
 	// subproto is the chosen subprotocol's index in cfg.Subprotocols, or
 	// -1: a byte among the flags rather than a string's 16 (an idle
-	// connection's WSConn fits the allocator's 256-byte class, with the engine's events lent by the seat).
+	// connection's WSConn fits the allocator's 256-byte class, the
+	// engine's events being lent by the seat).
 	subproto int8
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
 	// context takeover on the server's side, so a broadcast's frame
