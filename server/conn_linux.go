@@ -50,44 +50,46 @@ type conn struct {
 	// The owner's.
 	// t carries every byte the connection reads and writes: &plain, or
 	// TLS layered on it (tlsConn).
-	t transport.Conn
+	t       transport.Conn
+	tlsConn        // the TLS transport and its handshake (tls_linux.go)
+	in      []byte // received bytes not yet served
+	out     []byte // response bytes still to be written
+	// file is a response body being sent from a file (filesend_linux.go),
+	// nil when none is in flight; while set on the loop, c.blocked is too.
+	file     *fileBody
+	rd       reading // HTTP/1.1: the request being read: chunked progress, 100 Continue
+	reqStart int64   // when the first byte of the request being read arrived; 0 between requests
+	headScan int     // bytes of c.in known to hold no complete head
+	// parsed is a request the loop parsed and handed over with the
+	// connection, spanning c.in[:parsedLen] (its head only if parsedBody:
+	// the body is still arriving), for the worker to serve first.
+	parsed    *Ctx
+	parsedLen int
+	ready     chan struct{} // a waiting worker's wake-up (waiting)
+	remote    string        // the client's address, formatted when the adapter first asks
+	task      func()        // serveWork, made once so that a hand-over costs no closure
+
+	// The owner's flags, together so that they pack.
 	// layered: t is not plain. A short read from plain means the socket
 	// is drained; from a layered transport it does not (it may have read
 	// the socket full and handed out less), so the loop reads until
 	// ErrWouldBlock.
 	layered bool
-	tlsConn        // the TLS transport and its handshake (tls_linux.go)
-	in      []byte // received bytes not yet served
-	out     []byte // response bytes still to be written
 	// blocked: the transport would not take everything; out (empty if the
 	// transport took all and holds bytes of its own) waits for the socket
 	// to be writable.
 	blocked bool
 	closing bool // close once out is written
-	// file is a response body being sent from a file (filesend_linux.go),
-	// nil when none is in flight; while set on the loop, c.blocked is too.
-	file *fileBody
 	// linger: when it closes, the client may still be sending (an unread
 	// body, bytes after the last request served): close with a lingering
 	// close.
 	linger bool
-	rd     reading // HTTP/1.1: the request being read: chunked progress, 100 Continue
 	// moreToRead says the socket may hold bytes the loop did not read
 	// before handing the connection to a worker (a full read buffer or a
 	// hang-up): with edge-triggered polling no new event will announce
 	// them, so the worker reads them itself.
 	moreToRead bool
-	reqStart   int64 // when the first byte of the request being read arrived; 0 between requests
-	headScan   int   // bytes of c.in known to hold no complete head
-	// parsed is a request the loop parsed and handed over with the
-	// connection, spanning c.in[:parsedLen] (its head only if parsedBody:
-	// the body is still arriving), for the worker to serve first.
-	parsed     *Ctx
-	parsedLen  int
-	parsedBody bool
-	ready      chan struct{} // a waiting worker's wake-up (waiting)
-	remote     string        // the client's address, formatted when the adapter first asks
-	task       func()        // serveWork, made once so that a hand-over costs no closure
+	parsedBody bool // parsed's body is still arriving
 
 	// The loop's.
 	we wheelEntry
@@ -97,8 +99,8 @@ type conn struct {
 	// lingering: a lingering close is under way (linger_linux.go), and
 	// lingerLeft bytes more may be read and discarded; lingerQueued: it is
 	// in its loop's queue of lingering connections to read.
-	lingering, lingerQueued bool
 	lingerLeft              int
+	lingering, lingerQueued bool
 	// later: the connection is in its loop's list of sockets to read on
 	// (its turn ended before the socket was drained); hangup, if a hang-up
 	// was seen then.

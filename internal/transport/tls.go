@@ -53,7 +53,7 @@ type TLS struct {
 	d  *direct13 // TLS 1.3 records after the handover (tls13direct.go), or nil
 
 	isClient bool
-	client   clientHandover // a client's handover, once it has a ticket (tls13client.go)
+	client   *clientHandover // a client's handover, once it has a ticket (tls13client.go); nil for a server
 	state    atomic.Int32
 
 	mu       sync.Mutex // guards released against the handshake goroutine's end
@@ -91,7 +91,7 @@ func NewServerTLS(inner Conn, config *tls.Config) *TLS {
 // crypto/tls once it has kept a session ticket (or at once without a
 // ClientSessionCache): tls13client.go.
 func NewClientTLS(inner Conn, config *tls.Config) *TLS {
-	c := &TLS{isClient: true}
+	c := &TLS{isClient: true, client: &clientHandover{}}
 	c.rc.inner = inner
 	if directRecords {
 		config = c.watchClient(config)
@@ -141,7 +141,7 @@ func (c *TLS) Read(p []byte) (int, error) {
 		dst = *c.plain
 	}
 	n, err := c.tc.Read(dst)
-	if c.client.ready != nil {
+	if c.client != nil && c.client.ready != nil {
 		c.client.handOver(c)
 	}
 	if c.rc.pending() > 0 {
@@ -301,7 +301,10 @@ func (c *TLS) CloseNotify() error {
 	if c.d != nil {
 		return c.closeNotifyDirect()
 	}
-	c.client.ready, c.rc.watch = nil, nil // crypto/tls's close_notify ends the writing: no handover
+	if c.client != nil {
+		c.client.ready = nil // crypto/tls's close_notify ends the writing: no handover
+	}
+	c.rc.watch = nil
 	if err := c.tc.CloseWrite(); err != nil {
 		return err
 	}

@@ -66,17 +66,20 @@ func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, n int) ([]
 // (kept for key updates), the AEAD keyed from it, the IV and the record
 // sequence number.
 type direction struct {
-	suite  suite13
-	secret []byte
-	key    []byte
+	suite suite13
 	// aead is keyed from key; nil while shed (quiet): the next record
 	// makes it again. used says a record went through since the last
 	// quiet.
-	aead  cipher.AEAD
-	used  bool
-	iv    [12]byte
-	nonce [12]byte // scratch, here so that passing it to the AEAD allocates nothing
-	seq   uint64
+	aead cipher.AEAD
+	seq  uint64
+	// The secret and the key in place (secret[:secretLen],
+	// key[:suite.keyLen]), not in allocations of their own.
+	secret    [48]byte
+	key       [32]byte
+	iv        [12]byte
+	nonce     [12]byte // scratch, here so that passing it to the AEAD allocates nothing
+	secretLen uint8
+	used      bool
 }
 
 // newDirection keys a direction from a traffic secret, its sequence
@@ -100,7 +103,12 @@ func (d *direction) setSecret(secret []byte) error {
 	if err != nil {
 		return err
 	}
-	d.secret, d.key, d.aead, d.seq = secret, key, nil, 0
+	if len(secret) > len(d.secret) || len(key) > len(d.key) {
+		return errors.New("transport: tls secret or key too long")
+	}
+	d.secretLen = uint8(copy(d.secret[:], secret))
+	copy(d.key[:], key)
+	d.aead, d.seq = nil, 0
 	copy(d.iv[:], iv)
 	_, err = d.keyed()
 	return err
@@ -113,7 +121,7 @@ func (d *direction) keyed() (cipher.AEAD, error) {
 	if d.aead != nil {
 		return d.aead, nil
 	}
-	block, err := aes.NewCipher(d.key)
+	block, err := aes.NewCipher(d.key[:d.suite.keyLen])
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +148,8 @@ func (d *direction) quiet() bool {
 // update moves to the next traffic secret (RFC 8446 7.2), as a KeyUpdate
 // asks.
 func (d *direction) update() error {
-	next, err := hkdfExpandLabel(d.suite.hash, d.secret, "traffic upd", len(d.secret))
+	cur := d.secret[:d.secretLen]
+	next, err := hkdfExpandLabel(d.suite.hash, cur, "traffic upd", len(cur))
 	if err != nil {
 		return err
 	}
