@@ -102,7 +102,7 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 		return
 	}
 	if p.status > 0 {
-		endNow := p.end && len(p.body) == 0 && p.trailers == nil
+		endNow := p.end && len(p.body) == 0 && p.fileDone() && p.trailers == nil
 		var err error
 		c.out, err = hc.sc.WriteHeaders(c.out, st.id, p.status, p.fields, endNow)
 		if err != nil {
@@ -155,10 +155,13 @@ func (hc *h2conn) pumpStream(st *h2stream, now int64) bool {
 		if pend > 0 || len(c.out) >= outHigh {
 			return false
 		}
+		if len(p.body) == 0 && !p.fileDone() && !hc.filePiece(st, p) {
+			return true // the file fell short: the stream is reset
+		}
 		if len(p.body) > 0 {
 			piece := p.body[:min(len(p.body), 64<<10)]
 			p.body = p.body[len(piece):]
-			endNow := len(p.body) == 0 && p.end && p.trailers == nil
+			endNow := len(p.body) == 0 && p.fileDone() && p.end && p.trailers == nil
 			var err error
 			c.out, err = sc.WriteData(c.out, st.id, piece, endNow)
 			if err != nil {
