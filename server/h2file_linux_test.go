@@ -42,13 +42,20 @@ type h2FileSetup struct {
 // before Ctx.SendFile.
 func startH2Files(t *testing.T, overTLS bool, mode Mode) *h2FileSetup {
 	t.Helper()
+	return startH2FilesWith(t, overTLS, mode, nil)
+}
+
+// startH2FilesWith is startH2Files with another handler for the
+// directory, if with is not nil.
+func startH2FilesWith(t *testing.T, overTLS bool, mode Mode, with func(dir string) Handler) *h2FileSetup {
+	t.Helper()
 	dir := fileTree(t, map[string]int{"big.bin": h2BigFile, "odd.bin": h2OddFile, "trunc.bin": 1 << 20})
 	fs, err := NewFileServer(dir, FileServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	h := HandlerFunc(func(c *Ctx) {
+	var h Handler = HandlerFunc(func(c *Ctx) {
 		p := string(c.Path())
 		switch {
 		case len(p) > 10 && p[:10] == "/sendfile/":
@@ -72,6 +79,9 @@ func startH2Files(t *testing.T, overTLS bool, mode Mode) *h2FileSetup {
 			fs.ServeGust(c)
 		}
 	})
+	if with != nil {
+		h = with(dir)
+	}
 	// One loop: every connection shares it, so one that stalls would show.
 	cfg := Config{Mode: mode, Loops: 1, H2C: !overTLS, ErrorLog: discardLog(), WriteTimeout: 20 * time.Second}
 	tr := &http.Transport{DisableCompression: true}
@@ -312,5 +322,30 @@ func TestH2FileWithCurl(t *testing.T) {
 				t.Errorf("range: %d bytes", len(got))
 			}
 		})
+	}
+}
+
+// TestH2FileAdapter: net/http's FileServer through the adapter on a
+// stream, which copies the file through the stream's ResponseWriter 64
+// KiB at a time (the handler's goroutine waits for the client), whole and
+// in ranges.
+func TestH2FileAdapter(t *testing.T) {
+	big := patterned(h2BigFile)
+	for _, tr := range h2Transports {
+		for _, mode := range []Mode{Pooled, Auto} {
+			t.Run(fmt.Sprintf("%s/%v", tr.name, mode), func(t *testing.T) {
+				fx := startH2FilesWith(t, tr.overTLS, mode, func(dir string) Handler {
+					return HTTPHandler(http.FileServer(http.Dir(dir)))
+				})
+				if _, body := fx.get(t, "GET", "/big.bin"); !bytes.Equal(body, big) {
+					t.Errorf("10 MiB: %d bytes, not the file's", len(body))
+				}
+				if resp, body := fx.get(t, "GET", "/big.bin", "Range", "bytes=5-1048580"); resp.StatusCode != 206 || !bytes.Equal(body, big[5:1048581]) {
+					t.Errorf("range: %d, %d bytes", resp.StatusCode, len(body))
+				}
+				resp, body := fx.get(t, "GET", "/big.bin", "Range", "bytes=0-99,1048576-3145728")
+				checkByteranges(t, resp, body, big, [][2]int{{0, 99}, {1 << 20, 3 << 20}})
+			})
+		}
 	}
 }
