@@ -59,6 +59,9 @@ type conn struct {
 	tlsConn        // the TLS transport and its handshake (tls_linux.go)
 	in      []byte // received bytes not yet served
 	out     []byte // response bytes still to be written
+	// keepOut: out stays the connection's once written, rather than going
+	// back to the pool (HTTP/2 with bodies still to send: see reserveOut).
+	keepOut bool
 	// blocked: the transport would not take everything; out (empty if the
 	// transport took all and holds bytes of its own) waits for the socket
 	// to be writable.
@@ -156,7 +159,7 @@ func (c *conn) release() {
 		putBuf(c.out)
 		c.out = nil
 	}
-	c.blocked = false
+	c.blocked, c.keepOut = false, false
 }
 
 func (c *conn) remoteAddr() net.Addr {

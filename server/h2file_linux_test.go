@@ -42,14 +42,14 @@ type h2FileSetup struct {
 // or h2 (TLS): the FileServer, and /sendfile/NAME through
 // Ctx.SendFileRange from byte 10 and /flushfile/NAME flushing "head;"
 // before Ctx.SendFile.
-func startH2Files(t *testing.T, overTLS bool, mode Mode) *h2FileSetup {
+func startH2Files(t testing.TB, overTLS bool, mode Mode) *h2FileSetup {
 	t.Helper()
 	return startH2FilesWith(t, overTLS, mode, nil)
 }
 
 // startH2FilesWith is startH2Files with another handler for the
 // directory, if with is not nil.
-func startH2FilesWith(t *testing.T, overTLS bool, mode Mode, with func(dir string) Handler) *h2FileSetup {
+func startH2FilesWith(t testing.TB, overTLS bool, mode Mode, with func(dir string) Handler) *h2FileSetup {
 	t.Helper()
 	dir := fileTree(t, map[string]int{"big.bin": h2BigFile, "odd.bin": h2OddFile, "trunc.bin": 1 << 20})
 	fs, err := NewFileServer(dir, FileServerOptions{})

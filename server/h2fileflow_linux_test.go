@@ -4,9 +4,12 @@ package server
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +169,41 @@ func TestH2FileMemoryPerStream(t *testing.T) {
 		p.fr.WriteRSTStream(uint32(2*i+1), xhttp2.ErrCodeCancel)
 	}
 	fx.waitRefs(t, "big.bin")
+}
+
+// BenchmarkH2File measures a 10 MiB file over h2c through net/http's
+// client (its allocations included), one stream at a time and 16 at
+// once on one connection, with the peak heap in use (client and server).
+func BenchmarkH2File(b *testing.B) {
+	for _, streams := range []int{1, 16} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			fx := startH2Files(b, false, Auto)
+			b.SetBytes(h2BigFile)
+			b.ReportAllocs()
+			var peak atomic.Uint64
+			b.SetParallelism(streams)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := fx.client.Get(fx.base + "/big.bin")
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if n != h2BigFile {
+						b.Errorf("%d bytes", n)
+						return
+					}
+					var ms runtime.MemStats
+					runtime.ReadMemStats(&ms)
+					if ms.HeapInuse > peak.Load() {
+						peak.Store(ms.HeapInuse)
+					}
+				}
+			})
+			b.ReportMetric(float64(peak.Load())/float64(1<<20), "heap-MiB")
+		})
+	}
 }

@@ -128,6 +128,10 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 // pump gives response bodies to the engine while the windows admit them
 // and the socket keeps up.
 func (hc *h2conn) pump(now int64) {
+	if len(hc.sending) > 0 {
+		hc.reserveOut()
+	}
+	defer func() { hc.c.keepOut = len(hc.sending) > 0 }()
 	j := 0
 	for _, st := range hc.sending {
 		if hc.streams[st.id] == st && !hc.pumpStream(st, now) {
@@ -139,6 +143,27 @@ func (hc *h2conn) pump(now int64) {
 	}
 	clear(hc.sending[j:])
 	hc.sending = hc.sending[:j]
+}
+
+// outRoom is what c.out holds at most while pump fills it: outHigh, and
+// the last piece given to the engine with its frame headers.
+const outRoom = outHigh + 80<<10
+
+// reserveOut gives c.out room for a pump's worth of DATA at once, so that
+// a large body does not grow a small pooled buffer by doubling every turn
+// (a megabyte of garbage per 256 KiB sent); the connection keeps it while
+// bodies are still to send (c.keepOut).
+func (hc *h2conn) reserveOut() {
+	c := hc.c
+	if cap(c.out) >= outRoom {
+		return
+	}
+	out := make([]byte, len(c.out), outRoom)
+	copy(out, c.out)
+	if c.out != nil {
+		putBuf(c.out)
+	}
+	c.out = out
 }
 
 // pumpStream gives st's part to the engine; true once the part is done.
