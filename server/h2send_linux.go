@@ -128,10 +128,11 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 // pump gives response bodies to the engine while the windows admit them
 // and the socket keeps up.
 func (hc *h2conn) pump(now int64) {
-	if len(hc.sending) > 0 {
+	c := hc.c
+	if c.keepOut && len(hc.sending) > 0 {
 		hc.reserveOut()
 	}
-	defer func() { hc.c.keepOut = len(hc.sending) > 0 }()
+	defer func() { c.keepOut = len(c.out) >= outHigh }()
 	j := 0
 	for _, st := range hc.sending {
 		if hc.streams[st.id] == st && !hc.pumpStream(st, now) {
@@ -151,8 +152,10 @@ const outRoom = outHigh + 80<<10
 
 // reserveOut gives c.out room for a pump's worth of DATA at once, so that
 // a large body does not grow a small pooled buffer by doubling every turn
-// (a megabyte of garbage per 256 KiB sent); the connection keeps it while
-// bodies are still to send (c.keepOut).
+// (a megabyte of garbage per 256 KiB sent). The connection keeps it
+// (c.keepOut) while its pumps fill it, the socket and not the clients'
+// windows being what holds the bodies back; one whose streams wait for
+// window gives it back.
 func (hc *h2conn) reserveOut() {
 	c := hc.c
 	if cap(c.out) >= outRoom {
