@@ -75,6 +75,9 @@ type conn struct {
 	// the socket full and handed out less), so the loop reads until
 	// ErrWouldBlock.
 	layered bool
+	// keepOut: out stays the connection's once written, rather than going
+	// back to the pool (HTTP/2 with bodies still to send: see reserveOut).
+	keepOut bool
 	// blocked: the transport would not take everything; out (empty if the
 	// transport took all and holds bytes of its own) waits for the socket
 	// to be writable.
@@ -158,7 +161,7 @@ func (c *conn) release() {
 		putBuf(c.out)
 		c.out = nil
 	}
-	c.blocked = false
+	c.blocked, c.keepOut = false, false
 }
 
 func (c *conn) remoteAddr() net.Addr {

@@ -162,7 +162,9 @@ func (l *loop) flushOut(c *conn) bool {
 	}
 	switch err {
 	case nil:
-		if c.out != nil {
+		if c.keepOut {
+			c.out = c.out[:0]
+		} else if c.out != nil {
 			putBuf(c.out)
 			c.out = nil
 		}
@@ -185,7 +187,7 @@ func (l *loop) flushOut(c *conn) bool {
 // the last progress. False means c was closed.
 func (l *loop) writeQueued(c *conn, blockedSince *int64, now int64) bool {
 	if len(c.out) == 0 && !c.blocked {
-		if c.out != nil {
+		if c.out != nil && !c.keepOut {
 			putBuf(c.out)
 			c.out = nil
 		}

@@ -259,11 +259,11 @@ func (c *Ctx) SetConnectionClose() { c.closeConn = true }
 // modes; in Auto mode a handler on its loop that flushes is moved off the
 // loop first, since the client may keep it waiting.
 func (c *Ctx) Flush() error {
+	if c.onStream != nil {
+		return c.onStream.flushCtx(c) // a file body goes as DATA, read a piece at a time
+	}
 	if c.file != nil {
 		c.fileIntoOut() // a streamed response carries its file as chunks
-	}
-	if c.onStream != nil {
-		return c.onStream.flushCtx(c)
 	}
 	c.offLoop()
 	if c.w == nil {

@@ -10,9 +10,10 @@ import (
 
 // A response body taken from a file: the Ctx holds it until the response
 // head is written, then the connection sends it, with sendfile(2) on plain
-// TCP or read into a buffer and written through the transport (TLS).
-// Places that cannot send a file body later (HTTP/2 streams, the portable
-// fallback) have it read into the Ctx's body when it is attached.
+// TCP or read into a buffer and written through the transport (TLS). An
+// HTTP/2 stream reads it a piece at a time (next) as the windows and the
+// socket take it (h2file_linux.go). The portable fallback, which cannot
+// send a file body later, has it read into the Ctx's body when attached.
 
 // fileRef is an open file shared by the cache and the responses sending
 // it: the last reference closes it, so an entry the cache drops while a
@@ -99,6 +100,48 @@ func (b *fileBody) release() {
 // truncated while being sent): the connection must close.
 var errFileTruncated = errors.New("server: file shorter than its response")
 
+// next returns the body's next piece, for a sender that frames it itself
+// (HTTP/2): the bytes before a range as they are, or up to len(buf) bytes
+// of the file read into buf. It returns nil once the body is all given,
+// and errFileTruncated (or the read's error) if the file ends early.
+func (b *fileBody) next(buf []byte) ([]byte, error) {
+	if b.done() {
+		return nil, nil
+	}
+	s := &b.segs[b.i] // done stepped past finished segments: this one has bytes left
+	if !b.queued {
+		b.queued = true
+		if s.hi > s.lo {
+			return b.bytes[s.lo:s.hi], nil
+		}
+	}
+	want := int(min(s.n, int64(len(buf))))
+	n, err := b.ref.f.ReadAt(buf[:want], s.off)
+	if n < want {
+		if err == nil || err == io.EOF {
+			err = errFileTruncated
+		}
+		return nil, err
+	}
+	s.off += int64(n)
+	s.n -= int64(n)
+	return buf[:n], nil
+}
+
+// done reports whether next has given the whole body, stepping past the
+// segments it finished.
+func (b *fileBody) done() bool {
+	for b.i < len(b.segs) {
+		s := &b.segs[b.i]
+		if s.n > 0 || !b.queued && s.hi > s.lo {
+			return false
+		}
+		b.i++
+		b.queued = false
+	}
+	return true
+}
+
 // appendTo reads the whole body into dst, for places that send bodies
 // from memory.
 func (b *fileBody) appendTo(dst []byte) ([]byte, error) {
@@ -117,8 +160,9 @@ func (b *fileBody) appendTo(dst []byte) ([]byte, error) {
 }
 
 // attachFile makes b the response body. Where the connection cannot send
-// it later, it is read into the body now; a file that fails to read then
-// makes a 500.
+// it later (!c.files: the portable fallback, or an HTTP/1.1 response
+// already streaming), it is read into the body now; a file that fails to
+// read then makes a 500.
 func (c *Ctx) attachFile(b *fileBody) {
 	if c.file != nil {
 		c.file.release()
@@ -169,7 +213,8 @@ func (c *Ctx) dropFile() {
 // set them. The server takes a reference of its own (a duplicate of the
 // descriptor), so the caller may close f once SendFileRange returns. On
 // plain TCP the body goes out with sendfile(2) after the handler returns,
-// without being read into memory.
+// without being read into memory; over TLS and HTTP/2 it is read a piece
+// at a time as the client takes it.
 func (c *Ctx) SendFileRange(f *os.File, off, n int64) error {
 	if n < 0 {
 		st, err := f.Stat()

@@ -233,6 +233,14 @@ func (w *h2Writer) Write(p []byte) (int, error) {
 	if w.head {
 		return len(p), nil
 	}
+	if w.c.file != nil {
+		// What follows a file body goes after it: the file goes first.
+		if err := w.flush(); err == ErrNotStreamable {
+			w.c.fileIntoOut() // Inline mode: read it now
+		} else if err != nil {
+			return 0, err
+		}
+	}
 	w.c.out = append(w.c.out, p...)
 	if len(w.c.out) >= flushThreshold {
 		if err := w.flush(); err != nil {
@@ -257,11 +265,12 @@ func (w *h2Writer) flush() error {
 		return ErrNotStreamable // Inline mode
 	}
 	p := h2part{body: w.c.out}
+	p.file, w.c.file = w.c.file, nil // read by the loop: flush returns once it is all framed
 	if !w.st.headersPosted {
 		w.st.headersPosted = true
 		p.status, p.fields = w.fields(-1)
 	}
-	if p.status == 0 && len(p.body) == 0 {
+	if p.status == 0 && len(p.body) == 0 && p.file == nil {
 		return nil
 	}
 	err := w.st.postWait(&p)
@@ -282,6 +291,9 @@ func (w *h2Writer) final() h2part {
 	if !w.st.headersPosted {
 		w.st.headersPosted = true
 		length := len(w.c.out)
+		if w.c.file != nil {
+			length = int(w.c.file.total)
+		}
 		if w.head || w.header.Get("Trailer") != "" || hasTrailerPrefix(w.header) {
 			length = -1
 		}
@@ -291,6 +303,7 @@ func (w *h2Writer) final() h2part {
 		p.body, p.own = w.c.out, w.c.out // see finalPart
 		w.c.out = getBuf()
 	}
+	p.file, w.c.file = w.c.file, nil
 	for _, k := range w.trailers {
 		for _, v := range w.header[k] {
 			p.trailers = append(p.trailers, http2.Field{Name: strings.ToLower(k), Value: v})

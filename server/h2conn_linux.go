@@ -145,8 +145,15 @@ func (hc *h2conn) endTurn(c *conn, now int64) {
 		return
 	}
 	hc.pump(now)
+	full := len(c.out) >= outHigh // streams may have stopped for it, not for their windows
 	if !hc.write(now) {
 		return
+	}
+	if full && !c.blocked && len(hc.sending) > 0 {
+		// The socket took it all: no event brings the connection back
+		// (a client with large windows sends no WINDOW_UPDATE), so the
+		// loop comes back to it after the other connections' events.
+		l.readLater(c, false)
 	}
 	if (hc.closing || hc.sc.Done() && len(hc.streams) == 0) && !c.blocked {
 		// GOAWAY is written: a lingering close, so that frames the client

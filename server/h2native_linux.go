@@ -97,6 +97,9 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 	if !st.headersPosted {
 		st.headersPosted = true
 		length := len(ctx.out)
+		if ctx.file != nil {
+			length = int(ctx.file.total) // attachFile emptied out
+		}
 		if ctx.head && length == 0 && ctx.headLen >= 0 {
 			length = int(ctx.headLen)
 		}
@@ -106,6 +109,9 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 	if bodyOK && len(ctx.out) > 0 {
 		p.body, p.own = ctx.out, ctx.out
 		ctx.out = getBuf()
+	}
+	if bodyOK && ctx.file != nil {
+		p.file, ctx.file = ctx.file, nil
 	}
 	return p
 }
@@ -128,8 +134,9 @@ func (st *h2stream) flushCtx(ctx *Ctx) error {
 	}
 	if http1.BodyAllowed(ctx.status) && !ctx.head {
 		p.body = ctx.out
+		p.file, ctx.file = ctx.file, nil // read by the loop; Flush returns once it is all framed
 	}
-	if p.status == 0 && len(p.body) == 0 {
+	if p.status == 0 && len(p.body) == 0 && p.file == nil {
 		return nil
 	}
 	err := st.postWait(&p)

@@ -102,7 +102,7 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 		return
 	}
 	if p.status > 0 {
-		endNow := p.end && len(p.body) == 0 && p.trailers == nil
+		endNow := p.end && len(p.body) == 0 && p.fileDone() && p.trailers == nil
 		var err error
 		c.out, err = hc.sc.WriteHeaders(c.out, st.id, p.status, p.fields, endNow)
 		if err != nil {
@@ -128,6 +128,11 @@ func (hc *h2conn) startPart(st *h2stream, p h2part, now int64) {
 // pump gives response bodies to the engine while the windows admit them
 // and the socket keeps up.
 func (hc *h2conn) pump(now int64) {
+	c := hc.c
+	if c.keepOut && len(hc.sending) > 0 {
+		hc.reserveOut()
+	}
+	defer func() { c.keepOut = len(c.out) >= outHigh }()
 	j := 0
 	for _, st := range hc.sending {
 		if hc.streams[st.id] == st && !hc.pumpStream(st, now) {
@@ -139,6 +144,29 @@ func (hc *h2conn) pump(now int64) {
 	}
 	clear(hc.sending[j:])
 	hc.sending = hc.sending[:j]
+}
+
+// outRoom is what c.out holds at most while pump fills it: outHigh, and
+// the last piece given to the engine with its frame headers.
+const outRoom = outHigh + 80<<10
+
+// reserveOut gives c.out room for a pump's worth of DATA at once, so that
+// a large body does not grow a small pooled buffer by doubling every turn
+// (a megabyte of garbage per 256 KiB sent). The connection keeps it
+// (c.keepOut) while its pumps fill it, the socket and not the clients'
+// windows being what holds the bodies back; one whose streams wait for
+// window gives it back.
+func (hc *h2conn) reserveOut() {
+	c := hc.c
+	if cap(c.out) >= outRoom {
+		return
+	}
+	out := make([]byte, len(c.out), outRoom)
+	copy(out, c.out)
+	if c.out != nil {
+		putBuf(c.out)
+	}
+	c.out = out
 }
 
 // pumpStream gives st's part to the engine; true once the part is done.
@@ -155,10 +183,13 @@ func (hc *h2conn) pumpStream(st *h2stream, now int64) bool {
 		if pend > 0 || len(c.out) >= outHigh {
 			return false
 		}
+		if len(p.body) == 0 && !p.fileDone() && !hc.filePiece(st, p) {
+			return true // the file fell short: the stream is reset
+		}
 		if len(p.body) > 0 {
 			piece := p.body[:min(len(p.body), 64<<10)]
 			p.body = p.body[len(piece):]
-			endNow := len(p.body) == 0 && p.end && p.trailers == nil
+			endNow := len(p.body) == 0 && p.fileDone() && p.end && p.trailers == nil
 			var err error
 			c.out, err = sc.WriteData(c.out, st.id, piece, endNow)
 			if err != nil {

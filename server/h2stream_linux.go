@@ -94,11 +94,17 @@ type h2part struct {
 	// ws: the handler accepted a WebSocket on an extended CONNECT; the
 	// part is its 200 (h2ws_linux.go).
 	ws *wsUpgrade
+	// file: after body, the part goes on with a file body, read into own
+	// a piece at a time as the windows allow (h2file_linux.go).
+	file *fileBody
 }
 
 func (p *h2part) free() {
 	if p.own != nil {
 		putBuf(p.own)
+	}
+	if p.file != nil {
+		p.file.release()
 	}
 	*p = h2part{}
 }
@@ -166,6 +172,7 @@ func (st *h2stream) fill(ctx *Ctx) {
 	ctx.peer = st.hc.c
 	ctx.onStream = st
 	ctx.srv = st.srv
+	ctx.files = true // a file body stays a file: the loop reads it as the windows allow
 }
 
 // fail ends the stream for its handler: body reads and response writes
@@ -272,6 +279,7 @@ func (st *h2stream) post(p *h2part, credit int) error {
 func (st *h2stream) postWait(p *h2part) error {
 	p.wait = true
 	if err := st.post(p, 0); err != nil {
+		p.free()
 		return err
 	}
 	return <-st.ack
