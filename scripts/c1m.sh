@@ -229,10 +229,42 @@ for ((i = 0; i < procs; i++)); do
 	gen_pids+=($!)
 done
 
+# Memory running short ends the run before the machine's OOM killer
+# would: a server that keeps a goroutine and buffers per connection
+# (net/http) runs out long before a million. Below a floor of available
+# memory the watcher notes how many connections were up, stops the
+# generator and the server, and the run ends there with that figure.
+mem_floor_kb=$((${C1M_MEM_FLOOR_MB:-1536} * 1024)) # C1M_MEM_FLOOR_MB: for tests of the stop
+memstop="$out/memstop"
+rm -f "$memstop"
+(
+	while :; do
+		a=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+		if ((a < mem_floor_kb)); then
+			echo "$((($(estab) - estab0) / 2)) $((a / 1024))" >"$memstop"
+			for p in "${gen_pids[@]}" "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+			pkill -KILL -f "gust serve --addr=127.0.0.1:$port" 2>/dev/null || true
+			exit 0
+		fi
+		sleep 1
+	done
+) &
+watch_pid=$!
+pids+=($watch_pid)
+memstopped() {
+	[[ -s $memstop ]] || return 1
+	local n mb
+	read -r n mb <"$memstop"
+	echo "c1m: stopped at $n connections up (of $conns) after $(($(date +%s) - t0))s: available memory fell to $mb MB (floor $((mem_floor_kb / 1024)) MB), so the $server server and the generator were stopped before the machine ran out" >&2
+	echo "c1m: conns=$conns held=0 failed=NA stopped_at=$n server=$server kind=$kind"
+	exit 1
+}
+
 # The ramp is over when both ends of every connection are established (ss
 # counts every socket of the machine: the baseline is taken off).
 deadline=$((t0 + 3 * ramp_s + 60))
 while (($(estab) - estab0 < 2 * conns)); do
+	memstopped || true
 	if (($(date +%s) >= deadline)); then
 		echo "c1m: the ramp did not finish by $((deadline - t0))s: $((($(estab) - estab0) / 2)) of $conns connections up" >&2
 		break
@@ -252,6 +284,7 @@ hold_from=$((t0 + (ramp_s > warm_s ? ramp_s : warm_s)))
 left=$((hold_from + hold_s - 10 - $(date +%s)))
 sleep $((left > 0 ? left : 0)) &
 wait $! # not sleep alone: a trapped signal waits for a foreground sleep
+memstopped || true
 held=$((($(estab) - estab0) / 2))
 mapfile -t spids < <(server_pids)
 server_rss=$(sum_status VmRSS "${spids[@]}")
