@@ -31,10 +31,12 @@ func (ws *WSConn) messageWatched(st *seat, e *websocket.Event) bool {
 	if f == nil {
 		return true
 	}
-	st.cur, st.stream, st.route = ws.c, nil, wsRoute
+	st.cur, st.stream, st.route = ws.c, ws.st, wsRoute // ws.st: nil over HTTP/1.1
 	st.enter()
 	f(ws, WSMessageType(e.Op), e.Payload)
-	return st.leave()
+	onLoop := st.leave()
+	st.stream = nil
+	return onLoop
 }
 
 // finishMoved is the rest of a turn whose OnMessage was moved off the loop,
