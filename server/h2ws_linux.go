@@ -18,6 +18,8 @@ import (
 // are the h2conn's deadlines (wsDue), and its end is the stream's:
 // END_STREAM after the close handshake, RST_STREAM(CANCEL) for a timeout
 // (RFC 8441 section 4). Other streams of the connection go on alike.
+// In Auto mode the DATA is fed at the end of the turn and OnMessage is
+// watched, moved off the loop when it waits (h2wsauto_linux.go).
 
 // openWS answers st's extended CONNECT with p (200 and the handshake's
 // fields) and switches the stream to WebSocket: OnOpen, then the DATA

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,6 +34,16 @@ func waitGoroutines(t *testing.T, want int) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// releaser closes release once: in the test, and at its end (before the
+// server's Shutdown, registered earlier) if the test failed before, so
+// that a callback still waiting on it does not hold the loop forever.
+func releaser(t *testing.T, release chan struct{}) func() {
+	var once sync.Once
+	f := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(f)
+	return f
 }
 
 // waitMoved waits until s has moved at least n handlers off their loops.
@@ -171,7 +182,7 @@ func TestWebSocketOverH2MovedCallbacksOfOneStreamNeverOverlap(t *testing.T) {
 // succeed; what they queued goes out, in order, once the callback is back.
 func TestWebSocketOverH2SendAndCloseWhileACallbackIsOff(t *testing.T) {
 	entered, release := make(chan *WSConn, 1), make(chan struct{})
-	closed := make(chan int, 1)
+	closed := make(chan int, 2) // st and other at the end
 	ws := &WebSocket{
 		OnMessage: func(ws *WSConn, typ WSMessageType, data []byte) {
 			if string(data) == "wait" {
@@ -183,6 +194,7 @@ func TestWebSocketOverH2SendAndCloseWhileACallbackIsOff(t *testing.T) {
 		OnClose: func(_ *WSConn, code int, _ string) { closed <- code },
 	}
 	s := h2wsAutoServer(t, ws, false)
+	unblock := releaser(t, release)
 	c := dialH2WS(t, s, false)
 	st, other := c.open("/ws", "websocket"), c.open("/ws", "websocket")
 	st.answered()
@@ -198,7 +210,7 @@ func TestWebSocketOverH2SendAndCloseWhileACallbackIsOff(t *testing.T) {
 	}
 	other.send(websocket.OpText, "x")
 	other.expect(websocket.EventMessage, websocket.OpText, 0, "x")
-	close(release)
+	unblock()
 	st.expect(websocket.EventMessage, websocket.OpText, 0, "from outside")
 	st.expect(websocket.EventClose, 0, 4001, "bye") // the callback's echo comes after Close: dropped
 	select {
@@ -249,6 +261,7 @@ func TestWebSocketOverH2StreamEndsWhileACallbackIsOff(t *testing.T) {
 				},
 			}
 			s := h2wsAutoServer(t, ws, false)
+			unblock := releaser(t, release)
 			c := dialH2WS(t, s, false)
 			other := dialH2WS(t, s, false)
 			st, beside := c.open("/ws", "websocket"), c.open("/ws", "websocket")
@@ -275,7 +288,7 @@ func TestWebSocketOverH2StreamEndsWhileACallbackIsOff(t *testing.T) {
 				t.Fatalf("OnClose (%d) while the callback was still running", code)
 			case <-time.After(50 * time.Millisecond):
 			}
-			close(release)
+			unblock()
 			select {
 			case code := <-closed:
 				if code != websocket.CloseAbnormal {
