@@ -160,6 +160,11 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 	if h2 := st.stream; h2 == nil {
 		busy = st.cur
 		busy.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
+	} else if h2.ws != nil {
+		// A WebSocket callback: its stream is the callback's goroutine's
+		// until it hands it back (h2wsauto_linux.go); set before the
+		// loop's new goroutine starts, which reads it.
+		h2.wsOff = true
 	} else if h2.ack == nil {
 		// The stream's handler posts from now on, and Flush waits on ack:
 		// made here, before the loop's new goroutine and the handler's

@@ -69,6 +69,10 @@ func (r *h2loop) run(now int64) {
 // it was reset or its connection closed while queued.
 func (hc *h2conn) startStream(st *h2stream, now int64) {
 	l := hc.c.l
+	if st.ws != nil {
+		hc.runWS(st, now) // a WebSocket's DATA to feed (h2wsauto_linux.go)
+		return
+	}
 	if hc.streams[st.id] != st {
 		if st.loopBodyBuf && st.body != nil {
 			putBuf(st.body) // no handler will take it

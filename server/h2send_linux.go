@@ -40,8 +40,8 @@ func (hc *h2conn) forgetStream(st *h2stream) {
 	l := hc.c.l
 	c := hc.c
 	st.mu.Lock()
-	left := st.uncredited
-	st.uncredited = 0
+	left := st.uncredited + st.wsUnfed
+	st.uncredited, st.wsUnfed = 0, 0
 	st.mu.Unlock()
 	if left > 0 {
 		c.out = hc.sc.Consume(c.out, st.id, left)
@@ -66,6 +66,9 @@ func (hc *h2conn) apply(st *h2stream, now int64) {
 		st.ws.mu.Lock()
 		st.ws.queued = false // what it queued is taken at the pump
 		st.ws.mu.Unlock()
+		if st.wsOff && !hc.takeBack(st) {
+			return // its callback is off the loop: written once it is back
+		}
 		hc.kickWS(st)
 		return
 	}
@@ -172,7 +175,9 @@ func (hc *h2conn) reserveOut() {
 // pumpStream gives st's part to the engine; true once the part is done.
 func (hc *h2conn) pumpStream(st *h2stream, now int64) bool {
 	if st.ws != nil {
-		return hc.pumpWS(st, now)
+		// A callback off the loop has the stream: its output waits (and
+		// is no WriteTimeout's) until it is back (takeBack kicks it).
+		return st.wsOff || hc.pumpWS(st, now)
 	}
 	c, sc, p := hc.c, hc.sc, &st.send
 	for {

@@ -46,6 +46,9 @@ type h2stream struct {
 	hasPost bool
 	credit  int  // streamed body bytes the handler took: window to give back
 	queued  bool // in hc.ready
+	// wsBack: a WebSocket callback moved off the loop has handed the
+	// stream back (h2wsauto_linux.go).
+	wsBack bool
 	// ack is what a posting handler's Flush waits on: made before a
 	// worker or a handler moved off its loop posts (h2Submit,
 	// loop.moveOff), nil while the handler runs on its loop.
@@ -71,6 +74,15 @@ type h2stream struct {
 	wsOut    []byte  // frames waiting for the engine (the outbox, pongs, the close)
 	early    []byte  // DATA that arrived before the handler answered
 	earlyEnd bool
+	// Auto mode (h2wsauto_linux.go): DATA waits in wsIn to be fed at the
+	// end of the turn (wsQueued), its window held (wsUnfed) until then;
+	// END_STREAM seen (wsEnd). While a callback is off the loop (wsOff),
+	// wsIn and the engine are its goroutine's and DATA waits in wsHold.
+	wsHold   []byte
+	wsUnfed  int
+	wsEnd    bool
+	wsQueued bool
+	wsOff    bool
 
 	// Room for a typical request in the stream's own allocation.
 	rawArr      [256]byte
@@ -261,17 +273,25 @@ func (st *h2stream) post(p *h2part, credit int) error {
 		st.posted, st.hasPost = *p, true
 	}
 	st.credit += credit
+	wake := st.readyLocked()
+	hc.mu.Unlock()
+	if wake {
+		hc.queue()
+	}
+	return nil
+}
+
+// readyLocked puts st on hc's list of streams with posts, once per batch;
+// hc.mu is held. True when hc must be queued on its loop (hc.queue).
+func (st *h2stream) readyLocked() bool {
+	hc := st.hc
 	if !st.queued {
 		st.queued = true
 		hc.ready = append(hc.ready, st)
 	}
 	wake := !hc.queued
 	hc.queued = true
-	hc.mu.Unlock()
-	if wake {
-		hc.queue()
-	}
-	return nil
+	return wake
 }
 
 // postWait posts p and waits until the loop has given its body to the

@@ -65,6 +65,13 @@ func dialH2WSConfig(t testing.TB, s *Server, overTLS bool, cfg http2.ClientConfi
 	} else {
 		nc, _ = rawConn(t, s)
 	}
+	return startH2WS(t, nc, cfg)
+}
+
+// startH2WS starts an HTTP/2 client on nc, connected to the server: it
+// sends the preface and waits for the server's SETTINGS.
+func startH2WS(t testing.TB, nc net.Conn, cfg http2.ClientConfig) *h2wsConn {
+	t.Helper()
 	c := &h2wsConn{t: t, nc: nc, streams: map[uint32]*h2wsStream{}, headers: map[uint64][]http2.Field{}}
 	cfg.HeaderFunc = func(tag uint64, name, value string) {
 		c.headers[tag] = append(c.headers[tag], http2.Field{Name: name, Value: value})

@@ -18,6 +18,8 @@ import (
 // are the h2conn's deadlines (wsDue), and its end is the stream's:
 // END_STREAM after the close handshake, RST_STREAM(CANCEL) for a timeout
 // (RFC 8441 section 4). Other streams of the connection go on alike.
+// In Auto mode the DATA is fed at the end of the turn and OnMessage is
+// watched, moved off the loop when it waits (h2wsauto_linux.go).
 
 // openWS answers st's extended CONNECT with p (200 and the handshake's
 // fields) and switches the stream to WebSocket: OnOpen, then the DATA
@@ -41,7 +43,11 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 	ws.open()
 	if early := st.early; early != nil || st.earlyEnd {
 		st.early = nil
-		hc.feedWS(st, early, st.earlyEnd, now)
+		if c.l.srv.cfg.Mode == Auto {
+			hc.holdWS(st, early, st.earlyEnd, false, now) // credited below
+		} else {
+			hc.feedWS(st, early, st.earlyEnd, now)
+		}
 		if early != nil {
 			putBuf(early)
 		}
@@ -64,6 +70,8 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 // server queue.
 func (hc *h2conn) tunnelData(st *h2stream, data []byte, end bool) {
 	switch {
+	case st.ws != nil && hc.c.l.srv.cfg.Mode == Auto:
+		hc.holdWS(st, data, end, true, hc.c.l.e.now()) // fed, and credited, at the end of the turn
 	case st.ws != nil:
 		hc.feedWS(st, data, end, hc.c.l.e.now())
 		if len(st.wsOut)+hc.sc.Pending(st.id) > st.ws.cfg.maxBuffered() {
@@ -201,6 +209,9 @@ func (hc *h2conn) pumpWS(st *h2stream, now int64) bool {
 // reply does not come.
 func (hc *h2conn) wsDue(st *h2stream, now int64) {
 	ws := st.ws
+	if st.wsOff {
+		return // a callback off the loop has it: no ping until it is back
+	}
 	p := int64(ws.cfg.pingInterval())
 	switch {
 	case ws.closeBy > 0 && now >= ws.closeBy, p > 0 && ws.pingSent && now-ws.lastRead >= 2*p:
@@ -217,8 +228,12 @@ func (hc *h2conn) wsDue(st *h2stream, now int64) {
 }
 
 // streamDeadline is the first of next, a WebSocket stream's ping (or its
-// reset for want of a pong) and the close reply's wait.
+// reset for want of a pong) and the close reply's wait; none while a
+// callback is off the loop (wsDue waits for it).
 func (ws *WSConn) streamDeadline(next int64) int64 {
+	if ws.st.wsOff {
+		return next
+	}
 	if p := int64(ws.cfg.pingInterval()); p > 0 {
 		if ws.pingSent {
 			p *= 2
@@ -236,7 +251,9 @@ func (ws *WSConn) streamDeadline(next int64) int64 {
 func (hc *h2conn) shutdownWS(st *h2stream) {
 	ws := st.ws
 	ws.mu.Lock()
-	if !ws.closeQ && !ws.eng.CloseSent() {
+	// The engine is a moved callback's goroutine's while it is off the
+	// loop; takeBox asks it again anyway.
+	if !ws.closeQ && (st.wsOff || !ws.eng.CloseSent()) {
 		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), "server shutting down"
 	}
 	ws.gone = true
@@ -248,8 +265,14 @@ func (hc *h2conn) shutdownWS(st *h2stream) {
 // handshake reported another code), and its buffers go back.
 func (st *h2stream) releaseWS() {
 	ws := st.ws
-	ws.release(ws.c)
-	for _, b := range []*[]byte{&st.wsIn, &st.wsOut, &st.early} {
+	if !st.awayWS() { // else the callback's goroutine releases it (handBack)
+		ws.release(ws.c)
+		if st.wsIn != nil {
+			putBuf(st.wsIn)
+			st.wsIn = nil
+		}
+	}
+	for _, b := range []*[]byte{&st.wsOut, &st.wsHold, &st.early} {
 		if *b != nil {
 			putBuf(*b)
 			*b = nil

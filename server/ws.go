@@ -56,11 +56,11 @@ type WebSocket struct {
 	OnOpen func(ws *WSConn)
 	// OnMessage is called for every message with its type and payload;
 	// data is valid only until it returns. A connection's calls come one
-	// at a time, in order. It runs on the loop; in Auto mode, on an
-	// HTTP/1.1 connection, one that outlives HandlerBudget is moved off
-	// (its goroutine keeps it, the loop goes on in another), so it may
-	// wait, at the cost of one budget of the loop's time each time it
-	// does. Over HTTP/2 (RFC 8441) it must not wait.
+	// at a time, in order. It runs on the loop; in Auto mode one that
+	// outlives HandlerBudget is moved off (its goroutine keeps the
+	// connection, or over HTTP/2 (RFC 8441) the stream, the loop goes on
+	// in another), so it may wait, at the cost of one budget of the
+	// loop's time each time it does.
 	OnMessage func(ws *WSConn, typ WSMessageType, data []byte)
 	// OnClose is called once when the connection ends, with the close
 	// code the client sent (1005 if its close had none), 1006 if it went

@@ -16,6 +16,8 @@ import (
 // reads what came meanwhile and writes what was sent. So a connection's
 // callbacks never run at once, and in order, while its loop serves the
 // others. OnOpen and OnClose run on the loop, unwatched: they must not wait.
+// A WebSocket on an HTTP/2 stream (RFC 8441) is watched the same way, with
+// its stream rather than its connection handed over (h2wsauto_linux.go).
 //
 // A callback that waits costs its loop one HandlerBudget each time before
 // it moves; a route of WebSocket messages is not learned as HTTP routes
@@ -31,10 +33,12 @@ func (ws *WSConn) messageWatched(st *seat, e *websocket.Event) bool {
 	if f == nil {
 		return true
 	}
-	st.cur, st.stream, st.route = ws.c, nil, wsRoute
+	st.cur, st.stream, st.route = ws.c, ws.st, wsRoute // ws.st: nil over HTTP/1.1
 	st.enter()
 	f(ws, WSMessageType(e.Op), e.Payload)
-	return st.leave()
+	onLoop := st.leave()
+	st.stream = nil
+	return onLoop
 }
 
 // finishMoved is the rest of a turn whose OnMessage was moved off the loop,
