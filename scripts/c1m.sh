@@ -2,7 +2,7 @@
 # c1m.sh: hold N concurrent connections (default 1,000,000) to one server on
 # this machine, HTTP keep-alive or WebSocket, and measure what they cost.
 #
-#   scripts/c1m.sh [--conns N] [--kind http|ws] [--server gust|nbio|nethttp|fasthttp]
+#   scripts/c1m.sh [--conns N] [--kind http|ws] [--server gust|nbio|nethttp|fasthttp|gorillaws]
 #                  [--per-proc N] [--connect-rate R] [--hold D] [--rate R] [--port P]
 #                  [--sources FIRST-LAST] [--ws-ping D] [--out DIR]
 #
@@ -67,8 +67,10 @@ done
 [[ $port =~ ^[0-9]+$ && $port -ge 1024 && $port -le 65535 ]] || die "--port must be 1024 to 65535, got $port"
 [[ $hold =~ ^[0-9]+s$ ]] || die "--hold must be whole seconds such as 60s, got $hold"
 case "$kind" in http | ws) ;; *) die "--kind must be http or ws, got $kind" ;; esac
-case "$server" in gust | nbio | nethttp | fasthttp) ;; *) die "--server must be gust, nbio, nethttp or fasthttp, got $server" ;; esac
+case "$server" in gust | nbio | nethttp | fasthttp | gorillaws) ;; *) die "--server must be gust, nbio, nethttp, fasthttp or gorillaws, got $server" ;; esac
 [[ $server == fasthttp && $kind == ws ]] && die "fasthttp has no WebSocket server among the peers: use --kind http"
+[[ $server == nethttp && $kind == ws ]] && die "net/http's WebSocket peer is gorilla/websocket on it: use --server gorillaws"
+[[ $server == gorillaws && $kind == http ]] && die "gorillaws is a WebSocket peer: use --kind ws"
 
 procs=$(((conns + per_proc - 1) / per_proc))
 hold_s=${hold%s}
@@ -151,7 +153,9 @@ gust)
 	path=/
 	[[ $kind == ws ]] && path=/ws
 	for ((i = 0; i < procs; i++)); do
-		GOMAXPROCS=1 "$bin_dir/$server" -addr 127.0.0.1:$port -reuseport >"$out/server-$i.log" 2>&1 &
+		# As gust serve gets a read-header timeout of an hour: a held
+		# connection may wait minutes for its first request of the trickle.
+		GOMAXPROCS=1 "$bin_dir/$server" -addr 127.0.0.1:$port -reuseport -idle-timeout 1h >"$out/server-$i.log" 2>&1 &
 		pids+=($!)
 	done
 	server_pids() { pgrep -f "$bin_dir/$server -addr 127.0.0.1:$port" || true; }

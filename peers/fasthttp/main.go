@@ -51,7 +51,7 @@ func run(f peer.Flags) error {
 	if *compressFlag {
 		h = fasthttp.CompressHandlerBrotliLevel(h, 4, 5)
 	}
-	srv := &fasthttp.Server{Handler: h, Name: "fasthttp"}
+	srv := &fasthttp.Server{Handler: h, Name: "fasthttp", IdleTimeout: f.IdleTimeout}
 	if *rootFlag != "" {
 		srv.Handler = files(*rootFlag)
 	}

@@ -56,5 +56,5 @@ func run(f peer.Flags) error {
 // OnMessage returns (the handlers copy what they keep by writing it).
 func newConfig(f peer.Flags, deflate bool) nbhttp.Config {
 	return nbhttp.Config{Network: "tcp", Handler: newHandler(f, deflate), ReleaseWebsocketPayload: true,
-		Listen: peer.ListenFunc(f.ReusePort)}
+		Listen: peer.ListenFunc(f.ReusePort), KeepaliveTime: f.IdleTimeout}
 }

@@ -98,7 +98,7 @@ func newServer(f peer.Flags, h2, h2c bool) (*http.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &http.Server{Handler: h, Protocols: &protos, TLSConfig: cfg}, nil
+	return &http.Server{Handler: h, Protocols: &protos, TLSConfig: cfg, IdleTimeout: f.IdleTimeout}, nil
 }
 
 // handler is hello.Handler, or hello.JSON's document with -body-json,

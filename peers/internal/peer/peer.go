@@ -27,6 +27,10 @@ type Flags struct {
 	DebugAddr string        // -debug-addr: host:port of the debug listener, if any
 	TLS       TLSFlags      // -tls-cert, -tls-key, -tls-self-signed, -tls-no-resume
 	ReusePort bool          // -reuseport: share Addr with other processes (SO_REUSEPORT)
+	// IdleTimeout (-idle-timeout) closes a keep-alive connection that
+	// waits this long for its next request; 0 keeps the server's own
+	// default (none for net/http and fasthttp, 120 s for nbio).
+	IdleTimeout time.Duration
 }
 
 // URL is the address the peer serves at addr: https:// when it serves TLS.
@@ -50,9 +54,13 @@ func Main(name, defaultAddr string, run func(Flags) error) {
 	flag.BoolVar(&f.TLS.SelfSigned, "tls-self-signed", false, "serve TLS with an ECDSA P-256 certificate made at start")
 	flag.BoolVar(&f.TLS.NoResume, "tls-no-resume", false, "refuse TLS session resumption: every new connection is a full handshake")
 	flag.BoolVar(&f.ReusePort, "reuseport", false, "listen with SO_REUSEPORT, so that several processes can share -addr")
+	flag.DurationVar(&f.IdleTimeout, "idle-timeout", 0, "close a keep-alive connection idle this long; 0 keeps the server's default")
 	flag.Parse()
 	err := fmt.Errorf("-delay is %s; give a duration of 0 or more", f.Delay)
 	if f.Delay >= 0 {
+		err = fmt.Errorf("-idle-timeout is %s; give a duration of 0 or more", f.IdleTimeout)
+	}
+	if f.Delay >= 0 && f.IdleTimeout >= 0 {
 		err = f.TLS.check()
 	}
 	if err == nil {
