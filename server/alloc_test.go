@@ -21,7 +21,7 @@ func TestNativePathDoesNotAllocate(t *testing.T) {
 	s, ctx := inMemory(t, hello)
 	out := make([]byte, 0, 4096)
 	allocs := testing.AllocsPerRun(1000, func() {
-		outcome, _, _ := s.nextRequest(wrkRequest, ctx, &chunkProgress{})
+		outcome, _, _ := s.nextRequest(wrkRequest, ctx, &reading{})
 		if outcome != gotRequest {
 			t.Fatalf("outcome %v", outcome)
 		}
@@ -43,7 +43,7 @@ func BenchmarkNativePath(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(wrkRequest)))
 	for i := 0; i < b.N; i++ {
-		s.nextRequest(wrkRequest, ctx, &chunkProgress{})
+		s.nextRequest(wrkRequest, ctx, &reading{})
 		out = s.serve(ctx, out[:0])
 	}
 }

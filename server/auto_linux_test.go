@@ -213,8 +213,8 @@ func TestMoveViewsFollowsACopy(t *testing.T) {
 	s, ctx := inMemory(t, hello)
 	const req = "POST /p/q?a=1 HTTP/1.1\r\nHost: h\r\nX-K: v\r\nContent-Length: 4\r\n\r\nbody"
 	from := []byte(req)
-	var cp chunkProgress
-	if o, _, _ := s.nextRequest(from, ctx, &cp); o != gotRequest {
+	var rd reading
+	if o, _, _ := s.nextRequest(from, ctx, &rd); o != gotRequest {
 		t.Fatalf("outcome %v", o)
 	}
 	to := append([]byte(nil), from...)

@@ -32,7 +32,7 @@ func TestFileServerHitDoesNotAllocate(t *testing.T) {
 		raw := []byte(req)
 		out := make([]byte, 0, 4096)
 		allocs := testing.AllocsPerRun(1000, func() {
-			if outcome, _, _ := s.nextRequest(raw, ctx, &chunkProgress{}); outcome != gotRequest {
+			if outcome, _, _ := s.nextRequest(raw, ctx, &reading{}); outcome != gotRequest {
 				t.Fatalf("outcome %v", outcome)
 			}
 			ctx.files = true
@@ -61,7 +61,7 @@ func BenchmarkFileServerHit(b *testing.B) {
 	out := make([]byte, 0, 4096)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		s.nextRequest(raw, ctx, &chunkProgress{})
+		s.nextRequest(raw, ctx, &reading{})
 		ctx.files = true
 		out = s.serve(ctx, out[:0])
 		ctx.file.release()
@@ -86,7 +86,7 @@ func TestAdapterSendsFilesAsFileBodies(t *testing.T) {
 	} {
 		s, ctx := inMemory(t, HTTPHandler(h))
 		raw := []byte("GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-		if outcome, _, _ := s.nextRequest(raw, ctx, &chunkProgress{}); outcome != gotRequest {
+		if outcome, _, _ := s.nextRequest(raw, ctx, &reading{}); outcome != gotRequest {
 			t.Fatal(outcome)
 		}
 		ctx.files = true

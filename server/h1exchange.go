@@ -38,6 +38,9 @@ type chunkProgress struct {
 // trim cuts data to the bytes that still matter after needBody or
 // needContinue (see keep); the caller keeps the result as its input.
 func (p *chunkProgress) trim(data []byte) []byte {
+	if p == nil {
+		return data
+	}
 	if p.keep > 0 && p.keep < len(data) {
 		data = data[:p.keep]
 	}
@@ -51,11 +54,11 @@ func (p *chunkProgress) reset() { *p = chunkProgress{} }
 
 // nextRequest parses the request at the start of data into ctx: the head
 // in place, the body as a view (Content-Length) or decoded in place
-// (chunked, which rewrites data after the head and resumes from cp when
-// called again with the same request and more bytes). It returns the
-// outcome, the bytes the request spans (for needBody and needContinue,
+// (chunked, which rewrites data after the head and resumes from r's chunk
+// progress when called again with the same request and more bytes). It
+// returns the outcome, the bytes the request spans (for needBody and needContinue,
 // the head's), and for badRequest the status to answer.
-func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOutcome, int, int) {
+func (s *Server) nextRequest(data []byte, ctx *Ctx, r *reading) (parseOutcome, int, int) {
 	ctx.reset()
 	n, err := http1.ParseRequestHead(data, s.cfg.limits(), &ctx.req)
 	if err == http1.ErrIncomplete {
@@ -83,8 +86,9 @@ func (s *Server) nextRequest(data []byte, ctx *Ctx, cp *chunkProgress) (parseOut
 	case http1.BodyChunked:
 		// The body is decoded in place, behind the head: data bytes move
 		// down over the chunk framing, so the decoded body is a view of
-		// data and no copy is kept. cp carries how far decoding got across
-		// reads, so every byte is decoded once however the body arrives.
+		// data and no copy is kept. r's progress carries how far decoding
+		// got across reads, so every byte is decoded once however the body arrives.
+		cp := r.progress()
 		raw, body := n+cp.raw, n+cp.body
 		for {
 			k, chunk, done, err := cp.dec.Decode(data[raw:])

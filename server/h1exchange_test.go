@@ -18,19 +18,19 @@ func TestChunkedBodyResumesAcrossAnySplit(t *testing.T) {
 	for _, step := range []int{1, 2, 3, 7, 16, len(first)} {
 		src := first + next
 		var in []byte // what a connection holds: received, minus what was trimmed
-		var cp chunkProgress
+		var rd reading
 		ctx := &Ctx{srv: s}
 		got := false
 		for sent := 0; sent < len(src) && !got; {
 			k := min(step, len(src)-sent)
 			in = append(in, src[sent:sent+k]...)
 			sent += k
-			outcome, total, status := s.nextRequest(in, ctx, &cp)
+			outcome, total, status := s.nextRequest(in, ctx, &rd)
 			switch outcome {
 			case badRequest:
 				t.Fatalf("step %d: %d bytes refused with %d", step, sent, status)
 			case needBody, needContinue:
-				in = cp.trim(in)
+				in = rd.chunk.trim(in)
 				continue
 			case needMore:
 				continue
@@ -44,12 +44,12 @@ func TestChunkedBodyResumesAcrossAnySplit(t *testing.T) {
 				t.Errorf("step %d: after the request comes %q, not the start of the next one", step, rest)
 			}
 			// A worker parses the same bytes again after its loop did.
-			if o, again, _ := s.nextRequest(in, ctx, &cp); o != gotRequest || again != total || string(ctx.Body()) != "hello, world" {
+			if o, again, _ := s.nextRequest(in, ctx, &rd); o != gotRequest || again != total || string(ctx.Body()) != "hello, world" {
 				t.Errorf("step %d: parsing again gave %v, %d, %q", step, o, again, ctx.Body())
 			}
-			cp.reset()
+			rd.done()
 			rest := append(in[total:len(in):len(in)], src[sent:]...)
-			if o, n, _ := s.nextRequest(rest, ctx, &cp); o != gotRequest || n != len(next) || string(ctx.Path()) != "/next" {
+			if o, n, _ := s.nextRequest(rest, ctx, &rd); o != gotRequest || n != len(next) || string(ctx.Path()) != "/next" {
 				t.Errorf("step %d: the pipelined request gave %v, %d, %q", step, o, n, ctx.Path())
 			}
 			got = true

@@ -6,13 +6,26 @@ import "github.com/gust-http/gust/internal/http1"
 // kept between steps: the chunked body decoded so far and whether 100
 // Continue has been sent for it.
 type reading struct {
-	chunk        chunkProgress
+	// chunk is how far a chunked request body got: made at the
+	// connection's first chunked body and kept, nil before (an idle
+	// connection that never saw one holds none).
+	chunk        *chunkProgress
 	sentContinue bool
+}
+
+// progress returns r's chunk progress, made at the first chunked body.
+func (r *reading) progress() *chunkProgress {
+	if r.chunk == nil {
+		r.chunk = new(chunkProgress)
+	}
+	return r.chunk
 }
 
 // done forgets the request just consumed.
 func (r *reading) done() {
-	r.chunk.reset()
+	if r.chunk != nil {
+		r.chunk.reset()
+	}
 	r.sentContinue = false
 }
 
@@ -73,7 +86,7 @@ type autoDispatch interface {
 // stepDispatch the length of the request.
 func (s *Server) step(at *site, r *reading, data, out []byte) (kind stepKind, rest, outNext []byte, n int) {
 	ctx := at.ctx
-	outcome, total, status := s.nextRequest(data, ctx, &r.chunk)
+	outcome, total, status := s.nextRequest(data, ctx, r)
 	if outcome == gotRequest {
 		if at.dispatch || at.auto != nil && at.auto.waits(ctx.req.Path) {
 			return stepDispatch, data, out, total

@@ -160,7 +160,7 @@ func (c *conn) serveWork() {
 // handler reads it. It appends the response to out, leaves in c.in what
 // followed the body, and reports whether the connection can go on.
 func (c *conn) serveStreamed(ctx *Ctx, data []byte, headLen int, out []byte) ([]byte, bool) {
-	bs := newBodyStream(c, ctx, data, headLen, &c.rd.chunk)
+	bs := newBodyStream(c, ctx, data, headLen, c.rd.progress())
 	defer bs.release()
 	ctx.stream = bs
 	ctx.w = c
