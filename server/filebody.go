@@ -57,6 +57,8 @@ type fileBody struct {
 	// queued for output already.
 	i      int
 	queued bool
+	// corked: the socket is corked for this body (filesend_linux.go).
+	corked bool
 }
 
 var fileBodyPool = sync.Pool{New: func() any { return new(fileBody) }}
@@ -90,7 +92,7 @@ func (b *fileBody) release() {
 	b.ref = nil
 	b.segs = b.segs[:0]
 	b.bytes = b.bytes[:0]
-	b.total, b.i, b.queued = 0, 0, false
+	b.total, b.i, b.queued, b.corked = 0, 0, false, false
 	if cap(b.bytes) <= 64<<10 && cap(b.segs) <= 1024 {
 		fileBodyPool.Put(b)
 	}

@@ -28,6 +28,15 @@ const fileChunk = 64 << 10
 // about 2 GiB).
 const maxSendfile = 1 << 30
 
+// corkAbove is the body size from which the socket is corked (TCP_CORK)
+// while a file body goes out over plain TCP, and uncorked at its end, as
+// nginx's tcp_nopush does: each sendfile(2) call that ends with the
+// socket full would otherwise push a partial segment, and segments stay
+// full-sized. Measured on a 10 MiB file at 200 connections: 11% less
+// server CPU per byte (docs/BENCHMARKS.md). Small bodies go out in one
+// call and would only pay the two setsockopt calls.
+const corkAbove = 256 << 10
+
 // pushFile sends what the socket takes now of c.file, with c.out (bytes
 // queued before it, or a chunk read for TLS) first. It returns nil once
 // everything is sent (c.file released, c.out back in the pool),
@@ -35,6 +44,10 @@ const maxSendfile = 1 << 30
 // the response cannot go on.
 func (c *conn) pushFile() error {
 	b := c.file
+	if !b.corked && !c.layered && b.total >= corkAbove {
+		b.corked = true
+		unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_CORK, 1)
+	}
 	for {
 		if len(c.out) > 0 || c.blocked {
 			var p []byte // nil: flush what the transport holds
@@ -57,6 +70,11 @@ func (c *conn) pushFile() error {
 			c.blocked = false
 		}
 		if b.i == len(b.segs) {
+			if b.corked {
+				// Out goes the last partial segment, now: a corked socket
+				// would hold it for 200 ms.
+				unix.SetsockoptInt(c.fd, unix.IPPROTO_TCP, unix.TCP_CORK, 0)
+			}
 			c.dropFile()
 			return nil
 		}
