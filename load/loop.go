@@ -83,10 +83,11 @@ type loop struct {
 // newLoops creates the event loops and spreads the connections over them.
 func (e *engine) newLoops() ([]*loop, error) {
 	cfg := &e.cfg
-	scan := int64(maxWait)
-	if t := int64(cfg.Timeout) / 4; t < scan {
-		scan = max(t, int64(time.Millisecond))
-	}
+	// Timeouts are found within a twentieth of the timeout, and at most a
+	// second late: a scan visits every connection (a cache miss or two
+	// each), and a million held connections scanned every 100 ms cost the
+	// generators more CPU than the server's pings did (docs/BENCHMARKS.md).
+	scan := min(max(int64(cfg.Timeout)/20, int64(time.Millisecond)), int64(time.Second))
 	for _, a := range cfg.SourceAddrs {
 		if a.Is4() != (e.addr.IP.To4() != nil) {
 			return nil, fmt.Errorf("source address %s is not of the target's family (%s)", a, e.addr.IP)
