@@ -172,6 +172,7 @@ func (s *wsSession) feed(data []byte, k sink) (result.ErrorKind, bool) {
 	if s.phase == wsClosed {
 		return 0, true // nothing follows a close
 	}
+	s.eng.Lend(&s.st.events)
 	out, n, err := s.eng.Feed(s.out[:0], in)
 	s.out = out
 	s.deliver(k)

@@ -132,6 +132,7 @@ func (s *wsSession) feedH2(data []byte, k sink) (result.ErrorKind, bool) {
 		}
 	}
 	if ok && s.phase != wsUpgrading && len(h.wsIn) > 0 {
+		s.eng.Lend(&s.st.events)
 		wsOut, used, werr := s.eng.Feed(h.wsOut[:0], h.wsIn)
 		h.wsOut = wsOut
 		s.deliver(k)

@@ -3,6 +3,7 @@ package load
 import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/gust-http/gust/internal/websocket"
 	"github.com/gust-http/gust/result"
 )
 
@@ -14,6 +15,9 @@ import (
 type wsStats struct {
 	wsRamp
 	wsMeasured
+	// events is lent to the engine of every session the loop feeds, so
+	// that no held connection keeps a slice of events (websocket.Conn.Lend).
+	events []websocket.Event
 }
 
 // wsRamp is what counts from the start of the run, ramp included.
