@@ -83,8 +83,10 @@ func TestLoopsPickRequestData(t *testing.T) {
 				users += n
 			}
 			total += users
-			if total < 900 || int64(total) != res.Requests {
-				t.Fatalf("server saw %d requests, result says %d", total, res.Requests)
+			// The server may have seen a request per connection more: those
+			// in flight when the run ended, not counted as responses.
+			if total < 900 || int64(total) < res.Requests || int64(total) > res.Requests+int64(cfg.Connections) {
+				t.Fatalf("server saw %d requests, result says %d responses on %d connections", total, res.Requests, cfg.Connections)
 			}
 			// Weights 2:1:1, within 10% of the total.
 			for _, w := range []struct {
