@@ -62,12 +62,7 @@ var _ io.ReaderFrom = (*h2Writer)(nil)
 // goroutine does not wait for the client; anything else is copied as
 // Write would.
 func (w *h2Writer) ReadFrom(r io.Reader) (int64, error) {
-	limit := int64(-1)
-	src := r
-	if lr, ok := r.(*io.LimitedReader); ok {
-		src, limit = lr.R, lr.N
-	}
-	f, ok := src.(openFile)
+	f, limit, ok := openFileOf(r)
 	c := w.c
 	if !ok || w.head || c.file != nil || len(c.out) > 0 || !c.files ||
 		w.header.Get("Content-Type") == "" && !w.st.headersPosted {
@@ -79,25 +74,8 @@ func (w *h2Writer) ReadFrom(r io.Reader) (int64, error) {
 	if !http1.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
-	off, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return io.Copy(writeOnly{w}, r)
+	if n, ok := c.sendOpenFile(f, r, limit); ok {
+		return n, nil
 	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return io.Copy(writeOnly{w}, r)
-	}
-	n := max(fi.Size()-off, 0)
-	if limit >= 0 {
-		n = min(n, limit)
-	}
-	if err := c.sendFD(f.Fd(), f.Name(), off, n); err != nil {
-		return io.Copy(writeOnly{w}, r)
-	}
-	// As if read: the file's offset and the limit move past the bytes.
-	f.Seek(off+n, io.SeekStart)
-	if lr, ok := r.(*io.LimitedReader); ok {
-		lr.N -= n
-	}
-	return n, nil
+	return io.Copy(writeOnly{w}, r)
 }
