@@ -3,12 +3,10 @@
 package server
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,20 +47,8 @@ func TestWebSocketOverH2IdleStreamCost(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			s := serveForTest(t, &Server{Handler: h2wsSetups(wsEcho())[0].h, Config: h2wsConfig(mode, false)})
 			heap0, rss0 := memNow(t)
-			child := exec.Command(os.Args[0], "-test.run=^TestWebSocketOverH2IdleClient$")
-			child.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%d", h2wsIdleClientEnv, s.Addr(), conns, perConn))
-			stdin, _ := child.StdinPipe()
-			out, _ := child.StdoutPipe()
-			child.Stderr = os.Stderr
-			if err := child.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer child.Wait()
-			defer stdin.Close() // the child closes its connections and exits
-			line, err := bufio.NewReader(out).ReadString('\n')
-			if err != nil || !strings.HasPrefix(line, "ready") {
-				t.Fatalf("idle client: %q %v", line, err)
-			}
+			defer holdIdleClients(t, "TestWebSocketOverH2IdleClient",
+				fmt.Sprintf("%s=%s,%d,%d", h2wsIdleClientEnv, s.Addr(), conns, perConn))()
 			time.Sleep(500 * time.Millisecond) // let the server settle
 			heap1, rss1 := memNow(t)
 			if got := s.Stats().WebSockets; got != int64(n) {

@@ -40,20 +40,7 @@ func TestTLSIdleConnectionCost(t *testing.T) {
 	measure := func(t *testing.T, addr string) (heap, rss float64) {
 		t.Helper()
 		heap0, rss0 := memNow(t)
-		child := exec.Command(os.Args[0], "-test.run=^TestTLSIdleClient$")
-		child.Env = append(os.Environ(), idleClientEnv+"="+addr+","+strconv.Itoa(n))
-		stdin, _ := child.StdinPipe()
-		out, _ := child.StdoutPipe()
-		child.Stderr = os.Stderr
-		if err := child.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer child.Wait()
-		defer stdin.Close() // the child closes its connections and exits
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil || !strings.HasPrefix(line, "ready") {
-			t.Fatalf("idle client: %q %v", line, err)
-		}
+		defer holdIdleClients(t, "TestTLSIdleClient", idleClientEnv+"="+addr+","+strconv.Itoa(n))()
 		time.Sleep(time.Second) // let the server settle, and its keys rest
 		heap1, rss1 := memNow(t)
 		// GUST_TLS_IDLE_HEAPPROFILE=FILE writes the heap with the
@@ -90,6 +77,32 @@ func TestTLSIdleConnectionCost(t *testing.T) {
 	if gustHeap > 2<<10 {
 		t.Errorf("gust/server keeps %.0f heap bytes per idle TLS connection: a record buffer, crypto/tls's records or resting keys are kept", gustHeap)
 	}
+}
+
+// holdIdleClients runs this test binary's test named test as a child, with
+// env added, and returns once it says "ready" (its clients connected and
+// idle); the function it returns tells the child to close them and waits
+// for it to exit.
+func holdIdleClients(t *testing.T, test, env string) (release func()) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	child.Env = append(os.Environ(), env)
+	stdin, _ := child.StdinPipe()
+	out, _ := child.StdoutPipe()
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release = func() {
+		stdin.Close() // the child closes its connections and exits
+		child.Wait()
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ready") {
+		release()
+		t.Fatalf("idle client: %q %v", line, err)
+	}
+	return release
 }
 
 // memNow returns this process's live heap after a GC and its RSS, in bytes.
