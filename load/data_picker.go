@@ -27,12 +27,7 @@ func (s *DataSource) pickers(n int) []*dataPicker {
 		p := &dataPicker{c: c, reqs: make([]request, len(s.reqs)), metas: make([]uint32, len(s.reqs))}
 		for i := range s.reqs {
 			q := &s.reqs[i]
-			if q.endpoint >= 0 {
-				p.metas[i] = uint32(q.endpoint) + 1
-			}
-			if q.isHead {
-				p.metas[i] |= metaHead
-			}
+			p.metas[i] = requestMeta(q.endpoint, q.isHead)
 			if q.static {
 				p.reqs[i] = request{head: q.head, body: q.bodyB, kept: true,
 					wire: append(http1.AppendHead(nil, &q.head), q.bodyB...)}

@@ -175,15 +175,21 @@ func (f *feeder) add(b *batch, r *SourceRequest) {
 		at = int64(float64(r.At) / f.speed)
 	}
 	f.seq++
+	b.heads.Add(&r.Request, r.Body)
+	b.reqs = append(b.reqs, batchReq{at: at, meta: requestMeta(r.Endpoint, r.Head)})
+}
+
+// requestMeta is the meta of a request of endpoint (-1 or past
+// MaxEndpoints: none), with HEAD's flag.
+func requestMeta(endpoint int, head bool) uint32 {
 	var meta uint32
-	if r.Endpoint >= 0 && r.Endpoint < MaxEndpoints {
-		meta = uint32(r.Endpoint) + 1
+	if endpoint >= 0 && endpoint < MaxEndpoints {
+		meta = uint32(endpoint) + 1
 	}
-	if r.Head {
+	if head {
 		meta |= metaHead
 	}
-	b.heads.Add(&r.Request, r.Body)
-	b.reqs = append(b.reqs, batchReq{at: at, meta: meta})
+	return meta
 }
 
 // getBatch returns an empty batch: a recycled one, a new one while fewer
