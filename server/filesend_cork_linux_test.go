@@ -16,10 +16,24 @@ import (
 )
 
 // serverSocket finds, among this process's descriptors, the server's end
-// of client: the socket whose peer is client's local address.
+// of client: the socket whose peer is client's local address. A dial
+// returns before the server has accepted: the search is repeated until
+// the loop has (within 5 s).
 func serverSocket(t *testing.T, client net.Conn) int {
 	t.Helper()
 	want := client.LocalAddr().(*net.TCPAddr)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if fd := socketWithPeer(t, want); fd >= 0 {
+			return fd
+		}
+	}
+	t.Fatal("the server's socket for the client was not found within 5 s")
+	return -1
+}
+
+// socketWithPeer returns the descriptor of this process's socket whose
+// peer is want, or -1.
+func socketWithPeer(t *testing.T, want *net.TCPAddr) int {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +51,6 @@ func serverSocket(t *testing.T, client net.Conn) int {
 			return fd
 		}
 	}
-	t.Fatal("the server's socket for the client was not found")
 	return -1
 }
 
