@@ -69,10 +69,12 @@ func TestWebSocketAttacksEndAtTheirLimitsWhileOthersEcho(t *testing.T) {
 
 	attacks := []struct {
 		name string
-		run  func(t *testing.T, c *wsClient)
+		// run sends the attack; it calls sent where the clock should
+		// start if building the attack takes time of its own.
+		run  func(t *testing.T, c *wsClient, sent func())
 		code int
 	}{
-		{"a fragment flood past MaxMessage", func(t *testing.T, c *wsClient) {
+		{"a fragment flood past MaxMessage", func(t *testing.T, c *wsClient, sent func()) {
 			key := &[4]byte{9, 8, 7, 6}
 			var b []byte
 			b = websocket.AppendFrame(b, websocket.OpBinary, false, false, []byte{1}, key)
@@ -81,10 +83,10 @@ func TestWebSocketAttacksEndAtTheirLimitsWhileOthersEcho(t *testing.T) {
 			}
 			c.nc.Write(b) // the server may close before all of it is written
 		}, websocket.CloseTooBig},
-		{"a frame announcing 2^63-1 bytes", func(t *testing.T, c *wsClient) {
+		{"a frame announcing 2^63-1 bytes", func(t *testing.T, c *wsClient, sent func()) {
 			c.write([]byte{0x82, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4})
 		}, websocket.CloseTooBig},
-		{"a decompression bomb", func(t *testing.T, c *wsClient) {
+		{"a decompression bomb", func(t *testing.T, c *wsClient, sent func()) {
 			b, err := c.eng.AppendMessage(nil, websocket.OpBinary, make([]byte, 32<<20))
 			if err != nil {
 				t.Fatal(err)
@@ -92,15 +94,18 @@ func TestWebSocketAttacksEndAtTheirLimitsWhileOthersEcho(t *testing.T) {
 			if len(b) > 1<<20 {
 				t.Fatalf("the bomb compressed to %d bytes", len(b))
 			}
+			// Compressing 32 MiB takes seconds under -race: the server's
+			// limit is timed from the bomb's sending.
+			sent()
 			c.nc.Write(b)
 		}, websocket.CloseTooBig},
-		{"invalid UTF-8 in a text message", func(t *testing.T, c *wsClient) {
+		{"invalid UTF-8 in a text message", func(t *testing.T, c *wsClient, sent func()) {
 			c.write(websocket.AppendFrame(nil, websocket.OpText, true, false, []byte("ok \xc3\x28"), &[4]byte{1, 2, 3, 4}))
 		}, websocket.CloseInvalidPayload},
-		{"an unmasked client frame", func(t *testing.T, c *wsClient) {
+		{"an unmasked client frame", func(t *testing.T, c *wsClient, sent func()) {
 			c.write(websocket.AppendFrame(nil, websocket.OpBinary, true, false, []byte("hi"), nil))
 		}, websocket.CloseProtocolError},
-		{"a ping flood read as it goes", func(t *testing.T, c *wsClient) {
+		{"a ping flood read as it goes", func(t *testing.T, c *wsClient, sent func()) {
 			const pings = 20_000
 			go func() {
 				var b []byte
@@ -122,7 +127,7 @@ func TestWebSocketAttacksEndAtTheirLimitsWhileOthersEcho(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			c := dialWS(t, s, "/ws", "Sec-WebSocket-Extensions: permessage-deflate; client_no_context_takeover; server_no_context_takeover\r\n")
 			start := time.Now()
-			a.run(t, c)
+			a.run(t, c, func() { start = time.Now() })
 			c.expectClose(a.code)
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("closed after %v", d)
