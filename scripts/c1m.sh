@@ -8,8 +8,9 @@
 #
 # One process may hold at most 20,000 open files here, and one source
 # address has about 28,000 ephemeral ports to a target, so the server runs
-# as ceil(N / per-proc) processes sharing one port (SO_REUSEPORT: gust serve
-# --workers, or the peers' -reuseport), and the generator as as many
+# as ceil(N / per-proc) processes sharing one port (SO_REUSEPORT: each
+# process's -reuseport; gust's is cmd/gustd, gust/server alone, as
+# each peer is a program of its own), and the generator as as many
 # `gust load --shard I/S` processes, each binding its connections to the
 # source addresses in turn (--source-addrs). The shards ramp up at
 # --connect-rate connections/s in total, then hold every connection for
@@ -53,7 +54,7 @@ while [[ $# -gt 0 ]]; do
 	--port) port=${2:?}; shift ;;
 	--sources) sources=${2:?}; shift ;;
 	--out) out=${2:?}; shift ;;
-	--ws-ping) ws_ping=${2:?}; shift ;; # gust serve's WebSocket ping interval (default its own, 30s)
+	--ws-ping) ws_ping=${2:?}; shift ;; # gustd's WebSocket ping interval (default its own, 30s)
 	-h | --help) usage; exit 0 ;;
 	*) usage; die "unknown argument $1" ;;
 	esac
@@ -93,19 +94,19 @@ naddr=$((${hi##*.} - ${lo##*.} + 1))
 mkdir -p "$out"
 rm -f "$out"/shard-*.json "$out"/shard-*.log "$out"/server*.log
 go build -o bin/gust ./cmd/gust
+go build -o bin/gustd ./cmd/gustd
 pids=()
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	sleep 1
 	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	# The workers of gust serve --workers are its children.
-	pkill -KILL -f "gust serve --addr=127.0.0.1:$port" 2>/dev/null || true
+	pkill -KILL -f "gustd -addr 127.0.0.1:$port" 2>/dev/null || true
 }
 # A 2-core machine running a hundred processes lets a server process wait
 # long enough for its accept queue (somaxconn, 4096 here) to overflow; the
 # client then holds sockets the server never accepted. As root, raise the
-# queue for the run (put back on exit); gust serve asks for 65535.
+# queue for the run (put back on exit); gust/server asks for 65535.
 somaxconn0=$(sysctl -n net.core.somaxconn)
 synbacklog0=$(sysctl -n net.ipv4.tcp_max_syn_backlog)
 if [[ $(id -u) -eq 0 ]] && ((somaxconn0 < 65535)); then
@@ -140,11 +141,14 @@ gust)
 	path=/
 	[[ $kind == ws ]] && path=/ws
 	# A held connection may wait minutes for its first request of the
-	# trickle: the first head's timeout (10 s by default) must not close it.
-	GOMAXPROCS=1 bin/gust serve --addr=127.0.0.1:$port --workers=$procs --loops=1 --mode=inline \
-		--read-header-timeout=1h ${ws_ping:+--ws-ping=$ws_ping} >"$out/server.log" 2>&1 &
-	pids+=($!)
-	server_pids() { pgrep -f "gust serve --addr=127.0.0.1:$port" || true; }
+	# trickle: neither the first head's timeout (10 s by default) nor the
+	# idle timeout (120 s) may close it; the peers get an hour too.
+	for ((i = 0; i < procs; i++)); do
+		GOMAXPROCS=1 bin/gustd -addr 127.0.0.1:$port -reuseport -loops 1 -mode inline \
+			-read-header-timeout 1h -idle-timeout 1h ${ws_ping:+-ws-ping $ws_ping} >"$out/server-$i.log" 2>&1 &
+		pids+=($!)
+	done
+	server_pids() { pgrep -f "gustd -addr 127.0.0.1:$port" || true; }
 	;;
 *)
 	bin_dir="${XDG_CACHE_HOME:-$HOME/.cache}/gust/c1m"
@@ -153,7 +157,7 @@ gust)
 	path=/
 	[[ $kind == ws ]] && path=/ws
 	for ((i = 0; i < procs; i++)); do
-		# As gust serve gets a read-header timeout of an hour: a held
+		# As gustd gets timeouts of an hour: a held
 		# connection may wait minutes for its first request of the trickle.
 		GOMAXPROCS=1 "$bin_dir/$server" -addr 127.0.0.1:$port -reuseport -idle-timeout 1h >"$out/server-$i.log" 2>&1 &
 		pids+=($!)
@@ -161,7 +165,7 @@ gust)
 	server_pids() { pgrep -f "$bin_dir/$server -addr 127.0.0.1:$port" || true; }
 	;;
 esac
-# Up once every process listens (gust serve logs each worker's start) and
+# Up once every process listens (gustd logs its start) and
 # answers; a listener joining the port's group meanwhile may reset a probe.
 up=0
 for _ in $(seq 300); do
@@ -247,7 +251,7 @@ rm -f "$memstop"
 		if ((a < mem_floor_kb)); then
 			echo "$((($(estab) - estab0) / 2)) $((a / 1024))" >"$memstop"
 			for p in "${gen_pids[@]}" "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-			pkill -KILL -f "gust serve --addr=127.0.0.1:$port" 2>/dev/null || true
+			pkill -KILL -f "gustd -addr 127.0.0.1:$port" 2>/dev/null || true
 			exit 0
 		fi
 		sleep 1
@@ -267,10 +271,20 @@ memstopped() {
 # The ramp is over when both ends of every connection are established (ss
 # counts every socket of the machine: the baseline is taken off).
 deadline=$((t0 + 3 * ramp_s + 60))
+gave_up=0
 while (($(estab) - estab0 < 2 * conns)); do
 	memstopped || true
 	if (($(date +%s) >= deadline)); then
 		echo "c1m: the ramp did not finish by $((deadline - t0))s: $((($(estab) - estab0) / 2)) of $conns connections up" >&2
+		break
+	fi
+	# Shards that gave up (their warmup and --timeout past) leave nothing
+	# to wait for.
+	alive=0
+	for p in "${gen_pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+	if ((alive == 0)); then
+		echo "c1m: every shard exited before the ramp finished: $((($(estab) - estab0) / 2)) of $conns connections up after $(($(date +%s) - t0))s (see $out/shard-*.log)" >&2
+		gave_up=1
 		break
 	fi
 	sleep 1 &
@@ -286,6 +300,7 @@ echo "c1m: ramp done in ${ramp_s}s; holding" >&2
 # established sockets), which is quick even at a million.
 hold_from=$((t0 + (ramp_s > warm_s ? ramp_s : warm_s)))
 left=$((hold_from + hold_s - 10 - $(date +%s)))
+((gave_up == 0)) || left=0
 sleep $((left > 0 ? left : 0)) &
 wait $! # not sleep alone: a trapped signal waits for a foreground sleep
 memstopped || true

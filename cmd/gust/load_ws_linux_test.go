@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/wspaths"
 	"github.com/gust-http/gust/server"
 )
 
@@ -21,8 +22,8 @@ func wsEchoServer(t *testing.T) string {
 // wsEchoServerWith is wsEchoServer with cfg.
 func wsEchoServerWith(t *testing.T, cfg server.Config) string {
 	t.Helper()
-	e := newWSEndpoints(false, 0)
-	s := &server.Server{Handler: e.native(server.HandlerFunc(func(c *server.Ctx) { c.WriteString("Hello, Go!") })),
+	e := wspaths.New(false, 0)
+	s := &server.Server{Handler: e.Native(server.HandlerFunc(func(c *server.Ctx) { c.WriteString("Hello, Go!") })),
 		Config: cfg}
 	if err := s.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func wsEchoServerWith(t *testing.T, cfg server.Config) string {
 		defer cancel()
 		s.Shutdown(ctx)
 	})
-	return "ws://" + s.Addr().String() + wsEchoPath
+	return "ws://" + s.Addr().String() + wspaths.EchoPath
 }
 
 func TestLoadWebSocketRejectsBadInput(t *testing.T) {

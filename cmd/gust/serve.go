@@ -70,7 +70,7 @@ type serveConfig struct {
 	// TLS says whether and how to serve HTTPS (serve_tls.go).
 	TLS serveTLSFlags
 	// WSDeflate accepts permessage-deflate on the WebSocket paths
-	// (serve_ws.go; gust engine).
+	// (internal/wspaths; gust engine).
 	WSDeflate bool
 	// WSPing is the WebSocket paths' ping interval: 0 is gust/server's
 	// default (30s), negative turns the server's pings off.

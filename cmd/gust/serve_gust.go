@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/internal/hello"
+	"github.com/gust-http/gust/internal/wspaths"
 	"github.com/gust-http/gust/server"
 )
 
@@ -85,21 +86,21 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	case "pooled":
 		srv.Config.Mode = server.Pooled
 	}
-	ws := newWSEndpoints(cfg.WSDeflate, cfg.WSPing)
+	ws := wspaths.New(cfg.WSDeflate, cfg.WSPing)
 	switch {
 	case cfg.Root != "" && cfg.API == "nethttp":
-		srv.Handler = server.HTTPHandler(ws.nethttp(netHTTPFiles(cfg.Root)))
+		srv.Handler = server.HTTPHandler(ws.NetHTTP(netHTTPFiles(cfg.Root)))
 	case cfg.Root != "":
 		files, closeFiles, err := nativeFiles(cfg.Root)
 		if err != nil {
 			return err
 		}
 		defer closeFiles()
-		srv.Handler = ws.native(files)
+		srv.Handler = ws.Native(files)
 	case cfg.API == "nethttp":
-		srv.Handler = server.HTTPHandler(ws.nethttp(newHelloHandler(cfg.Handler)))
+		srv.Handler = server.HTTPHandler(ws.NetHTTP(newHelloHandler(cfg.Handler)))
 	default:
-		srv.Handler = ws.native(newNativeHello(cfg.Handler))
+		srv.Handler = ws.Native(newNativeHello(cfg.Handler))
 	}
 	if err := srv.Listen(cfg.Addr); err != nil {
 		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)

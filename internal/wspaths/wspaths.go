@@ -1,4 +1,9 @@
-package main
+// Package wspaths is gust serve's two WebSocket endpoints on gust/server,
+// shared by gust serve and gustd: /ws echoes every message back as
+// it came (text as text, binary as binary); /ws/broadcast sends every
+// message to all connections on that path, the sender included. Other
+// paths, and requests that do not ask to upgrade, go to the next handler.
+package wspaths
 
 import (
 	"net/http"
@@ -7,28 +12,23 @@ import (
 	"github.com/gust-http/gust/server"
 )
 
-// WebSocket on gust serve (gust engine): /ws echoes every message back as
-// it came (text as text, binary as binary); /ws/broadcast sends every
-// message to all connections on that path, the sender included. Other
-// paths, and requests that do not ask to upgrade, get the hello answer.
-
-// wsPaths are the two WebSocket endpoints.
+// The two WebSocket endpoints' paths.
 const (
-	wsEchoPath      = "/ws"
-	wsBroadcastPath = "/ws/broadcast"
+	EchoPath      = "/ws"
+	BroadcastPath = "/ws/broadcast"
 )
 
-// wsEndpoints holds gust serve's two WebSockets and the broadcast group.
-type wsEndpoints struct {
+// Endpoints holds the two WebSockets and the broadcast group.
+type Endpoints struct {
 	echo, broadcast server.WebSocket
 	group           server.WSGroup
 }
 
-// newWSEndpoints makes the endpoints; deflate accepts permessage-deflate
+// New makes the endpoints; deflate accepts permessage-deflate
 // (without context takeover: compressors come from a pool); ping is the
 // server's ping interval (0: the default, negative: none).
-func newWSEndpoints(deflate bool, ping time.Duration) *wsEndpoints {
-	e := &wsEndpoints{}
+func New(deflate bool, ping time.Duration) *Endpoints {
+	e := &Endpoints{}
 	e.echo = server.WebSocket{
 		Deflate:      deflate,
 		PingInterval: ping,
@@ -47,23 +47,23 @@ func newWSEndpoints(deflate bool, ping time.Duration) *wsEndpoints {
 	return e
 }
 
-// of returns the WebSocket for path, or nil.
-func (e *wsEndpoints) of(path string) *server.WebSocket {
+// Of returns the WebSocket for path, or nil.
+func (e *Endpoints) Of(path string) *server.WebSocket {
 	switch path {
-	case wsEchoPath:
+	case EchoPath:
 		return &e.echo
-	case wsBroadcastPath:
+	case BroadcastPath:
 		return &e.broadcast
 	}
 	return nil
 }
 
-// native wraps a native handler: upgrade requests for the WebSocket paths
+// Native wraps a native handler: upgrade requests for the WebSocket paths
 // are accepted, the rest go to next.
-func (e *wsEndpoints) native(next server.Handler) server.Handler {
+func (e *Endpoints) Native(next server.Handler) server.Handler {
 	return server.HandlerFunc(func(c *server.Ctx) {
 		if len(c.Header("Upgrade")) > 0 || len(c.Header(":protocol")) > 0 { // HTTP/1.1's upgrade or RFC 8441's CONNECT
-			if ws := e.of(string(c.Path())); ws != nil {
+			if ws := e.Of(string(c.Path())); ws != nil {
 				c.UpgradeWebSocket(ws) // a bad upgrade gets its 400 or 426
 				return
 			}
@@ -72,11 +72,11 @@ func (e *wsEndpoints) native(next server.Handler) server.Handler {
 	})
 }
 
-// nethttp wraps a net/http handler run on gust's adapter the same way.
-func (e *wsEndpoints) nethttp(next http.Handler) http.Handler {
+// NetHTTP wraps a net/http handler run on gust's adapter the same way.
+func (e *Endpoints) NetHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "" || r.Header.Get(":protocol") != "" {
-			if ws := e.of(r.URL.Path); ws != nil {
+			if ws := e.Of(r.URL.Path); ws != nil {
 				server.UpgradeWebSocket(w, r, ws)
 				return
 			}
