@@ -292,7 +292,7 @@ while (($(estab) - estab0 < 2 * conns)); do
 done
 nominal_s=$ramp_s
 ramp_s=$(($(date +%s) - t0))
-echo "c1m: ramp done in ${ramp_s}s; holding" >&2
+((gave_up == 1)) || echo "c1m: ramp done in ${ramp_s}s; holding" >&2
 
 # Sample near the end of the hold: every shard measures for --hold from
 # when its warmup is over, or later if its connections came up later.
