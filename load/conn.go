@@ -48,7 +48,9 @@ type conn struct {
 
 	plain plainTransport // the transport tr points to, reused for every socket
 	idle  bool           // in the loop's queue of idle connections (with a Source)
-	paced bool           // waiting for the connect slot the loop's pace gave it (ramp.go)
+	// watched: in the loop's list for the timeout scan (loop.watch).
+	watched bool
+	paced   bool // waiting for the connect slot the loop's pace gave it (ramp.go)
 
 	// With TLS: the transport layered on plain for the current socket (tr
 	// points to it), when its handshake began, and the callback that

@@ -34,6 +34,7 @@ func (l *loop) connect(c *conn, now int64) {
 	c.attach(fd)
 	c.state = stConnecting
 	c.connectStart = now
+	l.watchConn(c)
 	l.live++
 }
 

@@ -55,6 +55,12 @@ type loop struct {
 	recording bool
 	lastScan  int64
 	scanEvery int64
+	// watch holds the connections the timeout scan must visit: those
+	// connecting, handshaking, not yet ready, or with requests in flight
+	// (watchConn). An idle connection that is ready leaves it at a scan
+	// and comes back with its next request, so that a million held
+	// WebSockets under a trickle cost the scan next to nothing.
+	watch     []*conn
 	stoppedAt int64
 
 	// The current second of the timeline.
@@ -341,7 +347,8 @@ func (l *loop) flushSecond(final bool) {
 // waited longer than the Timeout.
 func (l *loop) scanTimeouts(now int64) {
 	limit := int64(l.e.cfg.Timeout)
-	for _, c := range l.conns {
+	for i := 0; i < len(l.watch); {
+		c := l.watch[i]
 		if c.state == stActive && c.inflight() > 0 {
 			l.expire(c, now-limit, now)
 		}
@@ -366,7 +373,39 @@ func (l *loop) scanTimeouts(now int64) {
 			}
 			l.connectFailed(c, kind, now)
 		}
+		if needsWatch(c) {
+			i++
+			continue
+		}
+		c.watched = false
+		last := len(l.watch) - 1
+		l.watch[i], l.watch[last] = l.watch[last], nil
+		l.watch = l.watch[:last]
 	}
+}
+
+// watchConn puts c on the timeout scan's list, once: when it starts to
+// connect and whenever it sends a request.
+func (l *loop) watchConn(c *conn) {
+	if !c.watched {
+		c.watched = true
+		l.watch = append(l.watch, c)
+	}
+}
+
+// needsWatch reports whether the timeout scan must keep visiting c: a
+// connect or handshake under way, requests in flight, or a session not
+// yet ready to carry one (an upgrade or SETTINGS awaited). A connection
+// that is none of these can time out only once it connects again or
+// sends, which put it back (watchConn).
+func needsWatch(c *conn) bool {
+	switch c.state {
+	case stConnecting, stHandshaking:
+		return true
+	case stActive:
+		return c.inflight() > 0 || (c.ses.room() == 0 && !c.ses.closing())
+	}
+	return false
 }
 
 // expire has c's session give up on the requests sent before cutoff that

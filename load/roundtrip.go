@@ -129,6 +129,7 @@ func (l *loop) fillAndWrite(c *conn, buf []byte, now int64) {
 func (l *loop) send(c *conn, req *request, sent int64, meta uint32, now int64) {
 	if c.inflight() == 0 {
 		c.since = now
+		l.watchConn(c)
 	}
 	c.wbuf = c.ses.send(c.wbuf, req, exchange{sent: sent, meta: meta})
 	l.inflight++

@@ -87,3 +87,28 @@ func BenchmarkWebSocketEcho64(b *testing.B) {
 	addr := wsServer(b, echo(false, nil), nil)
 	benchRun(b, Config{URL: "ws://" + addr + "/ws", Connections: 50, Requests: int64(b.N)})
 }
+
+// TestTimeoutScanVisitsOnlyConnectionsWithSomethingPending: a connection
+// joins the scan's list when it sends, stays while its message is in
+// flight, and leaves at the first scan after the echo; a held connection
+// with nothing in flight costs the scan nothing.
+func TestTimeoutScanVisitsOnlyConnectionsWithSomethingPending(t *testing.T) {
+	l, c, ws := wsFeedLoop(t, false)
+	echo := websocket.AppendFrame(nil, websocket.OpBinary, true, false, ws.run.payload, nil)
+	for round := range 2 {
+		c.wbuf = c.wbuf[:0]
+		l.send(c, &noRequest, 10, 0, 10)
+		if !c.watched || len(l.watch) != 1 {
+			t.Fatalf("round %d: after a send, watched %v and %d on the list, want true and 1", round, c.watched, len(l.watch))
+		}
+		l.scanTimeouts(11) // well within the timeout: nothing fails
+		if !c.watched || len(l.watch) != 1 || c.inflight() != 1 {
+			t.Fatalf("round %d: a message in flight left the list (watched %v, %d listed, %d in flight)", round, c.watched, len(l.watch), c.inflight())
+		}
+		l.feed(c, append([]byte(nil), echo...), 12)
+		l.scanTimeouts(13)
+		if c.watched || len(l.watch) != 0 {
+			t.Fatalf("round %d: after the echo, watched %v and %d on the list, want false and 0", round, c.watched, len(l.watch))
+		}
+	}
+}
