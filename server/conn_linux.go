@@ -29,8 +29,8 @@ const (
 // Its fields by owner: set once when it is made; atomic, for the loop and
 // a worker alike; the owner's, meaning the loop while state is stIdle and
 // the one worker serving it while stBusy or stBusyEvent (a worker's
-// hand-over through state orders them); the loop's alone; and those
-// guarded by cancelMu.
+// hand-over through state orders them); the loop's alone; and the
+// adapter's, made on first use.
 type conn struct {
 	// Set once, by newConn.
 	fd int
@@ -66,8 +66,7 @@ type conn struct {
 	parsed    *Ctx
 	parsedLen int
 	ready     chan struct{} // a waiting worker's wake-up (waiting)
-	remote    string        // the client's address, formatted when the adapter first asks
-	task      func()        // serveWork, made once so that a hand-over costs no closure
+	task      func()        // serveWork, made at the first hand-over so that later ones cost no closure
 
 	// The owner's flags, together so that they pack.
 	// layered: t is not plain. A short read from plain means the socket
@@ -109,10 +108,21 @@ type conn struct {
 	// was seen then.
 	later, laterHangup bool
 
-	// Guarded by cancelMu: for the net/http adapter, cancelled when the
-	// client goes away.
-	cancelMu sync.Mutex
-	cancel   context.CancelFunc
+	// adapt is what the net/http adapter keeps per connection, made when
+	// it first needs it (a native handler never does): atomic, for the
+	// loop reads it while a worker serves.
+	adapt atomic.Pointer[connAdapter]
+}
+
+// connAdapter is the net/http adapter's state of a connection.
+type connAdapter struct {
+	// remote is the client's address, formatted when the adapter first
+	// asks; the owner's.
+	remote string
+	// cancel, guarded by mu, ends the request's context when the client
+	// goes away.
+	mu     sync.Mutex
+	cancel context.CancelFunc
 }
 
 func newConn(l *loop, fd int) *conn {
@@ -126,7 +136,6 @@ func newConn(l *loop, fd int) *conn {
 	c.proto = h1proto{}
 	c.we.owner = c
 	c.we.slot = -1
-	c.task = c.serveWork
 	return c
 }
 
@@ -204,18 +213,50 @@ func (c *conn) dueDeadline(now int64) int64 {
 // onClientGone arranges for cancel to be called if the client hangs up
 // while its request is being served; nil removes it.
 func (c *conn) onClientGone(cancel context.CancelFunc) {
-	c.cancelMu.Lock()
-	c.cancel = cancel
-	c.cancelMu.Unlock()
+	a := c.adapt.Load()
+	if a == nil {
+		if cancel == nil {
+			return
+		}
+		a = c.adapter()
+	}
+	a.mu.Lock()
+	a.cancel = cancel
+	a.mu.Unlock()
+}
+
+// cancelRequest ends the context of the request being served, if the
+// adapter gave it one (onClientGone); the loop calls it when the client
+// hangs up or the server stops.
+func (c *conn) cancelRequest() {
+	if a := c.adapt.Load(); a != nil {
+		a.mu.Lock()
+		if a.cancel != nil {
+			a.cancel()
+		}
+		a.mu.Unlock()
+	}
+}
+
+// adapter returns c's adapter state, made on first use; only c's owner
+// calls it.
+func (c *conn) adapter() *connAdapter {
+	if a := c.adapt.Load(); a != nil {
+		return a
+	}
+	a := new(connAdapter)
+	c.adapt.Store(a)
+	return a
 }
 
 // remoteString returns the client's address as host:port, formatted once
 // per connection, on a worker (the adapter's RemoteAddr).
 func (c *conn) remoteString() string {
-	if c.remote == "" {
-		if a := c.remoteAddr(); a != nil {
-			c.remote = a.String()
+	a := c.adapter()
+	if a.remote == "" {
+		if ra := c.remoteAddr(); ra != nil {
+			a.remote = ra.String()
 		}
 	}
-	return c.remote
+	return a.remote
 }

@@ -18,11 +18,7 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 			return
 		case stBusy, stBusyEvent:
 			if flags&poll.Hangup != 0 {
-				c.cancelMu.Lock()
-				if c.cancel != nil {
-					c.cancel()
-				}
-				c.cancelMu.Unlock()
+				c.cancelRequest()
 			}
 			if c.waiting.Load() {
 				select {

@@ -60,7 +60,10 @@ type Ctx struct {
 	file    *fileBody
 	files   bool
 	upgrade *wsUpgrade // an accepted WebSocket upgrade (ws.go): the connection switches after the response
-	hook    FlushHook  // a wrapper's rewrite of what Flush sends (ctxhook.go)
+	// upgraded holds what upgrade points to, so that an upgrade costs no
+	// allocation; an HTTP/2 stream that outlives the Ctx takes a copy.
+	upgraded wsUpgrade
+	hook     FlushHook // a wrapper's rewrite of what Flush sends (ctxhook.go)
 }
 
 // responseSink writes bytes of a response straight to the client, for
@@ -370,6 +373,7 @@ func (c *Ctx) reset() {
 	c.w = nil
 	c.exited, c.exitOut = false, nil
 	c.upgrade = nil
+	c.upgraded = wsUpgrade{}
 	c.hook = nil
 	if c.file != nil {
 		c.file.release()

@@ -189,6 +189,9 @@ func (l *loop) handOver(c *conn, st *seat, data []byte, n int, body bool, now in
 	c.reqStart, c.headScan = 0, 0
 	c.state.Store(stBusy)
 	l.wheel.schedule(&c.we, now+l.minTimer)
+	if c.task == nil {
+		c.task = c.serveWork // made at the first hand-over: a connection served on its loop never needs it
+	}
 	l.srv.workers.submit(c.task)
 }
 

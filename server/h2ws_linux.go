@@ -254,7 +254,7 @@ func (hc *h2conn) shutdownWS(st *h2stream) {
 	// The engine is a moved callback's goroutine's while it is off the
 	// loop; takeBox asks it again anyway.
 	if !ws.closeQ && (st.wsOff || !ws.eng.CloseSent()) {
-		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), "server shutting down"
+		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), &shuttingDown
 	}
 	ws.gone = true
 	ws.mu.Unlock()
@@ -283,7 +283,12 @@ func (st *h2stream) releaseWS() {
 // wsUpgradePart is the response of an extended CONNECT whose handler
 // accepted the upgrade: 200 with the handler's fields, the subprotocol
 // and the extension answer; no content-length (RFC 9110 section 9.3.6).
+// The part keeps a copy of u, which lives in the Ctx (Ctx.upgraded) and
+// goes with it.
 func wsUpgradePart(u *wsUpgrade, fields []http2.Field) h2part {
+	own := new(wsUpgrade)
+	*own = *u
+	u = own
 	if u.subprotocol != "" {
 		fields = append(fields, http2.Field{Name: "sec-websocket-protocol", Value: u.subprotocol})
 	}

@@ -41,8 +41,6 @@ func (c *conn) hijack(ctx *Ctx) (net.Conn, error) {
 	// Out of the loop's epoll set before the loop closes its descriptor:
 	// a registration lives as long as any descriptor of the socket does.
 	c.l.poller.Remove(c.fd)
-	c.cancelMu.Lock()
-	c.cancel = nil // the request's context no longer follows the socket
-	c.cancelMu.Unlock()
+	c.onClientGone(nil) // the request's context no longer follows the socket
 	return nc, nil
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gust-http/gust/internal/poll"
+	"github.com/gust-http/gust/internal/sys"
 )
 
 const (
@@ -197,7 +198,7 @@ func (l *loop) finishTurn() {
 func (l *loop) accept(now int64) {
 	s := l.srv
 	for {
-		fd, _, err := unix.Accept4(l.lnfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		fd, err := sys.Accept4(l.lnfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
 			switch err {
 			case unix.EAGAIN:
@@ -473,11 +474,7 @@ func (l *loop) shutdownAll() {
 				default:
 				}
 			}
-			c.cancelMu.Lock()
-			if c.cancel != nil {
-				c.cancel()
-			}
-			c.cancelMu.Unlock()
+			c.cancelRequest()
 		}
 	}
 	l.closeListener()

@@ -151,7 +151,8 @@ func (c *Ctx) UpgradeWebSocket(ws *WebSocket) error {
 		c.SetBodyString("WebSocket needs the Linux engine\n")
 		return errors.New("server: WebSocket needs the Linux engine")
 	}
-	u := &wsUpgrade{cfg: ws}
+	c.upgraded = wsUpgrade{cfg: ws}
+	u := &c.upgraded
 	if c.req.Major == 1 {
 		websocket.AcceptKey(u.accept[:0], c.req.Get("Sec-WebSocket-Key"))
 	}

@@ -26,7 +26,7 @@ type WSConn struct {
 	cfg *WebSocket
 	// subproto is the chosen subprotocol's index in cfg.Subprotocols, or
 	// -1: a byte among the flags rather than a string's 16 (an idle
-	// connection's WSConn fits the allocator's 256-byte class, the
+	// connection's WSConn fits the allocator's 240-byte class, the
 	// engine's events being lent by the seat).
 	subproto int8
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
@@ -63,12 +63,15 @@ type WSConn struct {
 
 	// Guarded by mu: what other goroutines (and callbacks) queue.
 	mu          sync.Mutex
-	box         []byte // frames to write, in order
-	closeReason string
+	box         []byte      // frames to write, in order
+	closeReason *string     // Close's reason, nil for none (a pointer: the struct fits the 240-byte class)
 	groups      *[]*WSGroup // the groups it is in, to leave when it ends; nil for none
 
 	value any // the application's, for Value and SetValue
 }
+
+// shuttingDown is the close reason of connections a Shutdown ends.
+var shuttingDown = "server shutting down"
 
 // wsCloseWait bounds how long a connection waits for the client's close
 // reply after the server's close frame.
@@ -270,7 +273,10 @@ func (ws *WSConn) takeBox(dst *[]byte) {
 		putBuf(ws.box)
 		ws.box = nil
 	}
-	closeQ, code, reason := ws.closeQ, int(ws.closeCode), ws.closeReason
+	closeQ, code, reason := ws.closeQ, int(ws.closeCode), ""
+	if ws.closeReason != nil {
+		reason = *ws.closeReason
+	}
 	ws.closeQ = false
 	ws.mu.Unlock()
 	if closeQ && !ws.eng.CloseSent() {
@@ -333,7 +339,7 @@ func (ws *WSConn) due(c *conn, now int64) int64 {
 func (ws *WSConn) shutdown(c *conn) bool {
 	ws.mu.Lock()
 	if !ws.closeQ && !ws.eng.CloseSent() {
-		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), "server shutting down"
+		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), &shuttingDown
 	}
 	ws.gone = true
 	ws.mu.Unlock()

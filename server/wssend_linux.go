@@ -44,7 +44,10 @@ func (ws *WSConn) Close(code int, reason string) error {
 		return ErrWSClosed
 	}
 	ws.gone = true
-	ws.closeQ, ws.closeCode, ws.closeReason = true, int32(code), reason
+	ws.closeQ, ws.closeCode = true, int32(code)
+	if reason != "" {
+		ws.closeReason = &reason
+	}
 	post := !ws.queued
 	ws.queued = true
 	ws.mu.Unlock()
