@@ -39,13 +39,10 @@ type conn struct {
 	// is one allocation.
 	plain transport.Plain
 
-	// Atomic.
+	// Atomic. (hijacked is further down, where it packs.)
 	state    atomic.Int32
-	deadline atomic.Int64 // loop clock ns; when the current timeout expires
 	waiting  atomic.Bool  // a worker waits on ready for the socket to take more of a response
-	// hijacked: a handler took the socket over; the server only closes
-	// its own descriptor.
-	hijacked atomic.Bool
+	deadline atomic.Int64 // loop clock ns; when the current timeout expires
 
 	// The owner's.
 	// t carries every byte the connection reads and writes: &plain, or
@@ -59,14 +56,14 @@ type conn struct {
 	file     *fileBody
 	rd       reading // HTTP/1.1: the request being read: chunked progress, 100 Continue
 	reqStart int64   // when the first byte of the request being read arrived; 0 between requests
-	headScan int     // bytes of c.in known to hold no complete head
+	// headScan: bytes of c.in known to hold no complete head.
 	// parsed is a request the loop parsed and handed over with the
 	// connection, spanning c.in[:parsedLen] (its head only if parsedBody:
 	// the body is still arriving), for the worker to serve first.
-	parsed    *Ctx
-	parsedLen int
-	ready     chan struct{} // a waiting worker's wake-up (waiting)
-	task      func()        // serveWork, made at the first hand-over so that later ones cost no closure
+	// (int32s side by side: what the loop holds in c.in is far below 2 GiB.)
+	headScan, parsedLen int32
+	parsed              *Ctx
+	ready               chan struct{} // a waiting worker's wake-up (waiting)
 
 	// The owner's flags, together so that they pack.
 	// layered: t is not plain. A short read from plain means the socket
@@ -108,6 +105,10 @@ type conn struct {
 	// was seen then.
 	later, laterHangup bool
 
+	// hijacked (atomic): a handler took the socket over; the server only
+	// closes its own descriptor.
+	hijacked atomic.Bool
+
 	// adapt is what the net/http adapter keeps per connection, made when
 	// it first needs it (a native handler never does): atomic, for the
 	// loop reads it while a worker serves.
@@ -135,7 +136,6 @@ func newConn(l *loop, fd int) *conn {
 	}
 	c.proto = h1proto{}
 	c.we.owner = c
-	c.we.slot = -1
 	return c
 }
 

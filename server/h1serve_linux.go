@@ -21,7 +21,7 @@ func (h1proto) serve(c *conn, data []byte, drained bool, now int64) bool {
 	// A head still missing its end cannot have been completed by bytes
 	// without a line feed: skip parsing it all again.
 	if c.headScan > 0 && len(c.in) > 0 && len(data) <= l.srv.cfg.MaxHeaderBytes && bytes.IndexByte(data[c.headScan:], '\n') < 0 {
-		c.headScan = len(data)
+		c.headScan = int32(len(data))
 		return true
 	}
 	c.moreToRead = !drained
@@ -119,7 +119,7 @@ func (l *loop) serveInput(c *conn, data []byte, now int64) bool {
 				c.reqStart = now
 			}
 			timeout := s.cfg.ReadHeaderTimeout
-			c.headScan = len(c.in)
+			c.headScan = int32(len(c.in))
 			if kind == stepNeedBody {
 				timeout = s.cfg.ReadTimeout
 				c.headScan = 0
@@ -183,16 +183,13 @@ func (l *loop) handOver(c *conn, st *seat, data []byte, n int, body bool, now in
 	from := data
 	c.keep(data)
 	ctx.moveViews(from, c.in)
-	c.parsed, c.parsedLen, c.parsedBody = ctx, n, body
+	c.parsed, c.parsedLen, c.parsedBody = ctx, int32(n), body
 	st.ctx = getCtx(l.srv)
 	st.site.ctx = st.ctx
 	c.reqStart, c.headScan = 0, 0
 	c.state.Store(stBusy)
 	l.wheel.schedule(&c.we, now+l.minTimer)
-	if c.task == nil {
-		c.task = c.serveWork // made at the first hand-over: a connection served on its loop never needs it
-	}
-	l.srv.workers.submit(c.task)
+	l.srv.workers.submit(c)
 }
 
 // http1Shaped reports whether data, a request the HTTP/1.1 parser

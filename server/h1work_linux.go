@@ -13,13 +13,16 @@ import (
 // requests its loop handed over, streamed bodies, and reads and writes
 // that may wait for the socket.
 
+// run is serveWork, for the worker pool (task).
+func (c *conn) run() { c.serveWork() }
+
 // serveWork is a worker's job: serve the requests in c.in, in order,
 // starting with the one the loop parsed if any, write the responses, read
 // on while the socket has more, then give the connection back to its loop.
 func (c *conn) serveWork() {
 	l := c.l
 	s := l.srv
-	ctx, first, firstLen, firstBody := c.parsed, c.parsed != nil, c.parsedLen, c.parsedBody
+	ctx, first, firstLen, firstBody := c.parsed, c.parsed != nil, int(c.parsedLen), c.parsedBody
 	c.parsed = nil
 	if ctx == nil {
 		ctx = getCtx(s)

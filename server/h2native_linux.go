@@ -33,6 +33,9 @@ func (hc *h2conn) runInline(st *h2stream, now int64) {
 	hc.startPart(st, p, now) // writes the headers now: the scratch fields are free again
 }
 
+// run is serveWork, for the worker pool (task).
+func (st *h2stream) run() { st.serveWork() }
+
 // serveWork runs a stream's handler on a worker and posts its response.
 func (st *h2stream) serveWork() {
 	s := st.srv

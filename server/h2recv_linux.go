@@ -128,7 +128,7 @@ func (hc *h2conn) submit(st *h2stream) {
 	l := hc.c.l
 	st.ack = make(chan error, 1)
 	hc.formatRemote()
-	l.srv.workers.submit(st.serveWork)
+	l.srv.workers.submit(st)
 }
 
 // h2Remote formats the client's address for the adapter's RemoteAddr on

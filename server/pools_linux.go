@@ -21,6 +21,22 @@ func getBuf() []byte {
 	return b
 }
 
+// getBuffer lends a whole holder, for a struct that keeps one in a
+// pointer (8 bytes) rather than a slice (24); putBuffer gives it back.
+func getBuffer() *buffer {
+	h := bufPool.Get().(*buffer)
+	h.b = h.b[:0]
+	return h
+}
+
+func putBuffer(h *buffer) {
+	if cap(h.b) == 0 || cap(h.b) > 1<<20 {
+		return // keep the pool to ordinary sizes
+	}
+	h.b = h.b[:0]
+	bufPool.Put(h)
+}
+
 func putBuf(b []byte) {
 	if cap(b) == 0 || cap(b) > 1<<20 {
 		return // keep the pool to ordinary sizes

@@ -16,9 +16,8 @@ type timerWheel struct {
 
 // wheelEntry is the intrusive list link embedded in each connection.
 type wheelEntry struct {
-	prev, next *wheelEntry
+	prev, next *wheelEntry // nil when not linked
 	owner      wheelOwner
-	slot       int32 // -1 when not linked
 }
 
 // wheelOwner is what the wheel calls back on a due entry.
@@ -34,7 +33,7 @@ func newTimerWheel(tick, now int64) *timerWheel {
 	w := &timerWheel{slots: make([]wheelEntry, wheelSlots), tick: tick, next: now + tick}
 	for i := range w.slots {
 		head := &w.slots[i]
-		head.prev, head.next, head.slot = head, head, int32(i)
+		head.prev, head.next = head, head
 	}
 	return w
 }
@@ -51,7 +50,6 @@ func (w *timerWheel) schedule(e *wheelEntry, deadline int64) {
 	}
 	slot := (w.pos + int(ticks)) % wheelSlots
 	head := &w.slots[slot]
-	e.slot = int32(slot)
 	e.prev, e.next = head.prev, head
 	head.prev.next = e
 	head.prev = e
@@ -64,7 +62,6 @@ func (w *timerWheel) remove(e *wheelEntry) {
 	}
 	e.prev.next, e.next.prev = e.next, e.prev
 	e.prev, e.next = nil, nil
-	e.slot = -1
 }
 
 // advance visits every slot due by now.
@@ -83,7 +80,7 @@ func (w *timerWheel) advance(now int64) {
 		last.next = nil
 		for e := first; e != nil; {
 			next := e.next
-			e.prev, e.next, e.slot = nil, nil, -1
+			e.prev, e.next = nil, nil
 			if deadline := e.owner.due(now); deadline > 0 {
 				w.schedule(e, deadline)
 			}

@@ -14,7 +14,7 @@ import (
 type workerPool struct {
 	mu      sync.Mutex
 	idle    []*worker // a stack: the last one is the most recently idle
-	queue   []func()
+	queue   []task
 	qhead   int
 	running int
 	max     int
@@ -25,9 +25,19 @@ type workerPool struct {
 }
 
 type worker struct {
-	tasks     chan func() // nil means exit
+	tasks     chan task // nil means exit
 	idleSince time.Time
 }
+
+// task is work for the pool: a connection or an HTTP/2 stream to serve
+// (each its own task, so that a hand-over allocates no closure), or a
+// taskFunc.
+type task interface{ run() }
+
+// taskFunc is a func run as a task.
+type taskFunc func()
+
+func (f taskFunc) run() { f() }
 
 // idleLinger is how long an idle worker waits for a task before exiting.
 const idleLinger = 2 * time.Second
@@ -36,16 +46,16 @@ func newWorkerPool(max int) *workerPool {
 	return &workerPool{max: max}
 }
 
-// submit runs task on a worker: an idle one, a new one, or, at the cap,
+// submit runs job on a worker: an idle one, a new one, or, at the cap,
 // the first one to free up.
-func (p *workerPool) submit(task func()) {
+func (p *workerPool) submit(job task) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		w.tasks <- task
+		w.tasks <- job
 		return
 	}
 	if p.running < p.max {
@@ -55,35 +65,35 @@ func (p *workerPool) submit(task func()) {
 			go p.reap()
 		}
 		p.mu.Unlock()
-		go p.work(task)
+		go p.work(job)
 		return
 	}
-	p.queue = append(p.queue, task)
+	p.queue = append(p.queue, job)
 	p.mu.Unlock()
 }
 
-func (p *workerPool) work(task func()) {
-	w := &worker{tasks: make(chan func(), 1)}
+func (p *workerPool) work(job task) {
+	w := &worker{tasks: make(chan task, 1)}
 	inTask := false
 	defer func() {
 		if inTask {
-			// The task called runtime.Goexit, which ends this goroutine:
-			// another takes its place, going from an empty first task
+			// The job called runtime.Goexit, which ends this goroutine:
+			// another takes its place, going from an empty first job
 			// straight to the queue or the idle list.
 			p.busy.Add(-1)
-			go p.work(func() {})
+			go p.work(taskFunc(func() {}))
 		}
 	}()
-	for task != nil {
+	for job != nil {
 		p.busy.Add(1)
 		inTask = true
-		task()
+		job.run()
 		inTask = false
 		p.busy.Add(-1)
 
 		p.mu.Lock()
 		if p.qhead < len(p.queue) {
-			task = p.queue[p.qhead]
+			job = p.queue[p.qhead]
 			p.queue[p.qhead] = nil
 			p.qhead++
 			if p.qhead == len(p.queue) {
@@ -105,7 +115,7 @@ func (p *workerPool) work(task func()) {
 		w.idleSince = time.Now()
 		p.idle = append(p.idle, w)
 		p.mu.Unlock()
-		task = <-w.tasks
+		job = <-w.tasks
 	}
 }
 

@@ -18,7 +18,7 @@ func TestWorkerPool(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := 0; i < 10; i++ {
 			wg.Add(1)
-			p.submit(func() {
+			p.submit(taskFunc(func() {
 				defer wg.Done()
 				if i == 0 {
 					<-release
@@ -26,7 +26,7 @@ func TestWorkerPool(t *testing.T) {
 				mu.Lock()
 				order = append(order, i)
 				mu.Unlock()
-			})
+			}))
 		}
 		if running, queued := p.stats(); running != 1 || queued != 9 {
 			t.Errorf("running %d queued %d, want 1 and 9", running, queued)
@@ -46,14 +46,14 @@ func TestWorkerPool(t *testing.T) {
 		p := newWorkerPool(1)
 		defer p.close()
 		release := make(chan struct{})
-		p.submit(func() {
+		p.submit(taskFunc(func() {
 			<-release
 			runtime.Goexit()
-		})
+		}))
 		var wg sync.WaitGroup
 		for i := 0; i < 3; i++ {
 			wg.Add(1)
-			p.submit(wg.Done) // queued behind the one that exits
+			p.submit(taskFunc(wg.Done)) // queued behind the one that exits
 		}
 		close(release)
 		done := make(chan struct{})
@@ -64,7 +64,7 @@ func TestWorkerPool(t *testing.T) {
 			t.Fatal("the tasks queued behind a task that called runtime.Goexit never ran")
 		}
 		wg.Add(1)
-		p.submit(wg.Done)
+		p.submit(taskFunc(wg.Done))
 		wg.Wait()
 		if running, queued := p.stats(); running != 1 || queued != 0 {
 			t.Errorf("running %d queued %d, want the one worker and nothing queued", running, queued)
@@ -84,7 +84,7 @@ func TestWorkerPool(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := 0; i < 10; i++ {
 				wg.Add(1)
-				p.submit(func() { ran.Add(1); time.Sleep(time.Millisecond); wg.Done() })
+				p.submit(taskFunc(func() { ran.Add(1); time.Sleep(time.Millisecond); wg.Done() }))
 			}
 			wg.Wait()
 		}

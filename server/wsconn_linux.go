@@ -26,7 +26,7 @@ type WSConn struct {
 	cfg *WebSocket
 	// subproto is the chosen subprotocol's index in cfg.Subprotocols, or
 	// -1: a byte among the flags rather than a string's 16 (an idle
-	// connection's WSConn fits the allocator's 240-byte class, the
+	// connection's WSConn fits the allocator's 224-byte class, the
 	// engine's events being lent by the seat).
 	subproto int8
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
@@ -63,8 +63,8 @@ type WSConn struct {
 
 	// Guarded by mu: what other goroutines (and callbacks) queue.
 	mu          sync.Mutex
-	box         []byte      // frames to write, in order
-	closeReason *string     // Close's reason, nil for none (a pointer: the struct fits the 240-byte class)
+	box         *buffer     // frames to write, in order; nil when none (a pooled holder: 8 bytes, not a slice's 24)
+	closeReason *string     // Close's reason, nil for none (a pointer, as box is: the struct fits the 224-byte class)
 	groups      *[]*WSGroup // the groups it is in, to leave when it ends; nil for none
 
 	value any // the application's, for Value and SetValue
@@ -265,12 +265,14 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 func (ws *WSConn) takeBox(dst *[]byte) {
 	ws.mu.Lock()
 	ws.queued = false // sends from now on post again (see serve)
-	if len(ws.box) > 0 {
-		if *dst == nil {
-			*dst = getBuf()
+	if ws.box != nil {
+		if len(ws.box.b) > 0 {
+			if *dst == nil {
+				*dst = getBuf()
+			}
+			*dst = append(*dst, ws.box.b...)
 		}
-		*dst = append(*dst, ws.box...)
-		putBuf(ws.box)
+		putBuffer(ws.box)
 		ws.box = nil
 	}
 	closeQ, code, reason := ws.closeQ, int(ws.closeCode), ""
@@ -383,7 +385,7 @@ func (ws *WSConn) release(c *conn) {
 	ws.end(websocket.CloseAbnormal, "")
 	ws.mu.Lock()
 	if ws.box != nil {
-		putBuf(ws.box)
+		putBuffer(ws.box)
 		ws.box = nil
 	}
 	ws.mu.Unlock()

@@ -67,26 +67,27 @@ func (ws *WSConn) queue(op websocket.Opcode, payload, frame []byte) error {
 		return ErrWSClosed
 	}
 	// The outbox and what the loop could not write yet count together.
-	if len(ws.box)+ws.pendingOut() > ws.cfg.maxBuffered() {
+	if ws.boxLen()+ws.pendingOut() > ws.cfg.maxBuffered() {
 		ws.mu.Unlock()
 		ws.c.l.srv.counters.wsDropped.Add(1)
 		return ErrWSBufferFull
 	}
 	if ws.box == nil {
-		ws.box = getBuf()
+		ws.box = getBuffer()
 	}
+	box := &ws.box.b
 	switch {
 	case frame != nil:
-		ws.box = append(ws.box, frame...)
+		*box = append(*box, frame...)
 	case op == websocket.OpPing || !ws.deflate:
-		ws.box = websocket.AppendFrame(ws.box, op, true, false, payload, nil)
+		*box = websocket.AppendFrame(*box, op, true, false, payload, nil)
 	case ws.sharedDeflate:
-		ws.box = websocket.AppendCompressedFrame(ws.box, op, payload)
+		*box = websocket.AppendCompressedFrame(*box, op, payload)
 	default:
 		// Context takeover: the engine's own compressor, under mu (the
 		// loop takes mu for the engine too: engLocked).
 		var err error
-		if ws.box, err = ws.eng.AppendMessage(ws.box, op, payload); err != nil {
+		if *box, err = ws.eng.AppendMessage(*box, op, payload); err != nil {
 			ws.mu.Unlock()
 			return err
 		}
@@ -101,6 +102,14 @@ func (ws *WSConn) queue(op websocket.Opcode, payload, frame []byte) error {
 		ws.wake()
 	}
 	return nil
+}
+
+// boxLen is the outbox's length; mu held.
+func (ws *WSConn) boxLen() int {
+	if ws.box == nil {
+		return 0
+	}
+	return len(ws.box.b)
 }
 
 // pendingOut is what the loop holds unwritten for the client, read
