@@ -398,12 +398,16 @@ func (l *loop) watchConn(c *conn) {
 // yet ready to carry one (an upgrade or SETTINGS awaited). A connection
 // that is none of these can time out only once it connects again or
 // sends, which put it back (watchConn).
+//
+// An HTTP/2 connection stays on the list: its server may take its room
+// away with a SETTINGS frame (SETTINGS_MAX_CONCURRENT_STREAMS 0) while it
+// is idle, with no send to put it back; such runs have few connections.
 func needsWatch(c *conn) bool {
 	switch c.state {
 	case stConnecting, stHandshaking:
 		return true
 	case stActive:
-		return c.inflight() > 0 || (c.ses.room() == 0 && !c.ses.closing())
+		return c.inflight() > 0 || c.ses.multiplexed() || (c.ses.room() == 0 && !c.ses.closing())
 	}
 	return false
 }

@@ -5,6 +5,7 @@ package load
 import (
 	"testing"
 
+	"github.com/gust-http/gust/internal/http2"
 	"github.com/gust-http/gust/internal/websocket"
 	"github.com/gust-http/gust/result"
 )
@@ -109,6 +110,52 @@ func TestTimeoutScanVisitsOnlyConnectionsWithSomethingPending(t *testing.T) {
 		l.scanTimeouts(13)
 		if c.watched || len(l.watch) != 0 {
 			t.Fatalf("round %d: after the echo, watched %v and %d on the list, want false and 0", round, c.watched, len(l.watch))
+		}
+	}
+}
+
+// TestNeedsWatch: which connections the timeout scan keeps visiting. An
+// idle HTTP/2 connection stays: its server can take its room away with a
+// SETTINGS frame while nothing is sent.
+func TestNeedsWatch(t *testing.T) {
+	newSes := func(cfg Config) session {
+		e, err := newEngine(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.newSession()
+	}
+	_, _, openWS := wsFeedLoop(t, false)
+	// An HTTP/2 session that has the server's SETTINGS: ready, idle.
+	e, err := newEngine(Config{URL: "http://127.0.0.1:8080/", Requests: 1, HTTP2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.collector = newCollector(1, nil, false)
+	l := &loop{e: e, stats: newStats(), secHist: result.NewHistogram(), recording: true}
+	h2 := newConn(e.newSession())
+	h2.state = stActive
+	h2.ses.start(nil)
+	if !l.feed(h2, http2.AppendSettings(nil), 1) || h2.ses.room() == 0 {
+		t.Fatalf("the HTTP/2 session is not ready after SETTINGS (room %d)", h2.ses.room())
+	}
+	for _, tc := range []struct {
+		name  string
+		state connState
+		ses   session
+		want  bool
+	}{
+		{"connecting", stConnecting, newSes(Config{URL: "http://127.0.0.1:8080/", Requests: 1}), true},
+		{"HTTP/1.1, idle and ready", stActive, newSes(Config{URL: "http://127.0.0.1:8080/", Requests: 1}), false},
+		{"HTTP/2, not ready", stActive, newSes(Config{URL: "http://127.0.0.1:8080/", Requests: 1, HTTP2: true}), true},
+		{"HTTP/2, ready and idle", stActive, h2.ses, true},
+		{"WebSocket, upgrade not answered", stActive, newSes(Config{URL: "ws://127.0.0.1:8080/ws", Requests: 1}), true},
+		{"WebSocket, open and idle", stActive, openWS, false},
+	} {
+		c := newConn(tc.ses)
+		c.state = tc.state
+		if got := needsWatch(c); got != tc.want {
+			t.Errorf("%s: needsWatch %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

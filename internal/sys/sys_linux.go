@@ -30,8 +30,14 @@ func Read(fd int, p []byte) (int, error) {
 // and allocates a sockaddr buffer and its Go form for every connection
 // (about 150 bytes of garbage each, a ramp of a million connections
 // making 150 MB of it); the address is looked up when wanted.
+// On 386 and s390x before Linux 4.3, accept4 is reached only through
+// socketcall(2): ENOSYS sends the call to x/sys, which knows the way.
 func Accept4(lnfd, flags int) (int, error) {
 	fd, _, e := unix.RawSyscall6(unix.SYS_ACCEPT4, uintptr(lnfd), 0, 0, uintptr(flags), 0, 0)
+	if e == unix.ENOSYS {
+		nfd, _, err := unix.Accept4(lnfd, flags)
+		return nfd, err
+	}
 	if e != 0 {
 		return -1, e
 	}
