@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -415,5 +416,40 @@ func TestH2CMixedLoadWithCancels(t *testing.T) {
 			}
 			stillServes(t, s)
 		})
+	}
+}
+
+// TestH2WrappedAdapterRemoteAddr: the adapter wrapped in a native handler
+// over h2c, streams served on workers at once, each reads RemoteAddr (the
+// connection's address, formatted once on the loop: under -race, workers
+// that formatted it themselves raced).
+func TestH2WrappedAdapterRemoteAddr(t *testing.T) {
+	adapter := HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.RemoteAddr)
+	}))
+	wrapped := HandlerFunc(func(c *Ctx) { adapter.ServeGust(c) })
+	s := start(t, wrapped, Config{Mode: Pooled, H2C: true})
+	client := h2cClient(t)
+	var wg sync.WaitGroup
+	got := make([]string, 16)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := client.Get("http://" + s.Addr().String() + "/")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got[i] = string(b)
+		}()
+	}
+	wg.Wait()
+	for i, a := range got {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" || a != got[0] {
+			t.Errorf("stream %d: RemoteAddr %q (the first %q), want one host:port for the connection", i, a, got[0])
+		}
 	}
 }

@@ -131,12 +131,14 @@ func (hc *h2conn) submit(st *h2stream) {
 	l.srv.workers.submit(st)
 }
 
-// h2Remote formats the client's address for the adapter's RemoteAddr on
-// the loop, before the first stream that may run off it: handlers of
-// several streams read it.
+// formatRemote formats the client's address for the adapter's RemoteAddr
+// on the loop, before the first stream that may run off it: handlers of
+// several streams read it, the connection's cached copy included (an
+// adapter wrapped in a native handler asks the conn), and once it is made
+// they only read. Whatever the handler: a native one may wrap the
+// adapter. One address per connection.
 func (hc *h2conn) formatRemote() {
-	l := hc.c.l
-	if _, adapter := l.srv.Handler.(*httpAdapter); adapter && hc.remote == "" {
+	if hc.remote == "" {
 		hc.remote = hc.c.remoteString()
 	}
 }
