@@ -39,5 +39,8 @@ podman save --quiet --format docker-archive -o "$out/gust.tar" "$gust"
 ctr images import "$out/gust.tar" >/dev/null
 log "$gust (deploy/Dockerfile) built and imported in $((SECONDS - began))s"
 rm -rf "$out"
-ctr images ls -q | grep -qx "$gust" || die "$gust is not in containerd's k8s.io namespace"
-ctr images ls -q | grep -qx "$pause" || die "$pause is not in containerd's k8s.io namespace"
+# The list is read whole first: grep -q leaves at its first match, and
+# ctr, still writing, would die of SIGPIPE and fail the pipe (pipefail).
+images=$(ctr images ls -q)
+grep -qx "$gust" <<<"$images" || die "$gust is not in containerd's k8s.io namespace"
+grep -qx "$pause" <<<"$images" || die "$pause is not in containerd's k8s.io namespace"
