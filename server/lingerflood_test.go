@@ -90,10 +90,13 @@ func TestLingeringReadsArePacedByTime(t *testing.T) {
 		}
 	}
 	// All are lingering now: what the server reads from here on is
-	// discarded, and only a connection's own end could close it before
-	// lingerTime, which the window stays well inside.
+	// discarded. Each closes at lingerTime or lingerBytes from its own
+	// response, and on a loaded machine the responses can spread over
+	// seconds, so the window is short and only asks that some are still
+	// lingering at its end: one endless upload alone can send more than
+	// lingerRate, so a few keep the loop's budget the limit.
 	from, start := s.Stats().BytesRead, time.Now()
-	time.Sleep(time.Second)
+	time.Sleep(500 * time.Millisecond)
 	read, took := s.Stats().BytesRead-from, time.Since(start)
 	// Slack: the loop's clock and the test's are read at slightly
 	// different moments, and a read may overshoot the budget by a chunk.
@@ -105,8 +108,8 @@ func TestLingeringReadsArePacedByTime(t *testing.T) {
 	if read < lingerChunk {
 		t.Errorf("the loop read %d bytes of lingering uploads in %v: it is not lingering on them", read, took)
 	}
-	if open := s.Stats().OpenConns; open < uploads/2 {
-		t.Errorf("only %d of %d uploads still lingering: the window was not inside lingerTime", open, uploads)
+	if open := s.Stats().OpenConns; open < 5 {
+		t.Errorf("only %d of %d uploads still lingering at the window's end: the loop may have had less to read than lingerRate", open, uploads)
 	}
 }
 
