@@ -27,6 +27,11 @@ rss() { awk '/^VmRSS:/ {print $2}' /proc/$spid/status; }
 heap() { # HeapAlloc HeapInuse
 	curl -fsS http://127.0.0.1:$dport/debug/vars | python3 -c 'import json,sys; m=json.load(sys.stdin)["memstats"]; print(m["HeapAlloc"], m["HeapInuse"])'
 }
+# Where the RSS is: the runtime's own accounts, in KiB.
+runtime_mem() {
+	curl -fsS http://127.0.0.1:$dport/debug/vars | python3 -c 'import json,sys; m=json.load(sys.stdin)["memstats"]; k=lambda n: m[n]>>10
+print("  runtime KiB: heap alloc %d in use %d idle-not-released %d released %d, stacks %d, spans %d, gc meta %d, other %d, next gc %d, gcs %d" % (k("HeapAlloc"), k("HeapInuse"), k("HeapIdle")-k("HeapReleased"), k("HeapReleased"), k("StackInuse"), k("MSpanInuse"), k("GCSys"), k("OtherSys"), k("NextGC"), m["NumGC"]))'
+}
 rss0=$(rss)
 read -r alloc0 inuse0 < <(heap)
 taskset -c 1 bin/gust load -c $conns --ws-hold --ws-ping 30s --insecure --warmup 1s -z 170s --timeout 30s --quiet -o json \
@@ -39,6 +44,7 @@ for t in 25 60 130 165; do
 	r=$(rss)
 	read -r alloc inuse < <(heap)
 	echo "$label $scheme t=${t}s RSS +$(((r - rss0) * 1024 / conns)) B/conn  heap allocated +$(((alloc - alloc0) / conns)) B/conn  heap spans in use +$(((inuse - inuse0) / conns)) B/conn"
+	runtime_mem
 done
 wait $lpid
 lpid=

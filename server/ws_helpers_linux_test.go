@@ -42,6 +42,24 @@ func dialWS(t testing.TB, s *Server, path, extra string) *wsClient {
 func dialWSRaw(t testing.TB, s *Server, path, extra string) *wsClient {
 	t.Helper()
 	nc, r := rawConn(t, s)
+	return upgradeOn(t, nc, r, path, extra)
+}
+
+// dialWSS opens a WebSocket over TLS to s at path and checks the 101.
+func dialWSS(t testing.TB, s *Server, path string) *wsClient {
+	t.Helper()
+	nc := dialTLS(t, s, clientTLS(0))
+	c := upgradeOn(t, nc, bufio.NewReader(nc), path, "")
+	if c.resp.StatusCode != 101 {
+		t.Fatalf("upgrade answered %d", c.resp.StatusCode)
+	}
+	return c
+}
+
+// upgradeOn sends the opening handshake on nc and reads the response,
+// whatever it is.
+func upgradeOn(t testing.TB, nc net.Conn, r *bufio.Reader, path, extra string) *wsClient {
+	t.Helper()
 	key := websocket.NewKey(nil)
 	req, err := websocket.AppendClientHandshake(nil, "gust.test", path, key, nil, nil)
 	if err != nil {

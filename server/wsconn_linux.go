@@ -42,6 +42,10 @@ type WSConn struct {
 	opened   bool // OnOpen was called
 	ended    bool // OnClose was called
 	released bool // release ran (it may run twice: a lingering close, then the close)
+	// idleTurn: the turn only exchanged pings and pongs (one of ours,
+	// or the client's): once it is written, a TLS connection's record
+	// keys rest at once rather than after the loop's quiet period.
+	idleTurn bool
 
 	// Guarded by mu: flags of what other goroutines (and callbacks) queue.
 	queued bool // on the loop's post list
@@ -162,7 +166,11 @@ func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
 	ws.unlockEng()
 	c.out = out
 	events := ws.eng.Events()
+	ws.idleTurn = len(events) > 0 && n == len(data) && err == nil && !ws.eng.InMessage()
 	for i := range events {
+		if k := events[i].Kind; k != websocket.EventPing && k != websocket.EventPong {
+			ws.idleTurn = false
+		}
 		if st.site.auto != nil && events[i].Kind == websocket.EventMessage {
 			if !ws.messageWatched(st, &events[i]) {
 				ws.finishMoved(c, st, events[i+1:], data[n:], err) // never returns
@@ -253,6 +261,12 @@ func (ws *WSConn) endTurn(c *conn, now int64) {
 		return
 	}
 	ws.unwritten.Store(int32(min(len(c.out), 1<<30)))
+	if ws.idleTurn {
+		ws.idleTurn = false
+		if c.tls != nil && !c.blocked {
+			c.tls.Rest()
+		}
+	}
 	if ws.closing && !c.blocked {
 		c.l.closeConn(c)
 		return
@@ -328,6 +342,7 @@ func (ws *WSConn) due(c *conn, now int64) int64 {
 			c.out = getBuf()
 		}
 		c.out = websocket.AppendFrame(c.out, websocket.OpPing, true, false, nil, nil)
+		ws.idleTurn = true // nothing else was due: idle until the pong
 	}
 	ws.endTurn(c, now)
 	if c.state.Load() == stClosed {

@@ -28,7 +28,7 @@ func waitingHandshakers() int { return handshakers(true) }
 // idle one exits after handshakerIdle.
 func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 	done := make(chan struct{})
-	runHandshake(func() { done <- struct{}{} })
+	runHandshake(func() { leaveGate(); done <- struct{}{} })
 	<-done
 	for end := time.Now().Add(2 * time.Second); waitingHandshakers() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
@@ -40,6 +40,7 @@ func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 	before := handshakers(false)
 	running, release := make(chan int), make(chan struct{})
 	runHandshake(func() {
+		defer leaveGate()
 		running <- handshakers(false)
 		<-release
 	})
@@ -57,5 +58,66 @@ func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 		if time.Now().After(end) {
 			t.Fatalf("%d handshake goroutines still wait %v after their last handshake", waitingHandshakers(), handshakerIdle+3*time.Second)
 		}
+	}
+}
+
+// TestHandshakeGateBoundsWorkingHandshakes: past maxWorkingHandshakes
+// handshakes working at once, the next ones queue, holding no goroutine,
+// and start in order as places are given up.
+func TestHandshakeGateBoundsWorkingHandshakes(t *testing.T) {
+	defer func(d time.Duration) { gateStallCheck = d }(gateStallCheck)
+	gateStallCheck = time.Hour // no stall check within the test
+	k := maxWorkingHandshakes()
+	started := make(chan int, k+3)
+	leave := make(chan struct{})
+	for i := range k + 3 {
+		runHandshake(func() {
+			started <- i
+			<-leave
+			leaveGate()
+		})
+	}
+	for range k {
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("fewer than %d handshakes started", k)
+		}
+	}
+	select {
+	case i := <-started:
+		t.Fatalf("handshake %d started while %d held the gate", i, k)
+	case <-time.After(100 * time.Millisecond):
+	}
+	defer close(leave)
+	for want := k; want < k+3; want++ {
+		leave <- struct{}{} // one place given up: the next queued starts
+		select {
+		case i := <-started:
+			if i != want {
+				t.Errorf("queued handshake %d started, want %d (in order)", i, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("queued handshake %d did not start once places were given up", want)
+		}
+	}
+}
+
+// TestHandshakeGateLetsOneMoreInWhenNoneLeaves: handshakes that hold
+// their places and never give them up (stuck in a certificate fetch, say)
+// do not stop the queue: one more gets in each stall check.
+func TestHandshakeGateLetsOneMoreInWhenNoneLeaves(t *testing.T) {
+	k := maxWorkingHandshakes()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	for range k {
+		runHandshake(func() { <-stuck; leaveGate() })
+	}
+	ran := make(chan struct{})
+	runHandshake(func() { leaveGate(); close(ran) })
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a queued handshake did not start while the gate's holders were stuck")
 	}
 }

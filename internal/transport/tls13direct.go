@@ -424,6 +424,31 @@ func (c *TLS) closeNotifyDirect() error {
 // crypto/tls keeps is left as it is. Only the connection's owner may call
 // it, between its reads and writes; called every few seconds it costs a
 // busy connection nothing but the call.
+// Rest drops the record keys' AES-GCM states now, as Quiet does after a
+// quiet period, for a connection its owner knows is idle again (a
+// WebSocket that only exchanged a ping and its pong): the next record in
+// either direction keys its own again. A connection whose records
+// crypto/tls keeps is left as it is. Only the connection's owner may call
+// it, between its reads and writes.
+func (c *TLS) Rest() {
+	if c.d == nil || c.state.Load() != stateReady {
+		return
+	}
+	c.d.in.rest()
+	c.d.out.rest()
+}
+
+// KeysHeld reports which directions hold their AES-GCM state now (after
+// the handover: a connection whose records crypto/tls keeps reports
+// both). For tests and diagnostics; only the connection's owner may call
+// it.
+func (c *TLS) KeysHeld() (in, out bool) {
+	if c.d == nil {
+		return true, true
+	}
+	return c.d.in.aead != nil, c.d.out.aead != nil
+}
+
 func (c *TLS) Quiet() bool {
 	if c.d == nil || c.state.Load() != stateReady {
 		return false

@@ -145,6 +145,9 @@ func (d *direction) quiet() bool {
 	return true
 }
 
+// rest sheds d's AEAD now.
+func (d *direction) rest() { d.aead, d.used = nil, false }
+
 // update moves to the next traffic secret (RFC 8446 7.2), as a KeyUpdate
 // asks.
 func (d *direction) update() error {

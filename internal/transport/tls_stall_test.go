@@ -53,3 +53,41 @@ func TestTLSStalledHandshakesHoldNoRecordBuffer(t *testing.T) {
 		c.Release()
 	}
 }
+
+// TestTLSStalledHandshakesGiveTheGateUp: more connections than the
+// handshake gate's places send nothing; their handshakes wait for their
+// peers outside the gate, and a connection that handshakes gets in at
+// once (the gate's stall check, which would let it in anyway, is off).
+func TestTLSStalledHandshakesGiveTheGateUp(t *testing.T) {
+	defer func(d time.Duration) { gateStallCheck = d }(gateStallCheck)
+	gateStallCheck = time.Hour
+	ln := newListener(t)
+	cfg := serverConfig(t, tls.VersionTLS13)
+	deadline := time.Now().Add(10 * time.Second)
+	for range maxWorkingHandshakes() + 4 {
+		fd, peer := ln.pair(t)
+		defer peer.Close()
+		s := NewServerTLS(NewPlain(fd), cfg)
+		defer s.Release()
+		s.Handshake(deadline, func(*TLS) {})
+	}
+	a, b := ln.rawPair(t)
+	s := NewServerTLS(NewPlain(a), cfg)
+	c := NewClientTLS(NewPlain(b), clientConfig(t, tls.VersionTLS13))
+	defer s.Release()
+	defer c.Release()
+	ends := make(chan error, 2)
+	for _, x := range []*TLS{s, c} {
+		x.Handshake(deadline, func(x *TLS) { _, err := x.HandshakeDone(); ends <- err })
+	}
+	for range 2 {
+		select {
+		case err := <-ends:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("a handshake behind %d stalled ones did not end in 5s: they hold the gate", maxWorkingHandshakes()+4)
+		}
+	}
+}

@@ -58,19 +58,23 @@ func (c *TLS) HandshakeDone() (bool, error) {
 // handshake runs on its own goroutine; the record buffers are its own until
 // it stores the final state.
 func (c *TLS) handshake(deadline time.Time) {
-	hs, err := dupFile(c.rc.inner.FD())
+	c.rc.gated = true // runHandshake let it in
+	// The socket is dup'ed under mu, and only if not released: a
+	// handshake may wait in the gate's queue, and a released TLS's socket
+	// is closed by its loop, its descriptor soon another connection's.
+	var hs *os.File
 	var raw syscall.RawConn
-	if err == nil {
-		if raw, err = hs.SyscallConn(); err != nil {
-			hs.Close()
-		}
-	}
+	var err error
 	c.mu.Lock()
 	released := c.released
-	if err == nil {
-		if released {
-			hs.Close()
-		} else {
+	if !released {
+		hs, err = dupFile(c.rc.inner.FD())
+		if err == nil {
+			if raw, err = hs.SyscallConn(); err != nil {
+				hs.Close()
+			}
+		}
+		if err == nil {
 			c.rc.hs, c.rc.hsRaw = hs, raw
 		}
 	}
@@ -85,6 +89,7 @@ func (c *TLS) handshake(deadline time.Time) {
 		}
 		hs.Close()
 	}
+	c.rc.leaveGate() // before the loop may have c.rc
 	c.mu.Lock()
 	c.rc.hs, c.rc.hsRaw = nil, nil
 	released = c.released

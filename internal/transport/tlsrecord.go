@@ -88,6 +88,16 @@ type recordConn struct {
 	// watch is a client's handover waiting for a ticket: it sees each
 	// record crypto/tls starts after the handshake (whole, then).
 	watch *clientHandover
+	// gated: the handshake holds a place in handshakeGate.
+	gated bool
+}
+
+// leaveGate gives the handshake's place in handshakeGate up, once.
+func (r *recordConn) leaveGate() {
+	if r.gated {
+		r.gated = false
+		leaveGate()
+	}
 }
 
 // Read gives crypto/tls the next ciphertext bytes of the current record.
@@ -157,6 +167,7 @@ func (r *recordConn) fillBlocking() error {
 			if r.inEnd == r.inOff {
 				r.releaseIn()
 			}
+			r.leaveGate() // waiting for the peer: let another work
 			return false
 		}
 		return true

@@ -132,6 +132,9 @@ func windowOrMax(bits int) uint8 {
 // reply Feed appended, or the close of a protocol error).
 func (c *Conn) CloseSent() bool { return c.closeSent }
 
+// InMessage reports whether a fragmented message is half received.
+func (c *Conn) InMessage() bool { return c.msgOp != 0 }
+
 // CloseReceived reports whether the peer's close frame arrived.
 func (c *Conn) CloseReceived() bool { return c.closeReceived }
 
