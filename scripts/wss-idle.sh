@@ -34,7 +34,7 @@ print("  runtime KiB: heap alloc %d in use %d idle-not-released %d released %d, 
 }
 rss0=$(rss)
 read -r alloc0 inuse0 < <(heap)
-taskset -c 1 bin/gust load -c $conns --ws-hold --ws-ping 30s --insecure --warmup 1s -z 170s --timeout 30s --quiet -o json \
+taskset -c 1 bin/gust load -c $conns ${WSS_IDLE_CONNECT_RATE:+--connect-rate $WSS_IDLE_CONNECT_RATE} --ws-hold --ws-ping 30s --insecure --warmup 1s -z 170s --timeout 30s --quiet -o json \
 	"$scheme://127.0.0.1:$port/ws" >"/tmp/wss-idle-$label.json" &
 lpid=$!
 prev=0

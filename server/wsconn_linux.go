@@ -89,6 +89,9 @@ func newWSConn(c *conn, u *wsUpgrade, now int64) *WSConn {
 	ws.deflate, ws.sharedDeflate = u.deflate != nil, ws.eng.SharedCompression()
 	ws.engLocked = ws.deflate && !ws.sharedDeflate
 	c.proto = ws
+	if c.tls != nil {
+		c.tls.DropConnectionState() // no Request will ask for it now
+	}
 	c.rd.done()
 	c.headScan, c.reqStart = 0, 0
 	c.deadline.Store(ws.nextDeadline(now))

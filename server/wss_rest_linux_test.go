@@ -3,6 +3,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"fmt"
 	"testing"
 	"time"
@@ -36,4 +37,19 @@ func TestWSSKeysRestAfterAPingAndItsPong(t *testing.T) {
 	c.expect(websocket.EventMessage, websocket.OpText, 0, "c out=false") // the pong's turn rested it
 	c.send(websocket.OpText, "d")
 	c.expect(websocket.EventMessage, websocket.OpText, 0, "d out=true") // keyed again to answer c
+}
+
+// TestWSSDropsTheConnectionState: a connection switched to WebSocket over
+// TLS keeps only a brief of its TLS state (no Request will ask for the
+// whole of it), which still names the version, suite and protocol.
+func TestWSSDropsTheConnectionState(t *testing.T) {
+	ws := &WebSocket{OnMessage: func(ws *WSConn, typ WSMessageType, data []byte) {
+		st := ws.c.tls.ConnectionState()
+		ws.Send(WSText, fmt.Appendf(nil, "v%x %s %s", st.Version, tls.CipherSuiteName(st.CipherSuite), st.NegotiatedProtocol))
+	}}
+	s := startTLS(t, HandlerFunc(func(c *Ctx) { c.UpgradeWebSocket(ws) }), Config{})
+	c := dialWSS(t, s, "/ws")
+	c.send(websocket.OpText, "?")
+	cs := c.nc.(*tls.Conn).ConnectionState()
+	c.expect(websocket.EventMessage, websocket.OpText, 0, fmt.Sprintf("v%x %s http/1.1", cs.Version, tls.CipherSuiteName(cs.CipherSuite)))
 }

@@ -3,6 +3,7 @@ package transport
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,10 +29,9 @@ var timerPool = sync.Pool{New: func() any { return time.NewTimer(handshakerIdle)
 
 // handshakeGate bounds the handshakes that work (compute, or read what
 // their peer has sent) at once; more wait in its queue, holding no
-// goroutine. A handshake gives its place up when it would wait for its
-// peer (recordConn.fillBlocking) and does not take it back: the gate is
-// about a flood of new connections, whose handshakes all have their
-// peer's bytes at hand. Unbounded, 15,000 connections opened at once
+// goroutine. A handshake gives its place up when it has waited gateGrace
+// for its peer (gatePass) and does not take it back: the gate is about a
+// flood of new connections, whose peers answer at once. Unbounded, 15,000 connections opened at once
 // made about 14,000 handshake goroutines, each with a stack grown to the
 // handshake's depth; the runtime keeps every goroutine's record (about
 // 0.4 KB) for good, and the stacks' memory until it scavenges it, and the
@@ -62,8 +62,8 @@ var gateStallCheck = 10 * time.Millisecond
 // busy while some handshakes wait for their peer's next flight.
 func maxWorkingHandshakes() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
 
-// runHandshake runs f (a handshake, which calls leaveGate when it would
-// wait for its peer and when it ends) once the gate lets it.
+// runHandshake runs f (a handshake, whose gatePass leaves the gate) once
+// the gate lets it.
 func runHandshake(f func()) {
 	g := &handshakeGate
 	g.mu.Lock()
@@ -137,6 +137,67 @@ func (g *gateState) dequeue() func() {
 		}
 	}
 	return f
+}
+
+// gatePass is a handshake's place in handshakeGate. Once it has sent its
+// flight, a handshake keeps it while it waits for its peer's answer, up to
+// gateGrace (the answer is usually that close, and a handshake that gave
+// its place up goes on outside the gate, a goroutine more), then gives it
+// up. Before it has sent anything (a server waiting for a ClientHello) it
+// gives it up at once: a peer that connects and stalls holds no place,
+// and one that stalls after its ClientHello made the server do a key
+// exchange first.
+type gatePass struct {
+	held  atomic.Bool
+	spoke bool        // the handshake wrote to its peer (the handshake goroutine's)
+	grace *time.Timer // armed while waiting for the peer
+}
+
+// gateGrace is how long a handshake waiting for its peer keeps its place.
+const gateGrace = 20 * time.Millisecond
+
+func newGatePass() *gatePass {
+	p := &gatePass{}
+	p.held.Store(true)
+	return p
+}
+
+// leave gives the place up, once (the grace timer and the handshake's end
+// may both try).
+func (p *gatePass) leave() {
+	if p.held.CompareAndSwap(true, false) {
+		leaveGate()
+	}
+}
+
+// waiting: the handshake waits for its peer; the place is given up after
+// gateGrace unless bytes come first (woke).
+func (p *gatePass) waiting() {
+	if !p.held.Load() {
+		return
+	}
+	if !p.spoke {
+		p.leave()
+		return
+	}
+	if p.grace == nil {
+		p.grace = time.AfterFunc(gateGrace, p.leave)
+	} else {
+		p.grace.Reset(gateGrace)
+	}
+}
+
+// woke: the peer's bytes came.
+func (p *gatePass) woke() {
+	if p.grace != nil {
+		p.grace.Stop()
+	}
+}
+
+// done: the handshake ended.
+func (p *gatePass) done() {
+	p.woke()
+	p.leave()
 }
 
 // startHandshake runs f on a waiting handshake goroutine, or on a new one.

@@ -26,21 +26,37 @@ import (
 // direct13 is a TLS connection's record layer once crypto/tls has handed
 // over.
 type direct13 struct {
-	in, out *direction
-	cs      tls.ConnectionState
+	in, out direction // in place: one allocation for the record layer
+	// cs is crypto/tls's state of the connection, until DropConnectionState
+	// keeps only what brief holds.
+	cs    *tls.ConnectionState
+	brief briefState
 	// useless counts records in a row that carried no application data
 	// (empty records, key updates): past maxUseless the peer is flooding.
-	useless int
-	// client: session tickets may come (and are let go: one kept before
-	// the handover serves the run's reconnections); skip counts the bytes
-	// of one cut across records still to come.
-	client bool
-	skip   int
+	useless int32
+	// skip counts the bytes still to come of a session ticket cut across
+	// records (client: tickets may come, and are let go: one kept before
+	// the handover serves the run's reconnections).
+	skip int32
 	// part holds the start of a handshake message cut at its record's
 	// end (RFC 8446 5.1 allows it): what postHandshake reads of one, its
-	// header and a KeyUpdate's one-byte body.
+	// header and a KeyUpdate's one-byte body. (The small fields last:
+	// the struct fits the allocator's 288-byte class.)
 	part    [5]byte
-	partLen int
+	partLen uint8
+	client  bool
+}
+
+// briefState is what a direct13 keeps of its ConnectionState after
+// DropConnectionState: the fields a log line or a protocol switch reads.
+type briefState struct {
+	version, suite uint16
+	resumed        bool
+	protocol       string
+}
+
+func brief(cs *tls.ConnectionState) briefState {
+	return briefState{version: cs.Version, suite: cs.CipherSuite, resumed: cs.DidResume, protocol: cs.NegotiatedProtocol}
 }
 
 // maxUseless is how many records without application data may come in a
@@ -127,7 +143,7 @@ func (c *TLS) handOver() {
 		return
 	}
 	if c.isClient {
-		c.client.prepare(c, &direct13{in: in, out: out, cs: cs, client: true})
+		c.client.prepare(c, &direct13{in: *in, out: *out, cs: &cs, brief: brief(&cs), client: true})
 		return
 	}
 	sealed, ok := s.recordsSealed(out)
@@ -135,7 +151,7 @@ func (c *TLS) handOver() {
 		return
 	}
 	out.seq = sealed
-	c.d = &direct13{in: in, out: out, cs: cs}
+	c.d = &direct13{in: *in, out: *out, cs: &cs, brief: brief(&cs)}
 	c.tc = nil
 }
 
@@ -265,8 +281,8 @@ func (c *TLS) control(typ byte, data []byte) error {
 func (c *TLS) postHandshake(data []byte) error {
 	for len(data) > 0 {
 		if c.d.skip > 0 {
-			k := min(c.d.skip, len(data))
-			c.d.skip -= k
+			k := min(int(c.d.skip), len(data))
+			c.d.skip -= int32(k)
 			data = data[k:]
 			continue
 		}
@@ -277,7 +293,7 @@ func (c *TLS) postHandshake(data []byte) error {
 		data = rest
 		typ, n := msg[0], handshakeLen(msg)
 		if typ == msgNewSessionTicket && c.d.client {
-			c.d.skip = n
+			c.d.skip = int32(n)
 			continue
 		}
 		switch {
@@ -315,7 +331,7 @@ func (d *direct13) gather(data []byte) (msg, rest []byte, whole bool) {
 		d.part[d.partLen] = data[0]
 		d.partLen++
 		data = data[1:]
-		if n := d.partLen; n >= 4 && n == msgHead(d.part[:n]) {
+		if n := int(d.partLen); n >= 4 && n == msgHead(d.part[:n]) {
 			d.partLen = 0
 			return d.part[:n], data, true
 		}

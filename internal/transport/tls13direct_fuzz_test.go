@@ -46,7 +46,7 @@ func directForFuzz(t testing.TB, inner Conn) (*TLS, *direction) {
 	}
 	out, _ := newDirection(suite, bytes.Repeat([]byte{9}, 32))
 	peer, _ := newDirection(suite, secret)
-	c := &TLS{d: &direct13{in: in, out: out}}
+	c := &TLS{d: &direct13{in: *in, out: *out}}
 	c.rc.inner = inner
 	c.state.Store(stateReady)
 	return c, peer

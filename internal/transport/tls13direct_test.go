@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // directPair is a server TLS of ours after the handover and crypto/tls's
@@ -361,5 +362,47 @@ func TestDirectClientKeepsCryptoTLSAfterAKeyUpdate(t *testing.T) {
 	got := make([]byte, 4)
 	if _, err := io.ReadFull(server, got); err != nil || string(got) != "ping" {
 		t.Fatalf("the server read %q, %v", got, err)
+	}
+}
+
+// TestDropConnectionStateKeepsABrief: after DropConnectionState a server
+// connection no longer holds crypto/tls's state, ConnectionState still
+// names the version, suite, protocol and resumption, and
+// records go on both ways.
+func TestDropConnectionStateKeepsABrief(t *testing.T) {
+	p := newDirectPair(t)
+	before := p.s.ConnectionState()
+	if before.ServerName != "localhost" || before.NegotiatedProtocol != "http/1.1" {
+		t.Fatalf("before: server name %q, protocol %q", before.ServerName, before.NegotiatedProtocol)
+	}
+	p.s.DropConnectionState()
+	if p.s.d.cs != nil {
+		t.Fatal("DropConnectionState kept crypto/tls's state")
+	}
+	after := p.s.ConnectionState()
+	if after.Version != before.Version || after.CipherSuite != before.CipherSuite || after.NegotiatedProtocol != before.NegotiatedProtocol ||
+		after.DidResume != before.DidResume || !after.HandshakeComplete {
+		t.Errorf("after: %+v, want the brief of %+v", after, before)
+	}
+	go p.client.Write([]byte("ping"))
+	if got := readN(t, p.s, make([]byte, 4), 4); string(got) != "ping" {
+		t.Fatalf("read %q", got)
+	}
+	writeAll(t, p.s, []byte("pong"))
+	back := make([]byte, 4)
+	if _, err := io.ReadFull(p.client, back); err != nil || string(back) != "pong" {
+		t.Fatalf("client read %q, %v", back, err)
+	}
+}
+
+// TestRecordLayerFitsItsSizeClass: an idle connection's record layer is
+// one allocation of the 288-byte class, its directions resting at 120
+// bytes each (their AES-GCM states, when keyed, apart).
+func TestRecordLayerFitsItsSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(direction{}); n > 120 {
+		t.Errorf("a direction is %d bytes, want at most 120", n)
+	}
+	if n := unsafe.Sizeof(direct13{}); n > 288 {
+		t.Errorf("direct13 is %d bytes, want at most 288 (the allocator's class)", n)
 	}
 }

@@ -40,15 +40,21 @@ type suite13 struct {
 
 // suiteFor returns the record parameters of a TLS 1.3 AES-GCM suite, and
 // false for any other.
-func suiteFor(id uint16) (suite13, bool) {
+func suiteFor(id uint16) (*suite13, bool) {
 	switch id {
 	case tls.TLS_AES_128_GCM_SHA256:
-		return suite13{16, sha256.New}, true
+		return &aes128GCM, true
 	case tls.TLS_AES_256_GCM_SHA384:
-		return suite13{32, sha512.New384}, true
+		return &aes256GCM, true
 	}
-	return suite13{}, false
+	return nil, false
 }
+
+// The suites, shared by every direction on them.
+var (
+	aes128GCM = suite13{16, sha256.New}
+	aes256GCM = suite13{32, sha512.New384}
+)
 
 // hkdfExpandLabel is RFC 8446 7.1's HKDF-Expand-Label with an empty
 // context.
@@ -66,25 +72,32 @@ func hkdfExpandLabel(h func() hash.Hash, secret []byte, label string, n int) ([]
 // (kept for key updates), the AEAD keyed from it, the IV and the record
 // sequence number.
 type direction struct {
-	suite suite13
+	suite *suite13
 	// aead is keyed from key; nil while shed (quiet): the next record
 	// makes it again. used says a record went through since the last
 	// quiet.
-	aead cipher.AEAD
+	aead *sealer
 	seq  uint64
 	// The secret and the key in place (secret[:secretLen],
 	// key[:suite.keyLen]), not in allocations of their own.
 	secret    [48]byte
 	key       [32]byte
 	iv        [12]byte
-	nonce     [12]byte // scratch, here so that passing it to the AEAD allocates nothing
 	secretLen uint8
 	used      bool
 }
 
+// sealer is a direction's keyed AEAD, with the nonce's scratch beside it
+// (passing it to the AEAD then allocates nothing): both only while keyed,
+// so a resting direction is 120 bytes.
+type sealer struct {
+	cipher.AEAD
+	nonce [12]byte
+}
+
 // newDirection keys a direction from a traffic secret, its sequence
 // number at 0.
-func newDirection(s suite13, secret []byte) (*direction, error) {
+func newDirection(s *suite13, secret []byte) (*direction, error) {
 	d := &direction{suite: s}
 	if err := d.setSecret(secret); err != nil {
 		return nil, err
@@ -116,7 +129,7 @@ func (d *direction) setSecret(secret []byte) error {
 
 // keyed returns d's AEAD, keyed again from d.key if quiet shed it, and
 // marks d used.
-func (d *direction) keyed() (cipher.AEAD, error) {
+func (d *direction) keyed() (*sealer, error) {
 	d.used = true
 	if d.aead != nil {
 		return d.aead, nil
@@ -129,8 +142,8 @@ func (d *direction) keyed() (cipher.AEAD, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.aead = aead
-	return aead, nil
+	d.aead = &sealer{AEAD: aead}
+	return d.aead, nil
 }
 
 // quiet sheds d's AEAD (AES round keys and GCM tables: about 770 bytes)
@@ -160,15 +173,16 @@ func (d *direction) update() error {
 }
 
 // nextNonce returns the nonce of the record at d.seq: the IV with the
-// sequence number, big-endian, XORed into its last eight bytes.
+// sequence number, big-endian, XORed into its last eight bytes. d is keyed.
 func (d *direction) nextNonce() []byte {
-	d.nonce = d.iv
+	n := &d.aead.nonce
+	*n = d.iv
 	var s [8]byte
 	binary.BigEndian.PutUint64(s[:], d.seq)
 	for i := range s {
-		d.nonce[4+i] ^= s[i]
+		n[4+i] ^= s[i]
 	}
-	return d.nonce[:]
+	return n[:]
 }
 
 // errSeqExhausted is a sequence number that would wrap: never reached in

@@ -58,7 +58,7 @@ func (c *TLS) HandshakeDone() (bool, error) {
 // handshake runs on its own goroutine; the record buffers are its own until
 // it stores the final state.
 func (c *TLS) handshake(deadline time.Time) {
-	c.rc.gated = true // runHandshake let it in
+	c.rc.pass = newGatePass() // runHandshake let it in
 	// The socket is dup'ed under mu, and only if not released: a
 	// handshake may wait in the gate's queue, and a released TLS's socket
 	// is closed by its loop, its descriptor soon another connection's.
@@ -89,7 +89,8 @@ func (c *TLS) handshake(deadline time.Time) {
 		}
 		hs.Close()
 	}
-	c.rc.leaveGate() // before the loop may have c.rc
+	c.rc.pass.done() // before the loop may have c.rc
+	c.rc.pass = nil
 	c.mu.Lock()
 	c.rc.hs, c.rc.hsRaw = nil, nil
 	released = c.released
@@ -120,9 +121,26 @@ func (c *TLS) ConnectionState() tls.ConnectionState {
 		return tls.ConnectionState{}
 	}
 	if c.d != nil {
-		return c.d.cs
+		if c.d.cs != nil {
+			return *c.d.cs
+		}
+		b := &c.d.brief
+		return tls.ConnectionState{Version: b.version, HandshakeComplete: true, DidResume: b.resumed, CipherSuite: b.suite,
+			NegotiatedProtocol: b.protocol, NegotiatedProtocolIsMutual: true}
 	}
 	return c.tc.ConnectionState()
+}
+
+// DropConnectionState lets crypto/tls's state of the connection go (about
+// 0.3 KB with the keying-material exporter it holds) once nobody will ask
+// for it: a connection switched to WebSocket. ConnectionState then gives
+// the version, suite, ALPN protocol and resumption only, and
+// its ExportKeyingMaterial must not be called. A connection whose records
+// crypto/tls keeps keeps it. Only the connection's owner may call it.
+func (c *TLS) DropConnectionState() {
+	if c.d != nil && c.state.Load() == stateReady {
+		c.d.cs = nil
+	}
 }
 
 // NegotiatedProtocol returns the protocol chosen by ALPN ("http/1.1", "h2"),

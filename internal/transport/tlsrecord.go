@@ -88,16 +88,8 @@ type recordConn struct {
 	// watch is a client's handover waiting for a ticket: it sees each
 	// record crypto/tls starts after the handshake (whole, then).
 	watch *clientHandover
-	// gated: the handshake holds a place in handshakeGate.
-	gated bool
-}
-
-// leaveGate gives the handshake's place in handshakeGate up, once.
-func (r *recordConn) leaveGate() {
-	if r.gated {
-		r.gated = false
-		leaveGate()
-	}
+	// pass is the handshake's place in handshakeGate, nil after it.
+	pass *gatePass
 }
 
 // Read gives crypto/tls the next ciphertext bytes of the current record.
@@ -167,9 +159,10 @@ func (r *recordConn) fillBlocking() error {
 			if r.inEnd == r.inOff {
 				r.releaseIn()
 			}
-			r.leaveGate() // waiting for the peer: let another work
+			r.pass.waiting()
 			return false
 		}
+		r.pass.woke()
 		return true
 	})
 	if err != nil {
@@ -286,6 +279,9 @@ func (r *recordConn) Write(p []byte) (int, error) {
 	if r.hs != nil {
 		if r.secrets != nil {
 			r.secrets.sent(p)
+		}
+		if r.pass != nil {
+			r.pass.spoke = true
 		}
 		return r.hs.Write(p)
 	}
