@@ -3,7 +3,7 @@
 # (GOMAXPROCS=1) and gust load to CPU 1, one server at a time, in rounds.
 #
 #   scripts/bench-ws.sh [--rounds N] [--servers "gust nbio gorillaws coderws gobwasws"]
-#                       [--cases "echo idle broadcast tls-idle"]
+#                       [--cases "echo idle broadcast tls-idle"] [--tls-idle-at S]
 #
 # Per server and round it prints one line for each of:
 #   echo-200, echo-10000  64-byte binary echo, one message in flight per
@@ -21,24 +21,28 @@
 #                         backlog); the sender's p99 is its own copy coming
 #                         back, one of the 10,001
 #   tls-idle-15000        as idle-15000 over TLS 1.3 (wss://, the server's
-#                         self-signed certificate), RSS read 20 s after the
-#                         connections are up, when the handshakes' garbage
-#                         is collected and its pages returned
+#                         self-signed certificate), RSS read S seconds
+#                         (--tls-idle-at, default 130) after the load starts:
+#                         past the Go runtime's forced GC at 120 s, so the
+#                         15,000 handshakes' garbage is collected whatever
+#                         the server's allocation rate
 # Traffic stays on 127.0.0.1. Every process it starts is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=3 servers="gust nbio gorillaws coderws gobwasws" cases="echo idle broadcast tls-idle"
+rounds=3 servers="gust nbio gorillaws coderws gobwasws" cases="echo idle broadcast tls-idle" tls_idle_at=130
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--rounds) rounds=${2:?}; shift ;;
 	--servers) servers=${2:?}; shift ;;
 	--cases) cases=${2:?}; shift ;;
+	--tls-idle-at) tls_idle_at=${2:?}; shift ;;
 	*) echo "bench-ws: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 [[ $rounds =~ ^[0-9]+$ && $rounds -ge 1 ]] || { echo "bench-ws: --rounds must be a positive integer" >&2; exit 2; }
+[[ $tls_idle_at =~ ^[0-9]+$ && $tls_idle_at -ge 5 ]] || { echo "bench-ws: --tls-idle-at must be a whole number of seconds, 5 or more" >&2; exit 2; }
 
 go build -o bin/gust ./cmd/gust
 bin_dir="${XDG_CACHE_HOME:-$HOME/.cache}/gust/bench-ws"
@@ -157,10 +161,10 @@ EOF
 		if has tls-idle; then
 		start_server "$s" tls
 		rss0=$(rss_kb)
-		taskset -c 1 bin/gust load -c 15000 --ws-hold --ws-ping 30s --insecure --warmup 1s -z 26s --timeout 30s --quiet -o json \
+		taskset -c 1 bin/gust load -c 15000 --ws-hold --ws-ping 30s --insecure --warmup 1s -z "$((tls_idle_at + 1))s" --timeout 30s --quiet -o json \
 			"wss://127.0.0.1:$port/ws" >/tmp/bench-ws-tls.json &
 		lpid=$!
-		sleep 25
+		sleep "$tls_idle_at"
 		rss1=$(rss_kb)
 		wait $lpid
 		stop_server
