@@ -91,3 +91,46 @@ func TestTLSStalledHandshakesGiveTheGateUp(t *testing.T) {
 		}
 	}
 }
+
+// TestAFloodOfHandshakesKeepsFewGoroutines: hundreds of TLS connections
+// whose clients (crypto/tls, on goroutines of their own) all send their
+// ClientHello at once are handshaken by a few goroutines at a time, not
+// one each: each keeps its place while its client answers.
+func TestAFloodOfHandshakesKeepsFewGoroutines(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("400 handshakes: not under -short or -race")
+	}
+	const n = 400
+	ln := newListener(t)
+	cfg := serverConfig(t, tls.VersionTLS13)
+	ends := make(chan error, n)
+	for range n {
+		fd, peer := ln.pair(t)
+		defer peer.Close()
+		client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
+		go client.Handshake()
+		s := NewServerTLS(NewPlain(fd), cfg)
+		defer s.Release()
+		s.Handshake(time.Now().Add(20*time.Second), func(c *TLS) { _, err := c.HandshakeDone(); ends <- err })
+	}
+	peak := 0
+	deadline := time.Now().Add(20 * time.Second)
+	for done := 0; done < n; {
+		select {
+		case err := <-ends:
+			if err != nil {
+				t.Fatal(err)
+			}
+			done++
+		case <-time.After(2 * time.Millisecond):
+			peak = max(peak, busyHandshakers())
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d handshakes ended in 20s", done, n)
+			}
+		}
+	}
+	t.Logf("%d handshakes at once: at most %d handshake goroutines handshaking at once (the gate's bound %d)", n, peak, maxWorkingHandshakes())
+	if peak > n/4 {
+		t.Errorf("%d handshake goroutines for %d handshakes at once: the gate does not bound them", peak, n)
+	}
+}

@@ -126,7 +126,7 @@ func (c *TLS) ConnectionState() tls.ConnectionState {
 		}
 		b := &c.d.brief
 		return tls.ConnectionState{Version: b.version, HandshakeComplete: true, DidResume: b.resumed, CipherSuite: b.suite,
-			NegotiatedProtocol: b.protocol, NegotiatedProtocolIsMutual: true}
+			NegotiatedProtocol: b.protocol}
 	}
 	return c.tc.ConnectionState()
 }
