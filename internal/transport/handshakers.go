@@ -31,11 +31,12 @@ var timerPool = sync.Pool{New: func() any { return time.NewTimer(handshakerIdle)
 // their peer has sent) at once; more wait in its queue, holding no
 // goroutine. A handshake gives its place up when it has waited gateGrace
 // for its peer (gatePass) and does not take it back: the gate is about a
-// flood of new connections, whose peers answer at once. Unbounded, 15,000 connections opened at once
-// made about 14,000 handshake goroutines, each with a stack grown to the
-// handshake's depth; the runtime keeps every goroutine's record (about
-// 0.4 KB) for good, and the stacks' memory until it scavenges it, and the
-// loops shared their cores with thousands of runnable handshakes.
+// flood of new connections, whose peers answer at once. Unbounded,
+// 15,000 connections opened at once made about 14,000 handshake
+// goroutines, each with a stack grown to the handshake's depth; the
+// runtime keeps every goroutine's record (about 0.4 KB) for good, and the
+// stacks' memory until it scavenges it, and the loops shared their cores
+// with thousands of runnable handshakes.
 //
 // A handshake may also wait inside crypto/tls for something else than its
 // peer (a GetCertificate that fetches a certificate): so while handshakes
