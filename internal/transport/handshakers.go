@@ -53,6 +53,10 @@ type gateState struct {
 	left     uint64      // handshakes that left the gate, ever
 	leftSeen uint64      // left at the last stall check
 	checking *time.Timer // the stall check, while handshakes queue; nil otherwise
+	// waiters are the handshakes keeping their place while they wait for
+	// their peer (gatePass.slot is the index): the stall check sends
+	// those that waited past gateGrace out.
+	waiters []*gatePass
 }
 
 // gateStallCheck is how often the gate checks that handshakes leave it
@@ -109,19 +113,43 @@ func checkGate() {
 		g.mu.Unlock()
 		return
 	}
+	// Waiters past their grace go out: each lets a queued one in.
+	var late []*gatePass
+	now := time.Now().UnixNano()
+	for i := 0; i < len(g.waiters); {
+		if w := g.waiters[i]; now-w.since >= int64(gateGrace) {
+			g.dropWaiter(w)
+			late = append(late, w)
+			continue // another took index i
+		}
+		i++
+	}
 	var f func()
-	if g.left == g.leftSeen {
+	if len(late) == 0 && g.left == g.leftSeen {
 		g.working++
 		f = g.dequeue()
 	}
-	g.leftSeen = g.left
+	g.leftSeen = g.left + uint64(len(late))
 	if g.checking != nil {
 		g.checking.Reset(gateStallCheck)
 	}
 	g.mu.Unlock()
+	for _, w := range late {
+		w.leave()
+	}
 	if f != nil {
 		startHandshake(f)
 	}
+}
+
+// dropWaiter takes p off the waiters; the gate's mu is held.
+func (g *gateState) dropWaiter(p *gatePass) {
+	last := len(g.waiters) - 1
+	g.waiters[p.slot] = g.waiters[last]
+	g.waiters[p.slot].slot = p.slot
+	g.waiters[last] = nil
+	g.waiters = g.waiters[:last]
+	p.slot = -1
 }
 
 // dequeue takes the first queued handshake; the gate's mu is held and
@@ -141,24 +169,33 @@ func (g *gateState) dequeue() func() {
 }
 
 // gatePass is a handshake's place in handshakeGate. Once it has sent its
-// flight, a handshake keeps it while it waits for its peer's answer, up to
-// gateGrace (the answer is usually that close, and a handshake that gave
-// its place up goes on outside the gate, a goroutine more), then gives it
-// up. Before it has sent anything (a server waiting for a ClientHello) it
-// gives it up at once: a peer that connects and stalls holds no place,
-// and one that stalls after its ClientHello made the server do a key
-// exchange first.
+// flight, a handshake keeps it while it waits for its peer's answer (the
+// answer is usually close, and a handshake that gave its place up goes on
+// outside the gate, a goroutine more); while others queue, the stall
+// check sends it out once it has waited gateGrace. Before it has sent
+// anything (a server waiting for a ClientHello) it gives its place up at
+// once: a peer that connects and stalls holds no place, and one that
+// stalls after its ClientHello made the server do a key exchange first.
+// (No timer per handshake: the stall check runs only while handshakes
+// queue, and holding a place costs nobody anything otherwise.)
 type gatePass struct {
-	held  atomic.Bool
-	spoke bool        // the handshake wrote to its peer (the handshake goroutine's)
-	grace *time.Timer // armed while waiting for the peer
+	held atomic.Bool
+	// The handshake goroutine's: spoke, it wrote to its peer; listed, it
+	// put itself on the gate's waiters (the stall check may have taken
+	// it off since).
+	spoke, listed bool
+	// Under the gate's mu: the index in its waiters (-1 when not on
+	// them), and when the wait began (Unix ns).
+	slot  int
+	since int64
 }
 
-// gateGrace is how long a handshake waiting for its peer keeps its place.
+// gateGrace is how long a handshake waiting for its peer keeps its place
+// while others queue (the stall check's period coarsens it).
 const gateGrace = 20 * time.Millisecond
 
 func newGatePass() *gatePass {
-	p := &gatePass{}
+	p := &gatePass{slot: -1}
 	p.held.Store(true)
 	return p
 }
@@ -171,8 +208,7 @@ func (p *gatePass) leave() {
 	}
 }
 
-// waiting: the handshake waits for its peer; the place is given up after
-// gateGrace unless bytes come first (woke).
+// waiting: the handshake waits for its peer.
 func (p *gatePass) waiting() {
 	if !p.held.Load() {
 		return
@@ -181,18 +217,28 @@ func (p *gatePass) waiting() {
 		p.leave()
 		return
 	}
-	if p.grace == nil {
-		p.grace = time.AfterFunc(gateGrace, p.leave)
-	} else {
-		p.grace.Reset(gateGrace)
+	g := &handshakeGate
+	g.mu.Lock()
+	if p.slot < 0 && p.held.Load() {
+		p.slot, p.since = len(g.waiters), time.Now().UnixNano()
+		g.waiters = append(g.waiters, p)
+		p.listed = true
 	}
+	g.mu.Unlock()
 }
 
 // woke: the peer's bytes came.
 func (p *gatePass) woke() {
-	if p.grace != nil {
-		p.grace.Stop()
+	if !p.listed {
+		return
 	}
+	p.listed = false
+	g := &handshakeGate
+	g.mu.Lock()
+	if p.slot >= 0 {
+		g.dropWaiter(p)
+	}
+	g.mu.Unlock()
 }
 
 // done: the handshake ended.

@@ -23,6 +23,26 @@ func handshakers(waitingOnly bool) int {
 
 func waitingHandshakers() int { return handshakers(true) }
 
+// waitGateIdle waits until no handshake holds a place in the gate, none
+// queues and none is listed waiting: an earlier test's handshakes may
+// still be leaving.
+func waitGateIdle(t *testing.T) {
+	t.Helper()
+	g := &handshakeGate
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		g.mu.Lock()
+		idle := g.working == 0 && g.head == len(g.queue) && len(g.waiters) == 0
+		working := g.working
+		g.mu.Unlock()
+		if idle {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the gate is not idle: %d handshakes hold a place", working)
+		}
+	}
+}
+
 // busyHandshakers counts the handshake goroutines that are handshaking
 // (not waiting for work), in one look.
 func busyHandshakers() int {
@@ -79,6 +99,7 @@ func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 // handshakes working at once, the next ones queue, holding no goroutine,
 // and start in order as places are given up.
 func TestHandshakeGateBoundsWorkingHandshakes(t *testing.T) {
+	waitGateIdle(t)
 	defer func(d time.Duration) { gateStallCheck = d }(gateStallCheck)
 	gateStallCheck = time.Hour // no stall check within the test
 	k := maxWorkingHandshakes()
@@ -121,6 +142,7 @@ func TestHandshakeGateBoundsWorkingHandshakes(t *testing.T) {
 // their places and never give them up (stuck in a certificate fetch, say)
 // do not stop the queue: one more gets in each stall check.
 func TestHandshakeGateLetsOneMoreInWhenNoneLeaves(t *testing.T) {
+	waitGateIdle(t)
 	k := maxWorkingHandshakes()
 	stuck := make(chan struct{})
 	defer close(stuck)
@@ -133,5 +155,55 @@ func TestHandshakeGateLetsOneMoreInWhenNoneLeaves(t *testing.T) {
 	case <-ran:
 	case <-time.After(5 * time.Second):
 		t.Fatal("a queued handshake did not start while the gate's holders were stuck")
+	}
+}
+
+// TestHandshakesWaitingPastTheGraceGiveTheirPlaceUp: handshakes that
+// have sent their flight keep their places while their peers are silent,
+// until others queue: then the stall check sends out those that waited
+// gateGrace, and the queued ones start.
+func TestHandshakesWaitingPastTheGraceGiveTheirPlaceUp(t *testing.T) {
+	waitGateIdle(t)
+	k := maxWorkingHandshakes()
+	end := make(chan struct{})
+	defer close(end)
+	passes := make(chan *gatePass, k)
+	for range k {
+		runHandshake(func() {
+			p := newGatePass()
+			p.spoke = true // its flight is out; its peer says nothing
+			p.waiting()
+			passes <- p
+			<-end
+			p.done()
+		})
+	}
+	held := make([]*gatePass, 0, k)
+	for range k {
+		held = append(held, <-passes)
+	}
+	time.Sleep(2 * gateGrace) // no one queues: they keep their places
+	for i, p := range held {
+		if !p.held.Load() {
+			t.Fatalf("waiting handshake %d gave its place up with nobody queued", i)
+		}
+	}
+	// Each queued one keeps the place it got until the test ends: k of
+	// them start only if the k waiting ones gave theirs up.
+	started := make(chan struct{}, k)
+	for range k {
+		runHandshake(func() { started <- struct{}{}; <-end; leaveGate() })
+	}
+	for i := range k {
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of %d queued handshakes started", i, k)
+		}
+	}
+	for i, p := range held {
+		if p.held.Load() {
+			t.Errorf("waiting handshake %d kept its place while others queued", i)
+		}
 	}
 }

@@ -101,7 +101,10 @@ func (l *testLoop) run() {
 				l.accept()
 			} else if lc := l.conns[int(ev.FD)]; lc != nil {
 				if done, _ := lc.c.HandshakeDone(); done {
-					l.serve(lc)
+					// Seen done before its callback's wake-up: served,
+					// or answered and closed if it failed (a plain HTTP
+					// client gets its 400 here then).
+					l.handshakeDone(lc.c)
 				}
 			}
 		}
