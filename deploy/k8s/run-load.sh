@@ -74,9 +74,11 @@ echo "run-load.sh: $job applied; the agents begin at $start_at" >&2
 name="${job#*/}"
 # late_agent prints, for the first agent of the Job not yet running, its
 # name and why: the scheduler's message, or its container's waiting reason.
+# (sed reads every line: head would leave at the first, and kubectl, still
+# writing the others, would die of SIGPIPE, failing the pipe: exit 141.)
 late_agent() {
   k get pods -l "job-name=$name" -o jsonpath='{range .items[?(@.status.phase=="Pending")]}{.metadata.name}: {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message} {.status.containerStatuses[0].state.waiting.reason} {.status.containerStatuses[0].state.waiting.message}{"\n"}{end}' |
-    head -n 1 | tr -s ' ' | sed 's/ $//'
+    sed -n '1{s/  */ /g;s/ $//;p}'
 }
 # Every agent must be running soon after the begin time (a grace of 15 s for
 # pods scheduled at the last moment), and the Job done within the limit.
