@@ -24,16 +24,17 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 rss() { awk '/^VmRSS:/ {print $2}' /proc/$spid/status; }
-heap() { # HeapAlloc HeapInuse
-	curl -fsS http://127.0.0.1:$dport/debug/vars | python3 -c 'import json,sys; m=json.load(sys.stdin)["memstats"]; print(m["HeapAlloc"], m["HeapInuse"])'
+vars() { curl -fsS http://127.0.0.1:$dport/debug/vars; }
+heap() { # HeapAlloc HeapInuse, of the memstats in $1
+	python3 -c 'import json,sys; m=json.loads(sys.argv[1])["memstats"]; print(m["HeapAlloc"], m["HeapInuse"])' "$1"
 }
-# Where the RSS is: the runtime's own accounts, in KiB.
+# Where the RSS is: the runtime's own accounts in $1, in KiB.
 runtime_mem() {
-	curl -fsS http://127.0.0.1:$dport/debug/vars | python3 -c 'import json,sys; m=json.load(sys.stdin)["memstats"]; k=lambda n: m[n]>>10
-print("  runtime KiB: heap alloc %d in use %d idle-not-released %d released %d, stacks %d, spans %d, gc meta %d, other %d, next gc %d, gcs %d" % (k("HeapAlloc"), k("HeapInuse"), k("HeapIdle")-k("HeapReleased"), k("HeapReleased"), k("StackInuse"), k("MSpanInuse"), k("GCSys"), k("OtherSys"), k("NextGC"), m["NumGC"]))'
+	python3 -c 'import json,sys; m=json.loads(sys.argv[1])["memstats"]; k=lambda n: m[n]>>10
+print("  runtime KiB: heap alloc %d in use %d idle-not-released %d released %d, stacks %d, spans %d, gc meta %d, other %d, next gc %d, gcs %d" % (k("HeapAlloc"), k("HeapInuse"), k("HeapIdle")-k("HeapReleased"), k("HeapReleased"), k("StackInuse"), k("MSpanInuse"), k("GCSys"), k("OtherSys"), k("NextGC"), m["NumGC"]))' "$1"
 }
 rss0=$(rss)
-read -r alloc0 inuse0 < <(heap)
+read -r alloc0 inuse0 < <(heap "$(vars)")
 taskset -c 1 bin/gust load -c $conns ${WSS_IDLE_CONNECT_RATE:+--connect-rate $WSS_IDLE_CONNECT_RATE} --ws-hold --ws-ping 30s --insecure --warmup 1s -z 170s --timeout 30s --quiet -o json \
 	"$scheme://127.0.0.1:$port/ws" >"/tmp/wss-idle-$label.json" &
 lpid=$!
@@ -42,9 +43,10 @@ for t in 25 60 130 165; do
 	sleep $((t - prev))
 	prev=$t
 	r=$(rss)
-	read -r alloc inuse < <(heap)
+	v=$(vars)
+	read -r alloc inuse < <(heap "$v")
 	echo "$label $scheme t=${t}s RSS +$(((r - rss0) * 1024 / conns)) B/conn  heap allocated +$(((alloc - alloc0) / conns)) B/conn  heap spans in use +$(((inuse - inuse0) / conns)) B/conn"
-	runtime_mem
+	runtime_mem "$v"
 done
 wait $lpid
 lpid=

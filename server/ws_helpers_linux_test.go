@@ -29,7 +29,12 @@ type wsClient struct {
 // ending in CRLF), and checks the 101.
 func dialWS(t testing.TB, s *Server, path, extra string) *wsClient {
 	t.Helper()
-	c := dialWSRaw(t, s, path, extra)
+	return switched(t, dialWSRaw(t, s, path, extra))
+}
+
+// switched fails t unless c's upgrade was answered 101, and returns c.
+func switched(t testing.TB, c *wsClient) *wsClient {
+	t.Helper()
 	if c.resp.StatusCode != 101 {
 		body, _ := io.ReadAll(c.resp.Body)
 		t.Fatalf("upgrade answered %d: %s", c.resp.StatusCode, body)
@@ -49,11 +54,7 @@ func dialWSRaw(t testing.TB, s *Server, path, extra string) *wsClient {
 func dialWSS(t testing.TB, s *Server, path string) *wsClient {
 	t.Helper()
 	nc := dialTLS(t, s, clientTLS(0))
-	c := upgradeOn(t, nc, bufio.NewReader(nc), path, "")
-	if c.resp.StatusCode != 101 {
-		t.Fatalf("upgrade answered %d", c.resp.StatusCode)
-	}
-	return c
+	return switched(t, upgradeOn(t, nc, bufio.NewReader(nc), path, ""))
 }
 
 // upgradeOn sends the opening handshake on nc and reads the response,

@@ -29,9 +29,10 @@ var timerPool = sync.Pool{New: func() any { return time.NewTimer(handshakerIdle)
 
 // handshakeGate bounds the handshakes that work (compute, or read what
 // their peer has sent) at once; more wait in its queue, holding no
-// goroutine. A handshake gives its place up when it has waited gateGrace
-// for its peer (gatePass) and does not take it back: the gate is about a
-// flood of new connections, whose peers answer at once. Unbounded,
+// goroutine. A handshake gives its place up when it waits for its peer
+// (at once, or after gateGrace while others queue: gatePass) and does not
+// take it back: the gate is about a flood of new connections, whose peers
+// answer at once. Unbounded,
 // 15,000 connections opened at once made about 14,000 handshake
 // goroutines, each with a stack grown to the handshake's depth; the
 // runtime keeps every goroutine's record (about 0.4 KB) for good, and the
@@ -204,7 +205,7 @@ func newGatePass() *gatePass {
 	return p
 }
 
-// leave gives the place up, once (the grace timer and the handshake's end
+// leave gives the place up, once (the stall check and the handshake's end
 // may both try).
 func (p *gatePass) leave() {
 	if p.held.CompareAndSwap(true, false) {

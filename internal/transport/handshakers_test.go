@@ -7,21 +7,29 @@ import (
 	"time"
 )
 
-// handshakers counts the handshake goroutines: all of them, or only those
-// waiting for work.
-func handshakers(waitingOnly bool) int {
+// Which handshake goroutines countHandshakers counts.
+const (
+	allHandshakers     = iota
+	waitingHandshakers // waiting for work
+	busyHandshakers    // handshaking
+)
+
+// countHandshakers counts the handshake goroutines of a kind, in one look.
+func countHandshakers(kind int) int {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	n := 0
 	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if bytes.Contains(g, []byte("transport.handshaker(")) && (!waitingOnly || bytes.Contains(g, []byte("[select"))) {
+		if !bytes.Contains(g, []byte("transport.handshaker(")) {
+			continue
+		}
+		waiting := bytes.Contains(g, []byte("[select"))
+		if kind == allHandshakers || (kind == waitingHandshakers) == waiting {
 			n++
 		}
 	}
 	return n
 }
-
-func waitingHandshakers() int { return handshakers(true) }
 
 // waitGateIdle waits until no handshake holds a place in the gate, none
 // queues and none is listed waiting: an earlier test's handshakes may
@@ -43,20 +51,6 @@ func waitGateIdle(t *testing.T) {
 	}
 }
 
-// busyHandshakers counts the handshake goroutines that are handshaking
-// (not waiting for work), in one look.
-func busyHandshakers() int {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if bytes.Contains(g, []byte("transport.handshaker(")) && !bytes.Contains(g, []byte("[select")) {
-			n++
-		}
-	}
-	return n
-}
-
 // TestHandshakeGoroutinesAreReusedThenRetire: a handshake started while a
 // handshake goroutine waits runs on it, not on a new goroutine, and an
 // idle one exits after handshakerIdle.
@@ -64,18 +58,18 @@ func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 	done := make(chan struct{})
 	runHandshake(func() { leaveGate(); done <- struct{}{} })
 	<-done
-	for end := time.Now().Add(2 * time.Second); waitingHandshakers() == 0; time.Sleep(5 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Second); countHandshakers(waitingHandshakers) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("no handshake goroutine waits after its handshake")
 		}
 	}
 	// Tests here do not run in parallel: handshake goroutines can only
 	// retire meanwhile, not start.
-	before := handshakers(false)
+	before := countHandshakers(allHandshakers)
 	running, release := make(chan int), make(chan struct{})
 	runHandshake(func() {
 		defer leaveGate()
-		running <- handshakers(false)
+		running <- countHandshakers(allHandshakers)
 		<-release
 	})
 	during := <-running
@@ -83,14 +77,14 @@ func TestHandshakeGoroutinesAreReusedThenRetire(t *testing.T) {
 	if during > before {
 		t.Errorf("%d handshake goroutines while the second handshake runs, %d before: it got a new one", during, before)
 	}
-	for end := time.Now().Add(2 * time.Second); waitingHandshakers() == 0; time.Sleep(5 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Second); countHandshakers(waitingHandshakers) == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("no handshake goroutine waits after the second handshake")
 		}
 	}
-	for end := time.Now().Add(handshakerIdle + 3*time.Second); waitingHandshakers() > 0; time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(handshakerIdle + 3*time.Second); countHandshakers(waitingHandshakers) > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatalf("%d handshake goroutines still wait %v after their last handshake", waitingHandshakers(), handshakerIdle+3*time.Second)
+			t.Fatalf("%d handshake goroutines still wait %v after their last handshake", countHandshakers(waitingHandshakers), handshakerIdle+3*time.Second)
 		}
 	}
 }

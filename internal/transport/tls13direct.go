@@ -440,6 +440,14 @@ func (c *TLS) closeNotifyDirect() error {
 // crypto/tls keeps is left as it is. Only the connection's owner may call
 // it, between its reads and writes; called every few seconds it costs a
 // busy connection nothing but the call.
+func (c *TLS) Quiet() bool {
+	if c.d == nil || c.state.Load() != stateReady {
+		return false
+	}
+	in, out := c.d.in.quiet(), c.d.out.quiet()
+	return in && out
+}
+
 // Rest drops the record keys' AES-GCM states now, as Quiet does after a
 // quiet period, for a connection its owner knows is idle again (a
 // WebSocket that only exchanged a ping and its pong): the next record in
@@ -463,12 +471,4 @@ func (c *TLS) KeysHeld() (in, out bool) {
 		return true, true
 	}
 	return c.d.in.aead != nil, c.d.out.aead != nil
-}
-
-func (c *TLS) Quiet() bool {
-	if c.d == nil || c.state.Load() != stateReady {
-		return false
-	}
-	in, out := c.d.in.quiet(), c.d.out.quiet()
-	return in && out
 }

@@ -154,7 +154,7 @@ func (d *direction) quiet() bool {
 		d.used = false
 		return false
 	}
-	d.aead = nil
+	d.rest()
 	return true
 }
 

@@ -131,7 +131,7 @@ func TestAFloodOfHandshakesKeepsFewGoroutines(t *testing.T) {
 			}
 			done++
 		case <-time.After(2 * time.Millisecond):
-			peak = max(peak, busyHandshakers())
+			peak = max(peak, countHandshakers(busyHandshakers))
 			if time.Now().After(deadline) {
 				t.Fatalf("%d of %d handshakes ended in 20s", done, n)
 			}

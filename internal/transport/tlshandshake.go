@@ -134,8 +134,8 @@ func (c *TLS) ConnectionState() tls.ConnectionState {
 // DropConnectionState lets crypto/tls's state of the connection go (about
 // 0.3 KB with the keying-material exporter it holds) once nobody will ask
 // for it: a connection switched to WebSocket. ConnectionState then gives
-// the version, suite, ALPN protocol and resumption only, and
-// its ExportKeyingMaterial must not be called. A connection whose records
+// the version, suite, ALPN protocol and resumption only, and its
+// ExportKeyingMaterial must not be called. A connection whose records
 // crypto/tls keeps keeps it. Only the connection's owner may call it.
 func (c *TLS) DropConnectionState() {
 	if c.d != nil && c.state.Load() == stateReady {
