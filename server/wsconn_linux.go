@@ -26,7 +26,7 @@ type WSConn struct {
 	cfg *WebSocket
 	// subproto is the chosen subprotocol's index in cfg.Subprotocols, or
 	// -1: a byte among the flags rather than a string's 16 (an idle
-	// connection's WSConn fits the allocator's 224-byte class, the
+	// connection's WSConn fits the allocator's 176-byte class, the
 	// engine's events being lent by the seat).
 	subproto int8
 	// deflate: permessage-deflate was negotiated; sharedDeflate: without
@@ -68,7 +68,7 @@ type WSConn struct {
 	// Guarded by mu: what other goroutines (and callbacks) queue.
 	mu          sync.Mutex
 	box         *buffer     // frames to write, in order; nil when none (a pooled holder: 8 bytes, not a slice's 24)
-	closeReason *string     // Close's reason, nil for none (a pointer, as box is: the struct fits the 224-byte class)
+	closeReason *string     // Close's reason, nil for none (a pointer, as box is: the struct fits the 176-byte class)
 	groups      *[]*WSGroup // the groups it is in, to leave when it ends; nil for none
 
 	value any // the application's, for Value and SetValue

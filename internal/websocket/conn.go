@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"encoding/binary"
+	"math"
 	"unicode/utf8"
 )
 
@@ -72,52 +73,62 @@ type Event struct {
 // DeflateParams): then its own compressor and the peer's history window.
 // A Conn is not safe for concurrent use and must not be copied once used.
 type Conn struct {
-	// Set by Init.
-	client     bool
-	deflate    bool
-	sendNoCtx  bool  // this side compresses each message afresh
-	recvNoCtx  bool  // the peer does
-	sendBits   uint8 // window this side compresses within
-	recvBits   uint8 // window the peer compresses within
-	maxMessage int
+	// Fields are ordered so that they pack: an idle server connection
+	// is this struct inside its WSConn, nothing else.
+	client bool // set by Init
 
 	// The receiving side.
 	msgOp         Opcode // first opcode of the fragmented message in progress, 0 when none
 	msgDeflate    bool   // that message is compressed
 	closeReceived bool
 	closeSent     bool
+	pooled        bool    // events came from the pool, not the owner
 	text          UTF8    // validates the uncompressed text message in progress
+	maxMessage    int32   // Config.MaxMessage (set by Init), at most 2 GiB - 1
 	msgStart      int     // where the message in progress starts in buf
 	buf           *[]byte // messages assembled during this Feed; pooled
-	zbuf          *[]byte // the compressed message in progress; pooled
-	hist          []byte  // the peer's window, kept with its context takeover
 	err           *CloseError
 	// events holds what the last Feed completed: a slice lent by the
 	// owner (Lend) or, without one, taken from a pool at the first event
 	// (pooled); nil between Feeds, so an idle Conn keeps none.
 	events *[]Event
-	pooled bool
 
-	comp *compressor // this side's own, with its context takeover
+	// z is permessage-deflate's state, nil without the extension: a
+	// connection that did not negotiate it (most of a million idle ones)
+	// keeps a pointer rather than its 48 bytes.
+	z *deflation
+}
+
+// deflation is what a Conn keeps for permessage-deflate (RFC 7692).
+type deflation struct {
+	sendNoCtx bool        // this side compresses each message afresh
+	recvNoCtx bool        // the peer does
+	sendBits  uint8       // window this side compresses within
+	recvBits  uint8       // window the peer compresses within
+	zbuf      *[]byte     // the compressed message in progress; pooled
+	hist      []byte      // the peer's window, kept with its context takeover
+	comp      *compressor // this side's own, with its context takeover
 }
 
 // Init readies c for a new connection with cfg, dropping anything it held.
 func (c *Conn) Init(cfg Config) {
 	c.Release()
-	*c = Conn{client: cfg.Client, maxMessage: cfg.MaxMessage}
-	if c.maxMessage <= 0 {
-		c.maxMessage = DefaultMaxMessage
+	max := cfg.MaxMessage
+	if max <= 0 {
+		max = DefaultMaxMessage
 	}
+	*c = Conn{client: cfg.Client, maxMessage: int32(min(max, math.MaxInt32))}
 	if p := cfg.Deflate; p != nil {
-		c.deflate = true
+		z := &deflation{}
 		sb, cb := windowOrMax(p.ServerMaxWindowBits), windowOrMax(p.ClientMaxWindowBits)
 		if c.client {
-			c.sendNoCtx, c.sendBits = p.ClientNoContextTakeover, cb
-			c.recvNoCtx, c.recvBits = p.ServerNoContextTakeover, sb
+			z.sendNoCtx, z.sendBits = p.ClientNoContextTakeover, cb
+			z.recvNoCtx, z.recvBits = p.ServerNoContextTakeover, sb
 		} else {
-			c.sendNoCtx, c.sendBits = p.ServerNoContextTakeover, sb
-			c.recvNoCtx, c.recvBits = p.ClientNoContextTakeover, cb
+			z.sendNoCtx, z.sendBits = p.ServerNoContextTakeover, sb
+			z.recvNoCtx, z.recvBits = p.ClientNoContextTakeover, cb
 		}
+		c.z = z
 	}
 }
 
@@ -247,7 +258,7 @@ func (c *Conn) check(h *FrameHeader) *CloseError {
 		}
 		return errUnmaskedClient
 	}
-	if h.Rsv2 || h.Rsv3 || (h.Rsv1 && !c.deflate) {
+	if h.Rsv2 || h.Rsv3 || (h.Rsv1 && c.z == nil) {
 		return errReservedBits
 	}
 	if h.Op.IsControl() {
@@ -265,14 +276,14 @@ func (c *Conn) check(h *FrameHeader) *CloseError {
 			return errRsv1Cont
 		}
 		if c.msgDeflate {
-			have = len(*c.zbuf)
+			have = len(*c.z.zbuf)
 		} else {
 			have = len(*c.buf) - c.msgStart
 		}
 	} else if c.msgOp != 0 {
 		return errDataInMessage
 	}
-	if h.Length > uint64(c.maxMessage-have) {
+	if h.Length > uint64(int(c.maxMessage)-have) {
 		return errTooBig
 	}
 	return nil
@@ -307,8 +318,8 @@ func (c *Conn) frame(out []byte, h *FrameHeader, payload []byte) ([]byte, *Close
 			return out, c.finish(payload)
 		}
 		if c.msgDeflate {
-			if c.zbuf == nil {
-				c.zbuf = getBuf()
+			if c.z.zbuf == nil {
+				c.z.zbuf = getBuf()
 			}
 		} else {
 			if c.buf == nil {
@@ -319,7 +330,7 @@ func (c *Conn) frame(out []byte, h *FrameHeader, payload []byte) ([]byte, *Close
 	}
 	// The first or a later fragment of a message.
 	if c.msgDeflate {
-		*c.zbuf = append(*c.zbuf, payload...)
+		*c.z.zbuf = append(*c.z.zbuf, payload...)
 	} else {
 		*c.buf = append(*c.buf, payload...)
 		if c.msgOp == OpText && !c.text.Write(payload) {
@@ -331,7 +342,7 @@ func (c *Conn) frame(out []byte, h *FrameHeader, payload []byte) ([]byte, *Close
 	}
 	var compressed []byte
 	if c.msgDeflate {
-		compressed = *c.zbuf
+		compressed = *c.z.zbuf
 	}
 	return out, c.finish(compressed)
 }
@@ -346,20 +357,21 @@ func (c *Conn) finish(compressed []byte) *CloseError {
 			c.buf = getBuf()
 		}
 		c.msgStart = len(*c.buf)
+		z := c.z
 		var dict []byte
-		if !c.recvNoCtx {
-			dict = c.hist
+		if !z.recvNoCtx {
+			dict = z.hist
 		}
-		b, err := inflate(*c.buf, c.msgStart, compressed, dict, c.maxMessage)
+		b, err := inflate(*c.buf, c.msgStart, compressed, dict, int(c.maxMessage))
 		*c.buf = b
-		if c.zbuf != nil {
-			*c.zbuf = (*c.zbuf)[:0]
+		if z.zbuf != nil {
+			*z.zbuf = (*z.zbuf)[:0]
 		}
 		if err != nil {
 			return err.(*CloseError)
 		}
-		if !c.recvNoCtx {
-			c.keepHistory(b[c.msgStart:])
+		if !z.recvNoCtx {
+			z.keepHistory(b[c.msgStart:])
 		}
 		if op == OpText && !utf8.Valid(b[c.msgStart:]) {
 			return errInvalidUTF8
@@ -372,19 +384,19 @@ func (c *Conn) finish(compressed []byte) *CloseError {
 }
 
 // keepHistory slides the peer's window over msg, an inflated message.
-func (c *Conn) keepHistory(msg []byte) {
-	w := 1 << c.recvBits
-	if c.hist == nil {
-		c.hist = make([]byte, 0, w)
+func (z *deflation) keepHistory(msg []byte) {
+	w := 1 << z.recvBits
+	if z.hist == nil {
+		z.hist = make([]byte, 0, w)
 	}
 	if len(msg) >= w {
-		c.hist = append(c.hist[:0], msg[len(msg)-w:]...)
+		z.hist = append(z.hist[:0], msg[len(msg)-w:]...)
 		return
 	}
-	if keep := w - len(msg); len(c.hist) > keep {
-		c.hist = c.hist[:copy(c.hist, c.hist[len(c.hist)-keep:])]
+	if keep := w - len(msg); len(z.hist) > keep {
+		z.hist = z.hist[:copy(z.hist, z.hist[len(z.hist)-keep:])]
 	}
-	c.hist = append(c.hist, msg...)
+	z.hist = append(z.hist, msg...)
 }
 
 // onClose handles the peer's close frame (RFC 6455 sections 5.5.1, 7.1.5).
@@ -469,9 +481,11 @@ func (c *Conn) recycleBufs() {
 func (c *Conn) Release() {
 	c.msgOp = 0
 	c.recycle()
-	if c.zbuf != nil {
-		putBuf(c.zbuf)
-		c.zbuf = nil
+	if z := c.z; z != nil {
+		if z.zbuf != nil {
+			putBuf(z.zbuf)
+			z.zbuf = nil
+		}
+		z.comp, z.hist = nil, nil
 	}
-	c.comp, c.hist = nil, nil
 }

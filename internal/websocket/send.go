@@ -33,19 +33,20 @@ func (c *Conn) AppendMessage(dst []byte, op Opcode, payload []byte) ([]byte, err
 		binary.LittleEndian.PutUint32(key[:], rand.Uint32())
 		mask = &key
 	}
-	if !c.deflate {
+	z := c.z
+	if z == nil {
 		return AppendFrame(dst, op, true, false, payload, mask), nil
 	}
-	if c.sendNoCtx {
-		comp := getCompressor(int(c.sendBits))
+	if z.sendNoCtx {
+		comp := getCompressor(int(z.sendBits))
 		dst = appendCompressed(dst, op, payload, comp, mask)
-		putCompressor(comp, int(c.sendBits))
+		putCompressor(comp, int(z.sendBits))
 		return dst, nil
 	}
-	if c.comp == nil {
-		c.comp = newCompressor(int(c.sendBits))
+	if z.comp == nil {
+		z.comp = newCompressor(int(z.sendBits))
 	}
-	return appendCompressed(dst, op, payload, c.comp, mask), nil
+	return appendCompressed(dst, op, payload, z.comp, mask), nil
 }
 
 // SharedCompression reports whether frames from AppendCompressedFrame may be
@@ -53,7 +54,7 @@ func (c *Conn) AppendMessage(dst []byte, op Opcode, payload []byte) ([]byte, err
 // its side and with a 15-bit window. (A frame compressed elsewhere would
 // otherwise break the window its own compressor shares with the peer.)
 func (c *Conn) SharedCompression() bool {
-	return c.deflate && !c.client && c.sendNoCtx && c.sendBits == 15
+	return c.z != nil && !c.client && c.z.sendNoCtx && c.z.sendBits == 15
 }
 
 // AppendPing appends a ping carrying payload, cut to 125 bytes.
