@@ -113,5 +113,9 @@ func BuiltinServers(peerDir, gust string) []Server {
 		{Name: "gust-pooled", Command: g + " --mode pooled", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
 		{Name: "gust-pooled-adapter", Command: g + " --mode pooled --api nethttp", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
 		{Name: "gust-inline", Command: g + " --mode inline", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
+		// gust-inline with its loops waiting in epoll_wait on their own
+		// threads rather than parked in the runtime's poller
+		// (server.Config.LoopsOwnThreads), for --servers gust-own.
+		{Name: "gust-own", Command: g + " --mode inline --own-threads", Modes: gustModeFlags, Probe: probe, Compress: gustCompressFlags, OnRequest: true},
 	}
 }

@@ -81,6 +81,17 @@ type Config struct {
 	Acceptor Acceptor
 	// Mode says where handlers run. The zero value is Auto.
 	Mode Mode
+	// LoopsOwnThreads makes each loop wait for events in epoll_wait on
+	// its own thread, unseen by the Go scheduler, as nginx's workers do,
+	// instead of parking in the runtime's poller (Linux engine). A parked
+	// loop costs the runtime a hand-off each time it sleeps and a wake-up
+	// (of its thread and of the scheduler's monitor) each time it wakes:
+	// serving 10 MiB files at 200 connections, about 15% of the server's
+	// CPU (docs/BENCHMARKS.md). The price is a P per loop, held while it
+	// waits: Listen raises GOMAXPROCS to Loops + 1 if it is lower, so that
+	// everything else (workers, timers, the collector) has a P of its own,
+	// and the loops should then be Inline or have little else to run.
+	LoopsOwnThreads bool
 	// MaxWorkers caps the worker goroutines running handlers at once in
 	// Pooled and Auto modes; requests beyond it wait in a queue, in order,
 	// and are never dropped. In Auto mode it also caps the handlers that

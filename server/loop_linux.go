@@ -135,7 +135,11 @@ func (l *loop) run() error {
 			if l.lingerWakeAt > 0 {
 				wakeAt = min(wakeAt, l.lingerWakeAt) // lingering sockets wait for their budget
 			}
-			l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
+			if l.srv.cfg.LoopsOwnThreads {
+				l.events, err = l.poller.WaitOwnThread(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
+			} else {
+				l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
+			}
 		}
 		if err != nil {
 			l.shutdownAll()

@@ -69,6 +69,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		IdleTimeout:       time.Hour,
 		MaxConns:          cfg.MaxConns,
 		Loops:             cfg.Loops,
+		LoopsOwnThreads:   cfg.OwnThreads,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		// A --workers process shares the port with its siblings.
 		SharePort: cfg.Worker != "",

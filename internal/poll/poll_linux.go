@@ -148,6 +148,31 @@ func (p *Poller) wait(timeout time.Duration) (int, error) {
 	return unix.EpollWait(p.epfd, p.raw, msec)
 }
 
+// WaitOwnThread is Wait for a loop that owns its thread: epoll_wait
+// without telling the Go scheduler, as a raw system call, until an event
+// or the deadline (the zero time means none). The calling goroutine keeps
+// its P while it waits, so other goroutines need another: the caller
+// makes sure there is one. The runtime's preemption signal (SIGURG, sent
+// to a goroutine that held its P 10 ms, and to every P when the world
+// stops for the collector) interrupts the wait: it then returns no
+// events, and the goroutine is preempted at its next call.
+func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error) {
+	msec := -1
+	if !deadline.IsZero() {
+		// Round up, so that a sub-millisecond wait does not spin.
+		msec = int(max(0, (time.Until(deadline)+time.Millisecond-1)/time.Millisecond))
+	}
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+		uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(msec), 0, 0)
+	switch errno {
+	case 0:
+		return p.convert(dst, int(n)), nil
+	case unix.EINTR:
+		return dst, nil
+	}
+	return dst, fmt.Errorf("epoll_wait: %w", errno)
+}
+
 // WaitParked is Wait for loops that share their threads with other
 // goroutines (the server's, whose handlers run on worker goroutines): when
 // no event is ready it parks the calling goroutine in the Go runtime's
