@@ -45,6 +45,7 @@ func run(args []string) error {
 	readHeader := fl.Duration("read-header-timeout", 0, "close a connection whose request head takes longer than this (0: 10s)")
 	idle := fl.Duration("idle-timeout", 0, "close a keep-alive connection idle this long (0: 120s)")
 	ping := fl.Duration("ws-ping", 0, "ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
+	own := fl.Bool("own-threads", false, "the loops wait in epoll_wait on their own threads rather than parking in the Go runtime's poller (GOMAXPROCS raised to loops + 1)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -68,7 +69,7 @@ func run(args []string) error {
 	srv := &server.Server{
 		Handler: wspaths.New(false, *ping).Native(hello),
 		Config: server.Config{Loops: *loops, Mode: m, SharePort: *share,
-			ReadHeaderTimeout: *readHeader, IdleTimeout: *idle},
+			ReadHeaderTimeout: *readHeader, IdleTimeout: *idle, LoopsOwnThreads: *own},
 	}
 	if err := srv.Listen(*addr); err != nil {
 		return fmt.Errorf("listen on -addr %q: %w", *addr, err)
