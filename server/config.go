@@ -90,7 +90,11 @@ type Config struct {
 	// CPU (docs/BENCHMARKS.md). The price is a P per loop, held while it
 	// waits: Listen raises GOMAXPROCS to Loops + 1 if it is lower, so that
 	// everything else (workers, timers, the collector) has a P of its own,
-	// and the loops should then be Inline or have little else to run.
+	// and the loops should then be Inline or have little else to run. An
+	// idle loop still wakes each time the runtime preempts it (its signal
+	// ends the wait: every 10-20 ms, about 50 times a second here) and at
+	// each tick of its timer wheel; with GODEBUG=asyncpreemptoff=1 a
+	// collection waits for the tick (at most 100 ms).
 	LoopsOwnThreads bool
 	// MaxWorkers caps the worker goroutines running handlers at once in
 	// Pooled and Auto modes; requests beyond it wait in a queue, in order,

@@ -113,11 +113,11 @@ type deflation struct {
 // Init readies c for a new connection with cfg, dropping anything it held.
 func (c *Conn) Init(cfg Config) {
 	c.Release()
-	max := cfg.MaxMessage
-	if max <= 0 {
-		max = DefaultMaxMessage
+	limit := cfg.MaxMessage
+	if limit <= 0 {
+		limit = DefaultMaxMessage
 	}
-	*c = Conn{client: cfg.Client, maxMessage: int32(min(max, math.MaxInt32))}
+	*c = Conn{client: cfg.Client, maxMessage: int32(min(limit, math.MaxInt32))}
 	if p := cfg.Deflate; p != nil {
 		z := &deflation{}
 		sb, cb := windowOrMax(p.ServerMaxWindowBits), windowOrMax(p.ClientMaxWindowBits)
