@@ -94,6 +94,14 @@ type Config struct {
 
 	// Loops is the number of event loops (default GOMAXPROCS, at most Connections).
 	Loops int
+	// OwnThreads makes each loop wait in epoll_wait on its own thread,
+	// unseen by the Go scheduler, rather than in a system call the
+	// scheduler hands its P off around (Linux). A loop that sleeps and
+	// wakes often (an open-model rate, held connections pinged now and
+	// then) then costs less CPU: 11 us of the generator's a WebSocket ping
+	// and pong against 17 (docs/BENCHMARKS.md). Run raises GOMAXPROCS to
+	// Loops + 1 if it is lower, for the goroutines beside the loops.
+	OwnThreads bool
 	// IntervalHistograms keeps each second's latency histogram, encoded, in
 	// result.Result.Timeline (for HdrHistogram interval logs).
 	IntervalHistograms bool

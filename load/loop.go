@@ -193,7 +193,11 @@ func (l *loop) run() {
 			l.lastScan = now
 		}
 		var err error
-		l.events, err = l.poller.Wait(l.events[:0], l.waitTimeout(now))
+		if l.e.cfg.OwnThreads {
+			l.events, err = l.poller.WaitOwnThread(l.events[:0], time.Now().Add(l.waitTimeout(now)))
+		} else {
+			l.events, err = l.poller.Wait(l.events[:0], l.waitTimeout(now))
+		}
 		if err != nil {
 			break // the poller itself failed; nothing more can be measured
 		}

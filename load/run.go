@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -234,6 +235,11 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 		go e.feed.run()
 	}
 
+	if e.cfg.OwnThreads && runtime.GOMAXPROCS(0) <= len(loops) {
+		// A waiting loop holds its P: leave one for the collector, the
+		// feeder and the stop watch.
+		runtime.GOMAXPROCS(len(loops) + 1)
+	}
 	var wg sync.WaitGroup
 	for _, l := range loops {
 		wg.Add(1)

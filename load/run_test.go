@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,7 +38,12 @@ func TestRunCountsEveryResponse(t *testing.T) {
 		{"pipelined 8 deep", Config{Connections: 4, Requests: 2000, Pipeline: 8}},
 		{"keep-alive off", Config{Connections: 4, Requests: 400, DisableKeepAlive: true}},
 		{"open model", Config{Connections: 4, Requests: 200, Rate: 2000}},
+		// Loops waiting on their own threads (Run raises GOMAXPROCS for
+		// them; put back below).
+		{"loops on their own threads", Config{Connections: 8, Requests: 2000, Loops: 2, OwnThreads: true}},
+		{"open model, loops on their own threads", Config{Connections: 4, Requests: 200, Rate: 2000, OwnThreads: true}},
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg

@@ -33,6 +33,11 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 	return dst, ErrUnsupported
 }
 
+// WaitOwnThread fails: there is no epoll.
+func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error) {
+	return dst, ErrUnsupported
+}
+
 // Poll returns ErrUnsupported.
 func (p *Poller) Poll(dst []Event) ([]Event, error) { return dst, ErrUnsupported }
 
