@@ -157,13 +157,27 @@ func (p *Poller) wait(timeout time.Duration) (int, error) {
 // stops for the collector) interrupts the wait: it then returns no
 // events, and the goroutine is preempted at its next call.
 func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error) {
-	msec := -1
-	if !deadline.IsZero() {
+	var n uintptr
+	var errno syscall.Errno
+	if deadline.IsZero() {
+		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), ^uintptr(0), 0, 0) // -1: no timeout
+	} else if wait := max(0, time.Until(deadline)); p.pwait2 {
+		// Nanoseconds: a generator's next send is due at its time, not at
+		// the next millisecond.
+		ts := unix.NsecToTimespec(int64(wait))
+		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd),
+			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno == unix.ENOSYS {
+			p.pwait2 = false // older kernel: millisecond timeouts from now on
+			return dst, nil
+		}
+	} else {
 		// Round up, so that a sub-millisecond wait does not spin.
-		msec = int(max(0, (time.Until(deadline)+time.Millisecond-1)/time.Millisecond))
+		msec := (wait + time.Millisecond - 1) / time.Millisecond
+		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
+			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(msec), 0, 0)
 	}
-	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
-		uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(msec), 0, 0)
 	switch errno {
 	case 0:
 		return p.convert(dst, int(n)), nil
