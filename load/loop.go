@@ -194,7 +194,7 @@ func (l *loop) run() {
 		}
 		var err error
 		if l.e.cfg.OwnThreads {
-			l.events, err = l.poller.WaitOwnThread(l.events[:0], time.Now().Add(l.waitTimeout(now)))
+			l.events, err = l.poller.WaitOwnThread(l.events[:0], l.waitTimeout(now))
 		} else {
 			l.events, err = l.poller.Wait(l.events[:0], l.waitTimeout(now))
 		}

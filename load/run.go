@@ -5,12 +5,12 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/result"
 )
@@ -235,10 +235,8 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 		go e.feed.run()
 	}
 
-	if e.cfg.OwnThreads && runtime.GOMAXPROCS(0) <= len(loops) {
-		// A waiting loop holds its P: leave one for the collector, the
-		// feeder and the stop watch.
-		runtime.GOMAXPROCS(len(loops) + 1)
+	if e.cfg.OwnThreads {
+		poll.SpareP(len(loops)) // for the collector, the feeder and the stop watch
 	}
 	var wg sync.WaitGroup
 	for _, l := range loops {

@@ -48,7 +48,7 @@ hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.250 out=out/c1m
 ws_ping=10m
 own_threads= # --own-threads: gustd's loops wait on their own threads (server.Config.LoopsOwnThreads)
 
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; }
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 die() { echo "c1m: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
 	case "$1" in

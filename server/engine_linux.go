@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,9 +52,8 @@ func newEngine(s *Server, addr string) (*engine, error) {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
 	e := &engine{srv: s, base: time.Now()}
-	if s.cfg.LoopsOwnThreads && runtime.GOMAXPROCS(0) <= s.cfg.Loops {
-		// A waiting loop holds its P: leave one for everything else.
-		runtime.GOMAXPROCS(s.cfg.Loops + 1)
+	if s.cfg.LoopsOwnThreads {
+		poll.SpareP(s.cfg.Loops)
 	}
 	if tcp.Port != 0 && !s.cfg.SharePort {
 		if err := portIsFree(tcp); err != nil {

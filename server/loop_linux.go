@@ -136,7 +136,7 @@ func (l *loop) run() error {
 				wakeAt = min(wakeAt, l.lingerWakeAt) // lingering sockets wait for their budget
 			}
 			if l.srv.cfg.LoopsOwnThreads {
-				l.events, err = l.poller.WaitOwnThread(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
+				l.events, err = l.poller.WaitOwnThread(l.events[:0], max(0, time.Duration(wakeAt-l.e.now())))
 			} else {
 				l.events, err = l.poller.WaitParked(l.events[:0], l.e.base.Add(time.Duration(wakeAt)))
 			}

@@ -11,20 +11,12 @@ import (
 )
 
 // TestWaitOwnThread: the raw wait reports events as Wait does, returns
-// empty at its deadline, is ended by Wake, and gives way to the
+// empty at its timeout, is ended by Wake, and gives way to the
 // collector (whose stop of the world preempts the waiting goroutine with
 // a signal) rather than holding it up to the deadline.
 func TestWaitOwnThread(t *testing.T) {
-	p, err := New(16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	a, b := newPair(t)
-	if err := p.Add(a); err != nil {
-		t.Fatal(err)
-	}
-	evs, err := p.WaitOwnThread(nil, time.Now().Add(time.Second))
+	p, a, b := newWatchedPair(t)
+	evs, err := p.WaitOwnThread(nil, time.Second)
 	if err != nil || len(evs) != 1 || evs[0].FD != int32(a) || evs[0].Flags&Writable == 0 {
 		t.Fatalf("events %+v err %v, want fd %d writable", evs, err, a)
 	}
@@ -34,7 +26,7 @@ func TestWaitOwnThread(t *testing.T) {
 	start := time.Now()
 	deadline := start.Add(30 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		evs, err = p.WaitOwnThread(nil, deadline)
+		evs, err = p.WaitOwnThread(nil, max(0, time.Until(deadline)))
 		if err != nil || len(evs) != 0 {
 			t.Fatalf("events %+v err %v, want none by the deadline", evs, err)
 		}
@@ -44,7 +36,7 @@ func TestWaitOwnThread(t *testing.T) {
 	}
 
 	unix.Write(b, []byte("x"))
-	evs, err = p.WaitOwnThread(nil, time.Now().Add(time.Second))
+	evs, err = p.WaitOwnThread(nil, time.Second)
 	if err != nil || len(evs) != 1 || evs[0].Flags&Readable == 0 {
 		t.Fatalf("events %+v err %v, want readable", evs, err)
 	}
@@ -55,7 +47,7 @@ func TestWaitOwnThread(t *testing.T) {
 	}()
 	start = time.Now()
 	for time.Since(start) < 5*time.Second {
-		if evs, _ = p.WaitOwnThread(evs[:0], time.Time{}); len(evs) == 0 && time.Since(start) >= 20*time.Millisecond {
+		if evs, _ = p.WaitOwnThread(evs[:0], -1); len(evs) == 0 && time.Since(start) >= 20*time.Millisecond {
 			break // the wake-up is consumed, not reported
 		}
 	}
@@ -77,7 +69,7 @@ func TestWaitOwnThread(t *testing.T) {
 				return
 			default:
 			}
-			p.WaitOwnThread(nil, time.Now().Add(10*time.Second))
+			p.WaitOwnThread(nil, 10*time.Second)
 		}
 	}()
 	gcDone := make(chan time.Duration, 1)

@@ -5,7 +5,10 @@
 // concurrent use, except for Wake, which any goroutine may call.
 package poll
 
-import "errors"
+import (
+	"errors"
+	"runtime"
+)
 
 // Event flags, as reported in Event.Flags.
 const (
@@ -25,3 +28,12 @@ type Event struct {
 
 // ErrUnsupported is returned by New on platforms without an event-loop poller.
 var ErrUnsupported = errors.New("poll: event loop not supported on this platform")
+
+// SpareP raises GOMAXPROCS to loops + 1 if it is lower: each of loops
+// waiting in WaitOwnThread holds its P, and everything else in the
+// process (workers, timers, the collector) needs one.
+func SpareP(loops int) {
+	if runtime.GOMAXPROCS(0) <= loops {
+		runtime.GOMAXPROCS(loops + 1)
+	}
+}

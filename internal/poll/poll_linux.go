@@ -140,32 +140,34 @@ func (p *Poller) wait(timeout time.Duration) (int, error) {
 		}
 		p.pwait2 = false // older kernel: fall back to millisecond timeouts
 	}
-	msec := -1
-	if timeout >= 0 {
-		// Round up so that a sub-millisecond timeout does not spin.
-		msec = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	return unix.EpollWait(p.epfd, p.raw, millis(timeout))
+}
+
+// millis is timeout as epoll_wait's milliseconds: -1 (no limit) for a
+// negative one, and rounded up, so that a sub-millisecond timeout does
+// not spin.
+func millis(timeout time.Duration) int {
+	if timeout < 0 {
+		return -1
 	}
-	return unix.EpollWait(p.epfd, p.raw, msec)
+	return int((timeout + time.Millisecond - 1) / time.Millisecond)
 }
 
 // WaitOwnThread is Wait for a loop that owns its thread: epoll_wait
 // without telling the Go scheduler, as a raw system call, until an event
-// or the deadline (the zero time means none). The calling goroutine keeps
-// its P while it waits, so other goroutines need another: the caller
-// makes sure there is one. The runtime's preemption signal (SIGURG, sent
-// to a goroutine that held its P 10 ms, and to every P when the world
-// stops for the collector) interrupts the wait: it then returns no
-// events, and the goroutine is preempted at its next call.
-func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error) {
+// or the timeout (< 0 waits without limit). The calling goroutine keeps
+// its P while it waits, so other goroutines need another (SpareP). The
+// runtime's preemption signal (SIGURG, sent to a goroutine that held its
+// P 10 ms, and to every P when the world stops for the collector)
+// interrupts the wait: it then returns no events, and the goroutine is
+// preempted at its next call.
+func (p *Poller) WaitOwnThread(dst []Event, timeout time.Duration) ([]Event, error) {
 	var n uintptr
 	var errno syscall.Errno
-	if deadline.IsZero() {
-		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
-			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), ^uintptr(0), 0, 0) // -1: no timeout
-	} else if wait := max(0, time.Until(deadline)); p.pwait2 {
+	if p.pwait2 && timeout > 0 {
 		// Nanoseconds: a generator's next send is due at its time, not at
 		// the next millisecond.
-		ts := unix.NsecToTimespec(int64(wait))
+		ts := unix.NsecToTimespec(int64(timeout))
 		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(p.epfd),
 			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(unsafe.Pointer(&ts)), 0, 0)
 		if errno == unix.ENOSYS {
@@ -173,10 +175,8 @@ func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error)
 			return dst, nil
 		}
 	} else {
-		// Round up, so that a sub-millisecond wait does not spin.
-		msec := (wait + time.Millisecond - 1) / time.Millisecond
 		n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.epfd),
-			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(msec), 0, 0)
+			uintptr(unsafe.Pointer(&p.raw[0])), uintptr(len(p.raw)), uintptr(millis(timeout)), 0, 0)
 	}
 	switch errno {
 	case 0:

@@ -19,16 +19,24 @@ func newPair(t *testing.T) (int, int) {
 	return fds[0], fds[1]
 }
 
-func TestPoller(t *testing.T) {
+// newWatchedPair returns a Poller watching a, one end of a socket pair,
+// and b, the other end; both close when the test ends.
+func newWatchedPair(t *testing.T) (p *Poller, a, b int) {
+	t.Helper()
 	p, err := New(16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	a, b := newPair(t)
+	t.Cleanup(func() { p.Close() })
+	a, b = newPair(t)
 	if err := p.Add(a); err != nil {
 		t.Fatal(err)
 	}
+	return p, a, b
+}
+
+func TestPoller(t *testing.T) {
+	p, a, b := newWatchedPair(t)
 
 	t.Run("a new socket is reported writable", func(t *testing.T) {
 		evs, err := p.Wait(nil, time.Second)

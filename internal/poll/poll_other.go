@@ -34,7 +34,7 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 }
 
 // WaitOwnThread fails: there is no epoll.
-func (p *Poller) WaitOwnThread(dst []Event, deadline time.Time) ([]Event, error) {
+func (p *Poller) WaitOwnThread(dst []Event, timeout time.Duration) ([]Event, error) {
 	return dst, ErrUnsupported
 }
 
