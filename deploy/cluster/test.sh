@@ -39,7 +39,18 @@ snapshot() {
   echo "== mounts"; awk '{print $2}' /proc/self/mounts | sort
   echo "== links"; ip -o link | awk -F': ' '{print $2}' | sed 's/@.*//' | sort
   echo "== netns"; ip netns list | awk '{print $1}' | sort
-  echo "== iptables"; iptables-save | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//' | sort
+  echo "== iptables"; iptables_added_by_anyone
+}
+# iptables_added_by_anyone lists, per table, the rules and chains that are
+# not the kernel's own: a table's header, COMMIT and its built-in chains
+# at their default policy (ACCEPT) say only that the table is loaded, and
+# the kernel loads one (mangle, on a fresh machine) the first time
+# kube-proxy looks at it. A built-in chain with another policy is listed.
+iptables_added_by_anyone() {
+  iptables-save | awk '
+    /^\*/ { table = substr($0, 2); next }
+    /^:/ { if ($2 != "ACCEPT") print table, $1, $2; next }
+    /^-A / { print table, $0 }' | sed 's/\[[0-9]*:[0-9]*\]//' | sort
 }
 total=$SECONDS
 if [[ -n "$down" ]]; then
