@@ -1,28 +1,81 @@
-// Package server is gust's event-loop HTTP server engine: HTTP/1.1, and
-// HTTP/2 (h2c with prior knowledge, Config.H2C, or over TLS when ALPN
-// chooses "h2", Config.HTTP2.OverTLS), on plain TCP or TLS (Config.TLS,
-// ListenAndServeTLS). Each connection speaks one protocol at a time, behind
-// one seam the loop drives: HTTP/1.1 from its first byte, switched to
-// HTTP/2 by the client preface or ALPN.
+// Package server is gust's event-loop HTTP server engine. A connection
+// speaks one protocol at a time behind one per-connection seam the loop
+// drives: HTTP/1.1 from its first byte; HTTP/2 after the client preface
+// (Config.H2C) or when ALPN picks "h2" (Config.HTTP2.OverTLS); WebSocket
+// after an upgrade a handler accepts (Ctx.UpgradeWebSocket), over HTTP/1.1
+// or an HTTP/2 extended CONNECT stream. Its transport is plain TCP or TLS
+// (Config.TLS, ListenAndServeTLS). Files are served by FileServer and
+// Ctx.SendFile: sendfile(2) on plain TCP.
 //
-// A small number of event loops (one per CPU by default), each with its own
-// epoll instance, own every connection. A connection costs a few hundred
-// bytes while it is idle: read and write buffers are borrowed from pools only
-// while a request or a response is in progress, and no goroutine waits on
-// it. Goroutines follow requests that wait instead: in the default Auto
-// mode a handler starts on its loop and, if it is still running after a
-// short budget (it waits, or computes for long), is moved off to a
-// goroutine of its own while the loop goes on; the loop learns which
-// routes wait and sends them to workers up front. In Pooled mode every
-// request runs on a worker goroutine taken from a pool whose size follows
-// the number of requests being handled; in Inline mode handlers run on the
-// loop itself, for handlers that never block.
+// A few event loops (one per CPU by default), each with its own epoll
+// instance, own every connection; an idle one holds no buffer and no
+// goroutine. Config.Mode dispatches requests: Inline runs handlers on the
+// loop; Pooled on worker goroutines; Auto (the default) starts a handler
+// on its loop and moves it off to a goroutine of its own when it outlives
+// Config.HandlerBudget, learning which routes wait and sending those to
+// workers up front.
 //
-// Handlers use either the native API, a func(*Ctx) that sees the request as
-// byte views and allocates nothing, or any net/http Handler through
-// HTTPHandler, so existing routers run unchanged.
+// Handlers use the native API, a func(*Ctx) that sees the request as byte
+// views and allocates nothing, or any net/http Handler through
+// HTTPHandler. Without epoll, Serve falls back to a goroutine per
+// connection on package net, HTTP/1.1 only.
 //
-// On platforms without epoll, Serve falls back to a goroutine per
-// connection on the net package, with the same handlers and limits; it
-// speaks HTTP/1.1 only (plain, or TLS through a tls.Listener).
+// # Files
+//
+//   - adapter.go: HTTPHandler, net/http on top of Ctx: Request, ResponseWriter, Flusher, Hijacker
+//   - adapter_file.go: the adapter's ReadFrom, an *os.File copied becoming the Ctx's file body
+//   - auto.go: Auto mode's route table (path hash, decaying probes); moveViews for a handed-over request
+//   - auto_linux.go: Auto on the loops: the seat, moving a handler off, the loop's new goroutine, the watchdog
+//   - config.go: Config and its zero values, Mode (Auto, Pooled, Inline), Acceptor, HandlerBudget
+//   - conn_linux.go: a connection's state, fields grouped by owner; ownership states, deadline, cancel
+//   - connturn_linux.go: the loop's side of any connection: handle, readTurn, writeOut, flushOut
+//   - ctx.go: Ctx, the native API: request views, response headers and body, Flush
+//   - ctxhook.go: the response as a wrapper sees it: FlushHook, ResponseHeader, ResponseBody
+//   - date.go: the Date header refreshed once a second, and its string for HTTP/2
+//   - doc.go: this comment
+//   - engine_linux.go: listeners (SO_REUSEPORT per loop, or one acceptor), starting and stopping loops
+//   - engine_other.go: the portable fallback: a goroutine per connection on net, HTTP/1.1 only
+//   - filebody.go: fileBody, a response body of bytes and file ranges; SendFileRange
+//   - filecache.go: the file server's cache of open files and validators, checked again by stat
+//   - filecond.go: conditional requests (If-Match, If-None-Match, If-Modified-Since, If-Range)
+//   - fileencoding.go: precompressed siblings (.br, .zst, .gz) picked by Accept-Encoding
+//   - filepath.go: a request path decoded once into a name under the root, escapes refused
+//   - filerange.go: Range requests, 416, Content-Range and multipart/byteranges
+//   - filesend_linux.go: a file body after its head: sendfile(2) on TCP, read and written over TLS
+//   - fileserver.go: NewFileServer, FileServer, SendFile: GET and HEAD over a root, index, validators
+//   - h1bodystream_linux.go: HTTP/1.1 request bodies streamed as they arrive; the unread rest drained
+//   - h1exchange.go: HTTP/1.1's request: nextRequest parses, runHandler runs, serve serializes
+//   - h1serve_linux.go: h1proto, HTTP/1.1 on the loop: the h2c switch, step, handOver, upgrades
+//   - h1step.go: step, the one driver of a parsed request's outcome for loop, worker and fallback
+//   - h1work_linux.go: the worker's side of an HTTP/1.1 connection: requests in order, waiting I/O
+//   - h2adapter_linux.go: the net/http adapter on an HTTP/2 stream: streamed r.Body, Flusher, trailers
+//   - h2auto_linux.go: HTTP/2 streams in Auto mode: the loop's stream queue run at the end of its turn
+//   - h2config.go: HTTP2Config (over TLS, streams, windows, limits) and the engine's config from it
+//   - h2conn_linux.go: h2conn, HTTP/2 as a connection's protocol, driving internal/http2.ServerConn
+//   - h2file_linux.go: a file body on a stream, a 64 KiB piece at a time
+//   - h2native_linux.go: native handlers on streams: Inline and Pooled runs, Ctx.Flush on a stream
+//   - h2recv_linux.go: a stream's receiving side: HEADERS, body with credit, trailers, dispatch
+//   - h2send_linux.go: a stream's sending side: posted parts applied, pump under the windows
+//   - h2stream_linux.go: one stream: its request, its body buffer, what a worker posts (h2part)
+//   - h2ws_linux.go: WebSocket over an HTTP/2 extended CONNECT stream (RFC 8441)
+//   - h2wsauto_linux.go: WebSocket callbacks on HTTP/2 streams in Auto mode (wsOff, hand back)
+//   - handler.go: Handler and HandlerFunc, and what a panic or runtime.Goexit costs a handler
+//   - hijack_linux.go: Hijack, the socket detached into a net.Conn
+//   - linger.go: why a close lingers (RFC 9112 section 9.6), and its bounds
+//   - linger_linux.go: the lingering close: sockets read and dropped out of one budget per loop
+//   - loop_linux.go: one event loop: accept, wait, the turn (finishTurn), later reads, wheel, shutdown
+//   - pools_linux.go: the buffer pool and the workers' Ctx pool
+//   - proto_linux.go: the per-connection protocol seam, and the loop's post queue
+//   - server.go: Server: Listen, Serve, Shutdown, Close, Stats, expvar
+//   - tls.go: HTTPS, portable part: ListenAndServeTLS, Ctx.TLS, the tls.Config Listen prepares
+//   - tls_linux.go: TLS on the loops: handshakes off the loop, afterHandshake, quiet connections rest
+//   - tls_other.go: TLS on the portable fallback (a tls.Listener), HTTP/1.1 only
+//   - tlshijack_linux.go: Hijack over TLS, the transport made blocking on a duplicate socket
+//   - wheel_linux.go: the timer wheel (512 slots of 100 ms) for connection deadlines
+//   - workers.go: the worker pool: goroutines follow requests, a FIFO queue past MaxWorkers
+//   - ws.go: WebSocket callbacks and limits, Ctx.UpgradeWebSocket and the 101 it makes
+//   - ws_other.go: the portable fallback's WSConn and WSGroup stand-ins; upgrades answer 501
+//   - wsauto_linux.go: WebSocket callbacks in Auto mode: OnMessage watched, moved off, given back
+//   - wsconn_linux.go: WSConn, WebSocket as a connection's protocol on the loop
+//   - wssend_linux.go: Send, Ping, Close from any goroutine through loop.post; WSGroup broadcasts
 package server
