@@ -1,6 +1,3 @@
-// Package lab is gust bench: scenarios and servers as data, a runner that
-// starts each server pinned to its own CPUs, drives it with a load
-// generator and samples it (/proc, expvar), and the reports of a matrix.
 package lab
 
 import (

@@ -1,7 +1,3 @@
-// Package metrics serves a load run's live measurements to Prometheus:
-// an Exporter takes load.Live once a second (Config.Live) and a Server
-// exposes it on /metrics, in Prometheus's text format, OpenMetrics, or
-// protobuf with a native latency histogram, as the scraper asks.
 package metrics
 
 import (

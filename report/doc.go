@@ -10,4 +10,26 @@
 // report through it; a judged Result (--threshold) ends with its verdicts.
 // WriteCapacity writes a capacity search (gust load --find-max) in the same
 // formats. Latencies are in microseconds throughout, as in result.Result.
+//
+// # Files
+//
+//   - agents.go: the per-agent table of a merged result, for text and HTML
+//   - capacity.go: WriteCapacity: a capacity search as text, JSON and CSV; CapacityStepLine
+//   - capacity_html.go: a capacity search as an HTML page, latency against throughput
+//   - csv.go: the per-second timeline as CSV
+//   - distribution.go: the text summary's latency distribution bars
+//   - doc.go: this comment
+//   - endpoints.go: the per-endpoint table, for text and HTML
+//   - format.go: number and duration formats
+//   - hdrlog.go: the HdrHistogram interval log
+//   - html.go: the self-contained HTML page: tables and inline SVG charts
+//   - http2.go: an HTTP/2 or auto run's protocol keys and summary lines
+//   - json.go: the JSON document, every histogram encoded
+//   - read.go: ReadResults: JSON documents back into result.Results, for gust merge
+//   - summary.go: Summary, the JSON document's shape (keys are only added)
+//   - text.go: the human text summary
+//   - threshold.go: a judged run's Thresholds section in text, HTML and JSON
+//   - tls.go: TLSStats: a TLS run's facts in text, HTML and JSON, read back for merge
+//   - websocket.go: WebSocketStats: a WebSocket run's facts in text, HTML and JSON
+//   - write.go: Write(w, format, r) and Formats, the one format switch of load, replay and merge
 package report

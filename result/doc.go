@@ -11,4 +11,24 @@
 //
 // Latencies are in microseconds throughout, in HdrHistograms made by
 // NewHistogram, so that any two can be added exactly.
+//
+// # Files
+//
+//   - agents.go: Agent, the agents table of a merged result, skew flagged
+//   - capacity.go: Capacity and CapacityStep, what a capacity search found
+//   - doc.go: this comment
+//   - endpoint.go: Endpoint, a per-endpoint row (replay, --targets)
+//   - errorkind.go: ErrorKind, the kinds of failure a run counts, and their report names
+//   - failstatus.go: StatusSet (--fail-status), the statuses error_rate counts as failed
+//   - histogram.go: the one histogram setting every gust histogram shares, so any two add exactly
+//   - http2.go: HTTP2: streams per connection, RST_STREAM and GOAWAY counts by code, retries
+//   - input.go: Input, what a replay read from its log
+//   - merge.go: Merge and Result.Add: agents' Results added into one, mismatches refused
+//   - merge_endpoints.go: endpoints of data-driven runs merged by name
+//   - protocol.go: the Protocol values (h2c, h2, auto), and Protocols, an auto run's connections
+//   - result.go: Result, what a run measured, and Second, one second of its timeline
+//   - shard.go: Shard (I/N), shares that add up to the whole exactly
+//   - threshold.go: Threshold (--threshold), ParseThreshold, Judge into Verdicts
+//   - tls.go: TLS, a TLS run's handshakes: versions, suites, ALPN, resumption, errors
+//   - websocket.go: WebSocket, a ws:// run's upgrades, messages, bytes, closes and pings
 package result

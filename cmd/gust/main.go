@@ -1,11 +1,3 @@
-// Command gust is an HTTP load generator (gust load, and gust replay for
-// access logs), target server (gust serve), benchmark lab (gust bench) and
-// the adder of load agents' results (gust merge).
-//
-// Each subcommand lives in a file of its own (load.go, replay.go, serve.go,
-// bench.go, merge.go) with its flags and the wiring from them to the
-// libraries; what several share is a small file of its own (drive.go,
-// protoflags.go, tlsflags.go).
 package main
 
 import (

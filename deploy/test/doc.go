@@ -13,4 +13,8 @@
 // gust.deploy-test=1. Traffic stays on networks the tests made: the podman
 // network 10.213.17.0/24 and the bridge 10.213.16.0/24 that exists only in
 // a network namespace of its own.
+//
+// # Files
+//
+//   - doc.go: this comment and the package clause; the tests are the package
 package deploytest

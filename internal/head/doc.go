@@ -12,4 +12,10 @@
 // A Request's byte slices view memory it does not own: a parser's buffer,
 // a Store, a stream's copy. Nothing here allocates once its buffers have
 // grown.
+//
+// # Files
+//
+//   - doc.go: this comment
+//   - request.go: Request and Field: method, scheme, target, Host, fields, framing flags
+//   - store.go: Store: heads and bodies copied into one buffer as offsets, nothing allocated once grown
 package head

@@ -1,8 +1,3 @@
-// Package hello is what every server gust measures answers, written once:
-// gust serve on either engine and the peers of the peers module answer
-// Text on every path and method with the same headers (gust serve refuses
-// CONNECT with a 405 of its own), and expose the same debug endpoints
-// (DebugHandler) for gust bench's samplers.
 package hello
 
 import (

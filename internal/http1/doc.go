@@ -16,4 +16,22 @@
 // two implementations disagree about where a message ends, such as differing
 // Content-Length values, obs-folded lines or bare CR, is rejected rather than
 // guessed at.
+//
+// # Files
+//
+//   - body.go: how a response's body is delimited (the generator's side)
+//   - chunked.go: ChunkedDecoder: chunked bodies across any split, extensions held to the grammar
+//   - doc.go: this comment
+//   - errors.go: the parsers' errors and the status each maps to
+//   - fields.go: field lines, and a response's Content-Length, Transfer-Encoding, Connection
+//   - host.go: an authority (Host, absolute-form target) checked: reg-name, IPv4, IPv6, port
+//   - reply.go: the server's bytes: AppendReply, chunks, AppendError, AppendContinue
+//   - request.go: Request serialized once (AppendRequest); BuildHead, AppendHead; ValidateHeader
+//   - requestfields.go: a request's field lines parsed in place
+//   - requesthead.go: ParseRequestHead: the request head in place (RFC 9112 sections 3 and 5)
+//   - requestline.go: the request line: method, target, version
+//   - response.go: the response head parsed in place (the generator's side)
+//   - statusline.go: a response's status line
+//   - token.go: byte classes (tokens, field values), IsToken, EqualFold, list elements
+//   - urlerr.go: UnwrapURLError, a *url.Error's cause for one-line messages
 package http1

@@ -1,8 +1,3 @@
-// Package poll wraps the operating system's readiness notification (epoll on
-// Linux) for gust's event loops: the load generator's and the server's.
-//
-// A Poller is owned by one event loop goroutine; it is not safe for
-// concurrent use, except for Wake, which any goroutine may call.
 package poll
 
 import (

@@ -1,3 +1,8 @@
 // Package sys holds the raw socket system calls shared by the server's and
 // the generator's event loops.
+//
+// # Files
+//
+//   - doc.go: this comment
+//   - sys_linux.go: Read, Write, Sendfile and SendMore as raw system calls on non-blocking sockets
 package sys

@@ -1,10 +1,3 @@
-// Package transport is the per-connection read/write seam of gust's event
-// loops, server and generator alike: every byte a connection reads or writes
-// goes through one Conn. Plain TCP is the socket itself; TLS sits on top of a
-// plain Conn: crypto/tls from the standard library, never forked, does the
-// handshake, and over TLS 1.3 on AES-GCM the connection then seals and opens
-// its records itself with the traffic secrets crypto/tls derived
-// (tls13direct.go; GUST_TLS_RECORDS=crypto/tls keeps crypto/tls's records).
 package transport
 
 import "errors"

@@ -18,4 +18,19 @@
 //
 // For a broadcast, AppendFrame and AppendCompressedFrame build a frame once
 // for many server connections.
+//
+// # Files
+//
+//   - closecode.go: close codes, ValidCloseCode, CloseError
+//   - conn.go: Conn, Config, Event: Feed checks frames, assembles fragments, answers control frames
+//   - deflate.go: permessage-deflate's compression and inflation, pooled, no context takeover
+//   - doc.go: this comment
+//   - frame.go: ParseFrameHeader and AppendFrame
+//   - handshake.go: the opening handshake's pieces: AcceptKey, NewKey, client request, server check
+//   - mask.go: Mask: XOR with the masking key, eight bytes at a time, across splits
+//   - negotiate.go: RFC 7692's negotiation: DeflateParams, offers and answers
+//   - opcode.go: Opcode: control or data, known or reserved
+//   - pool.go: pooled message buffers and event slices
+//   - send.go: what a Conn writes: messages (compressed and masked as negotiated), ping, pong, close
+//   - utf8.go: UTF8: incremental validation across fragments
 package websocket

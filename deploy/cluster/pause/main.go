@@ -1,7 +1,3 @@
-// Command pause is the sandbox ("pause") container of every pod on the
-// cluster of deploy/cluster: it holds the pod's namespaces and does nothing
-// else until it is told to stop. Built here because the cluster pulls no
-// image from a registry.
 package main
 
 import (

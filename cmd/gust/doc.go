@@ -1,0 +1,37 @@
+// Command gust is an HTTP load generator (gust load, and gust replay for
+// access logs), target server (gust serve), benchmark lab (gust bench) and
+// the adder of load agents' results (gust merge).
+//
+// Each subcommand lives in a file of its own (load.go, replay.go, serve.go,
+// bench.go, merge.go) with its flags and the wiring from them to the
+// libraries; what several share is a small file of its own (drive.go,
+// protoflags.go, tlsflags.go). Flags and wiring only: nothing here that
+// a library could do, and flags are the only global state.
+//
+// # Files
+//
+//   - bench.go: gust bench and gust bench compare: flags into lab's servers, CPUs, runner and reports
+//   - connectflags.go: --connect-rate and --source-addrs of gust load
+//   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource
+//   - doc.go: this comment
+//   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
+//   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
+//   - load.go: gust load: flags into a load.Config, the progress line, the report
+//   - main.go: the root command, one-line errors, the only place that picks an exit code
+//   - merge.go: gust merge: agents' JSON read, added with result.Merge and reported
+//   - metricsflags.go: --metrics-* of gust load: a metrics.Server fed by Config.Live
+//   - protoflags.go: --proto http1.1|h2|auto and --http2 of load and replay
+//   - replay.go: gust replay: an access log through replay into a load.Config with a Source
+//   - serve.go: gust serve: flags, the hello handler, the net/http engine
+//   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
+//   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
+//   - serve_gust.go: gust serve on gust/server: native or adapter handler, mode, loops, h2c and h2
+//   - serve_tls.go: gust serve's HTTPS flags: certificates (or a self-signed one), versions, ticket key
+//   - serve_workers.go: --workers N: the prefork parent re-executing itself, forwarding signals
+//   - serve_workers_linux.go: a worker's process group, parent-death signal, SO_REUSEPORT for net/http
+//   - serve_workers_other.go: --workers refused off Linux
+//   - stageflags.go: --stages, --max-connections and --ramp-up of gust load, and their conflicts
+//   - thresholdflags.go: --threshold and --fail-status: verdicts into the Result, exit status 99
+//   - tlsflags.go: the TLS flags of load and replay into a load.TLSConfig
+//   - wsflags.go: gust load's --ws-* flags into load.WebSocketConfig
+package main

@@ -1,0 +1,11 @@
+// Package wspaths is gust serve's two WebSocket endpoints on gust/server,
+// shared by gust serve and gustd: /ws echoes every message back as
+// it came (text as text, binary as binary); /ws/broadcast sends every
+// message to all connections on that path, the sender included. Other
+// paths, and requests that do not ask to upgrade, go to the next handler.
+//
+// # Files
+//
+//   - doc.go: this comment
+//   - wspaths.go: /ws echo and /ws/broadcast, native and through the adapter; --ws-deflate
+package wspaths
