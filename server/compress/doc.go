@@ -60,4 +60,15 @@
 // more on BenchmarkLevels' JSON, level 9 about 17% for many times
 // the CPU), brotli 4 (quality 5 and up cost far more), zstd 3 (its
 // default; zstd gives the least CPU for a ratio like gzip's).
+//
+// # Files
+//
+//   - bytes.go: a string viewed as bytes without copying
+//   - config.go: Config (order, levels, windows, MinSize) and Compressor, its pools
+//   - doc.go: this comment
+//   - encoder.go: the pooled gzip, zstd and brotli encoders behind one interface
+//   - middleware.go: Compressor.Middleware, the http.ResponseWriter that holds MinSize bytes to decide
+//   - native.go: Compressor.Handler: the per-request FlushHook, the decision, Vary and ETag
+//   - negotiate.go: Coding, Negotiate: Accept-Encoding's q-values and the server's order on ties
+//   - types.go: which Content-Types are compressed already
 package compress
