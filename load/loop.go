@@ -9,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/gust-http/gust/internal/mailbox"
 	"github.com/gust-http/gust/internal/poll"
 )
 
@@ -82,7 +83,7 @@ type loop struct {
 	eps      endpointStats
 
 	// With TLS (see tls_loop.go); tls is nil for a plain run.
-	hs  handshakeQueue
+	hs  mailbox.Box[endedHandshake] // handshakes that ended (tls_loop.go); its lock is taken once per handshake
 	tls *tlsStats
 }
 
@@ -129,6 +130,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 			timed:       e.feed != nil && e.feed.timed(),
 			perEndpoint: e.cfg.Source != nil,
 		}
+		loops[i].hs.Init(p.Wake)
 		if e.pickers != nil {
 			loops[i].picker = e.pickers[i]
 		}

@@ -1,8 +1,6 @@
 package load
 
 import (
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gust-http/gust/internal/transport"
@@ -17,16 +15,6 @@ import (
 // then the connection is stHandshaking: its readiness events are ignored
 // and it is not counted as connected.
 
-// handshakeQueue holds the handshakes that ended, until their loop takes
-// them. Its lock is taken once per handshake, never per request.
-type handshakeQueue struct {
-	mu     sync.Mutex
-	ended  []endedHandshake
-	taken  []endedHandshake // the loop's: the batch being finished
-	closed bool             // the loop is gone: its poller must not be woken
-	any    atomic.Bool      // ended is not empty (so a plain run never locks)
-}
-
 // endedHandshake is a connection and the TLS whose handshake ended. The
 // connection may have moved on (failed, reopened on a new TLS) before the
 // loop looks: the TLS, not the fd, says whether it is still the same one.
@@ -38,15 +26,7 @@ type endedHandshake struct {
 // handshakeEnded runs on the handshake's goroutine: it queues c and wakes
 // its loop, and does nothing else.
 func (l *loop) handshakeEnded(c *conn, t *transport.TLS) {
-	q := &l.hs
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return
-	}
-	q.ended = append(q.ended, endedHandshake{c: c, t: t})
-	q.any.Store(true)
-	l.poller.Wake()
+	l.hs.Post(endedHandshake{c: c, t: t}) // false once the loop has ended
 }
 
 // startHandshake layers TLS on c's plain transport, just connected, and
@@ -67,16 +47,8 @@ func (l *loop) startHandshake(c *conn, now int64) {
 // finishHandshakes takes the handshakes that ended and makes their
 // connections ready, or fails them.
 func (l *loop) finishHandshakes(now int64) {
-	q := &l.hs
-	if !q.any.Load() {
-		return
-	}
-	q.mu.Lock()
-	q.taken, q.ended = q.ended, q.taken[:0]
-	q.any.Store(false)
-	q.mu.Unlock()
-	for i, h := range q.taken {
-		q.taken[i] = endedHandshake{}
+	l.hs.Take()
+	for h, ok := l.hs.Next(); ok; h, ok = l.hs.Next() {
 		if h.c.tls == h.t && h.c.state == stHandshaking {
 			l.handshakeDone(h.c, now)
 		}
@@ -114,10 +86,7 @@ func (l *loop) handshakeFailed(c *conn, err error, now int64) {
 // closeHandshakes stops the loop's handshakes as the loop ends: no callback
 // wakes its poller after this, and running handshakes are released.
 func (l *loop) closeHandshakes() {
-	l.hs.mu.Lock()
-	l.hs.closed = true
-	l.hs.ended = nil
-	l.hs.mu.Unlock()
+	l.hs.Close()
 	for _, c := range l.conns {
 		if c.tls != nil {
 			c.tls.Release()

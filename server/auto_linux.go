@@ -265,9 +265,7 @@ func (l *loop) finishMoved(st *seat, c *conn, rest, out []byte) {
 // route for the loop to fix (takeHandoffs).
 func (l *loop) blipIfQuick(st *seat) {
 	if l.e.now()-st.movedAt < int64(l.srv.cfg.HandlerBudget) {
-		l.mu.Lock()
-		l.blips = append(l.blips, st.route)
-		l.mu.Unlock()
+		l.blips.Post(st.route)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gust-http/gust/internal/mailbox"
 	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/sys"
 )
@@ -48,11 +49,8 @@ type loop struct {
 	// stack so that a goroutine taking the loop over from a handler's
 	// goroutine finishes it: the events not yet handled, the connections
 	// whose turn ended before they were drained.
-	turnNow    int64
-	evNext     int
-	laterRun   []*conn
-	laterIdx   int
-	laterTaken bool
+	turnNow int64
+	evNext  int
 	// closingIdle: closeIdleConns is running (a handler it served may be
 	// moved off the loop, and the loop's new goroutine starts it again).
 	closingIdle bool
@@ -64,28 +62,33 @@ type loop struct {
 
 	conns atomic.Int64 // connections this loop holds, for tests and balance checks
 
-	later, laterSpare []*conn // sockets whose turn ended before they were drained
-	lingerPace                // lingering connections and their read budget (linger_linux.go)
+	// later holds the sockets whose turn ended before they were drained,
+	// posted by the loop itself, so that a goroutine taking the loop over
+	// mid-turn gives them their turn.
+	later      mailbox.Box[*conn]
+	lingerPace // lingering connections and their read budget (linger_linux.go)
 
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
 
-	mu       sync.Mutex // guards handoff, incoming and stopped
-	handoff  []*conn    // connections workers gave back to be closed
-	blips    []uint32   // routes whose handlers were moved off but did not wait (Auto)
-	incoming []int      // sockets the accepting loop handed over (AcceptOne)
-	spare    []int      // the other incoming slice, swapped to avoid allocating
+	// The mailboxes other goroutines post to; each wakes the loop. A
+	// batch is handed out from the box, not a stack: if a callback is
+	// moved off the loop meanwhile (Auto mode), the goroutine the loop
+	// goes on in hands out the rest.
+	handoff  mailbox.Box[*conn]  // connections workers gave back to be closed
+	blips    mailbox.Box[uint32] // routes whose handlers were moved off but did not wait (Auto)
+	incoming mailbox.Box[int]    // sockets the accepting loop handed over (AcceptOne)
+	posts    mailbox.Box[*conn]  // connections whose protocol has posts from other goroutines (post)
+
+	// mu guards stopped alone: shutdownAll holds it while it closes the
+	// mailboxes and looks at every connection, so that a worker that
+	// finds the loop stopped (giveBack, closeIfStopped) closes its
+	// connection itself, and only once shutdownAll is done with it.
+	mu       sync.Mutex
 	stopped  bool
 	minTimer int64 // the shortest timeout, for checking busy connections
 
-	tlsLoop         // handshakes that ended, queued under mu (tls_linux.go)
-	posts   []*conn // connections whose protocol has posts from other goroutines (post), under mu
-	// taking is the batch of posts takePosts is handing out, the loop's:
-	// taking[takeAt:] are still to go. It lives in the loop, not on a
-	// stack, so that if a callback is moved off the loop meanwhile (Auto
-	// mode), the goroutine the loop goes on in hands out the rest.
-	taking  []*conn
-	takeAt  int
+	tlsLoop        // handshakes that ended, in their mailbox (tls_linux.go)
 	streams h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 }
 
@@ -104,6 +107,11 @@ func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	}
 	l.seat = newSeat(l)
 	l.seatNow.Store(l.seat)
+	wake := p.Wake
+	l.handoff.Init(wake)
+	l.incoming.Init(wake)
+	l.posts.Init(wake)
+	l.shaken.Init(wake)
 	return l
 }
 
@@ -125,7 +133,7 @@ func (l *loop) run() error {
 		}
 		var err error
 		lingerDue := l.lingerWakeAt > 0 && l.lingerWakeAt <= l.turnNow
-		if len(l.later) > 0 || l.streams.pending() || lingerDue {
+		if l.later.Pending() || l.streams.pending() || lingerDue {
 			// Sockets wait for their next turn, or streams (queued by
 			// closeIdleConns' reads) to start, or lingering sockets have
 			// budget left: look for events, do not wait.
@@ -244,23 +252,14 @@ func (l *loop) readLater(c *conn, hangup bool) {
 	c.laterHangup = c.laterHangup || hangup
 	if !c.later {
 		c.later = true
-		l.later = append(l.later, c)
+		l.later.Post(c)
 	}
 }
 
 // readTheRest gives the queued connections their next turn.
 func (l *loop) readTheRest(now int64) {
-	if !l.laterTaken {
-		if len(l.later) == 0 {
-			return
-		}
-		l.laterRun, l.laterIdx, l.laterTaken = l.later, 0, true
-		l.later = l.laterSpare[:0]
-	}
-	for l.laterIdx < len(l.laterRun) {
-		c := l.laterRun[l.laterIdx]
-		l.laterRun[l.laterIdx] = nil
-		l.laterIdx++
+	l.later.Take() // resumes a batch a goroutine moved off the loop left
+	for c, ok := l.later.Next(); ok; c, ok = l.later.Next() {
 		c.later = false
 		hangup := c.laterHangup
 		c.laterHangup = false
@@ -268,8 +267,6 @@ func (l *loop) readTheRest(now int64) {
 			l.readTurn(c, hangup, now)
 		}
 	}
-	l.laterSpare = l.laterRun[:0]
-	l.laterRun, l.laterTaken = nil, false
 }
 
 // register makes the accepted socket fd a connection of this loop.
@@ -293,25 +290,16 @@ func (l *loop) register(fd int, now int64) {
 
 // adopt queues a socket another loop accepted (AcceptOne) for this one.
 func (l *loop) adopt(fd int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.stopped {
+	if !l.incoming.Post(fd) { // the loop has stopped
 		unix.Close(fd)
 		l.srv.counters.open.Add(-1)
-		return
 	}
-	l.incoming = append(l.incoming, fd)
-	l.poller.Wake()
 }
 
 // takeIncoming registers the sockets other loops handed over.
 func (l *loop) takeIncoming(now int64) {
-	l.mu.Lock()
-	fds := l.incoming
-	l.incoming = l.spare[:0]
-	l.spare = fds
-	l.mu.Unlock()
-	for _, fd := range fds {
+	l.incoming.Take()
+	for fd, ok := l.incoming.Next(); ok; fd, ok = l.incoming.Next() {
 		l.register(fd, now)
 	}
 }
@@ -324,20 +312,18 @@ func (l *loop) setDeadline(c *conn, at int64) {
 
 // giveBack is how a worker returns a connection that must be closed.
 func (l *loop) giveBack(c *conn) {
-	l.mu.Lock()
-	if l.stopped {
-		// The loop has gone: the worker that owns c closes it, under the
-		// lock so that shutdownAll never touches a closed descriptor.
-		if c.state.CompareAndSwap(stBusy, stClosed) || c.state.CompareAndSwap(stBusyEvent, stClosed) {
-			unix.Close(c.fd)
-			c.release()
-			c.forget()
-		}
-		l.mu.Unlock()
+	if l.handoff.Post(c) {
 		return
 	}
-	l.handoff = append(l.handoff, c)
-	l.poller.Wake()
+	// The loop has gone: the worker that owns c closes it, under the
+	// lock, which shutdownAll holds until it is done with every
+	// connection, so that it never touches a closed descriptor.
+	l.mu.Lock()
+	if c.state.CompareAndSwap(stBusy, stClosed) || c.state.CompareAndSwap(stBusyEvent, stClosed) {
+		unix.Close(c.fd)
+		c.release()
+		c.forget()
+	}
 	l.mu.Unlock()
 }
 
@@ -363,18 +349,16 @@ func (l *loop) wake() {
 	l.mu.Unlock()
 }
 
+// takeHandoffs closes the connections workers gave back, and unlearns
+// the routes whose handlers were moved off but did not wait.
 func (l *loop) takeHandoffs() {
-	l.mu.Lock()
-	list := l.handoff
-	l.handoff = l.handoff[len(l.handoff):]
-	for _, r := range l.blips {
+	l.blips.Take()
+	for r, ok := l.blips.Next(); ok; r, ok = l.blips.Next() {
 		l.routes.blip(r)
 	}
-	l.blips = l.blips[:0]
-	l.mu.Unlock()
-	for i, c := range list {
+	l.handoff.Take()
+	for c, ok := l.handoff.Next(); ok; c, ok = l.handoff.Next() {
 		l.closeAfterResponse(c)
-		list[i] = nil
 	}
 }
 
@@ -447,16 +431,18 @@ func (l *loop) shutdownAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.stopped = true
-	list := l.handoff
-	l.handoff = nil
-	for _, c := range list {
+	// Closed boxes take no more posts, so nothing wakes the poller once
+	// it is closed below.
+	l.posts.Close()
+	l.shaken.Close()
+	l.blips.Close()
+	for _, c := range l.handoff.Close() {
 		l.closeConn(c)
 	}
-	for _, fd := range l.incoming {
+	for _, fd := range l.incoming.Close() {
 		unix.Close(fd)
 		l.srv.counters.open.Add(-1)
 	}
-	l.incoming = nil
 	for _, c := range l.byFD {
 		if c == nil {
 			continue

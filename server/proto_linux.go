@@ -45,26 +45,13 @@ type protocol interface {
 // the loop. The protocol keeps what was posted and makes sure a
 // connection is queued once per batch.
 func (l *loop) post(c *conn) {
-	l.mu.Lock()
-	if !l.stopped {
-		l.posts = append(l.posts, c)
-		l.poller.Wake()
-	}
-	l.mu.Unlock()
+	l.posts.Post(c) // false once the loop has stopped: nothing more is taken
 }
 
 // takePosts hands the connections queued with post to their protocols.
 func (l *loop) takePosts(now int64) {
-	if l.takeAt == len(l.taking) { // the last batch is all handed out: take the next
-		l.mu.Lock()
-		l.taking, l.posts = l.posts, l.taking[:0]
-		l.mu.Unlock()
-		l.takeAt = 0
-	}
-	for l.takeAt < len(l.taking) {
-		c := l.taking[l.takeAt]
-		l.taking[l.takeAt] = nil
-		l.takeAt++
-		c.proto.posted(c, now) // may move a callback off the loop: see taking
+	l.posts.Take() // resumes a batch a goroutine moved off the loop left
+	for c, ok := l.posts.Next(); ok; c, ok = l.posts.Next() {
+		c.proto.posted(c, now) // may move a callback off the loop
 	}
 }

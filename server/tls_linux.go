@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/mailbox"
 	"github.com/gust-http/gust/internal/transport"
 )
 
@@ -34,14 +35,9 @@ type tlsLoop struct {
 	// hsEnded is the handshakes' callback, made once per loop so that a
 	// connection costs no closure.
 	hsEnded func(*transport.TLS)
-	// shaken holds the TLS connections whose handshake ended, queued by
-	// the callback under l.mu; shakenSpare is the other slice, swapped.
-	shaken, shakenSpare []*transport.TLS
-	// shakenRun is the batch being served, from shakenIdx on (the loop's
-	// goroutine only); shakenTaken says one is under way.
-	shakenRun   []*transport.TLS
-	shakenIdx   int
-	shakenTaken bool
+	// shaken holds the TLS connections whose handshake ended, posted by
+	// the callback.
+	shaken mailbox.Box[*transport.TLS]
 	// handshakes maps the TLS of each connection still handshaking to it:
 	// the loop finds a connection by its *TLS, never by its fd, which may
 	// have been closed and reused, or (Hijack) moved to a duplicate.
@@ -97,12 +93,7 @@ func (l *loop) startTLS(c *conn) {
 // handshakeEnded is the handshake goroutine's callback: it queues t for
 // its loop and wakes it, nothing more.
 func (l *loop) handshakeEnded(t *transport.TLS) {
-	l.mu.Lock()
-	if !l.stopped {
-		l.shaken = append(l.shaken, t)
-		l.poller.Wake()
-	}
-	l.mu.Unlock()
+	l.shaken.Post(t) // false once the loop has stopped: nothing more is taken
 }
 
 // takeHandshakes serves the connections whose handshake ended.
@@ -110,26 +101,14 @@ func (l *loop) takeHandshakes(now int64) {
 	// Resumable, as readTheRest is: in Auto mode a handler served here may
 	// be moved off the loop, and the loop's new goroutine goes on from the
 	// next entry.
-	if !l.shakenTaken {
-		l.mu.Lock()
-		l.shakenRun, l.shakenIdx, l.shakenTaken = l.shaken, 0, true
-		l.shaken = l.shakenSpare[:0]
-		l.mu.Unlock()
-	}
-	for l.shakenIdx < len(l.shakenRun) {
-		t := l.shakenRun[l.shakenIdx]
-		l.shakenRun[l.shakenIdx] = nil
-		l.shakenIdx++
+	l.shaken.Take()
+	for t, ok := l.shaken.Next(); ok; t, ok = l.shaken.Next() {
 		// The connection may be gone (closed by its deadline) or already
 		// on its way (the loop saw the handshake end first).
 		if c := l.handshakes[t]; c != nil {
 			l.afterHandshake(c, now)
 		}
 	}
-	l.mu.Lock()
-	l.shakenSpare = l.shakenRun[:0]
-	l.mu.Unlock()
-	l.shakenRun, l.shakenTaken = nil, false
 }
 
 // afterHandshake goes on with c once its handshake has ended, and does
