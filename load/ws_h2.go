@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/http2"
 	"github.com/gust-http/gust/internal/websocket"
 	"github.com/gust-http/gust/result"
@@ -45,20 +46,10 @@ func wsH2Request(r *wsRun, scheme string, headers [][2]string) http2.Request {
 		fields = append(fields, http2.Field{Name: "sec-websocket-extensions", Value: string(r.offer)})
 	}
 	for _, h := range headers {
-		fields = append(fields, http2.Field{Name: lowerASCII(h[0]), Value: h[1]})
+		fields = append(fields, http2.Field{Name: ascii.ToLower(h[0]), Value: h[1]})
 	}
 	return http2.Request{Method: "CONNECT", Protocol: "websocket", Scheme: scheme, Authority: r.host, Path: r.path,
 		Header: fields, Tunnel: true, WantData: true, Tag: 1}
-}
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // startH2 writes the preface; the stream opens once the server's SETTINGS

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/http1"
 )
 
@@ -85,7 +86,7 @@ func originForm(target []byte) ([]byte, error) {
 	switch {
 	case target[0] == '/':
 	case len(target) == 1 && target[0] == '*':
-	case hasPrefixFold(target, "http://") || hasPrefixFold(target, "https://"):
+	case ascii.HasPrefixLower(target, "http://") || ascii.HasPrefixLower(target, "https://"):
 		rest := target[bytes.IndexByte(target, ':')+3:]
 		i := bytes.IndexAny(rest, "/?#")
 		switch {
@@ -107,25 +108,6 @@ func originForm(target []byte) ([]byte, error) {
 		}
 	}
 	return target, nil
-}
-
-func hasPrefixFold(b []byte, prefix string) bool {
-	if len(b) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		if lower(b[i]) != prefix[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1,5 +1,7 @@
 package server
 
+import "github.com/gust-http/gust/internal/ascii"
+
 // Precompressed siblings: name.br, name.zst and name.gz next to a file,
 // sent in its place to a client whose Accept-Encoding takes them (RFC 9110
 // section 12.5.3), with Content-Encoding and Vary: Accept-Encoding. The
@@ -62,7 +64,7 @@ func acceptQ(v []byte, coding string) int {
 			}
 		}
 		switch {
-		case equalFoldASCII(tok, coding), coding == "gzip" && equalFoldASCII(tok, "x-gzip"):
+		case ascii.EqualLower(tok, coding), coding == "gzip" && ascii.EqualLower(tok, "x-gzip"):
 			return q
 		case len(tok) == 1 && tok[0] == '*':
 			star = q

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+
+	"github.com/gust-http/gust/internal/ascii"
 )
 
 // Range requests (RFC 9110 section 14): the Range field parsed against a
@@ -37,7 +39,7 @@ func parseRanges(v []byte, size int64, dst []byteRange) ([]byteRange, rangeOutco
 	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
 		i++
 	}
-	if len(v)-i < 6 || !equalFoldASCII(v[i:i+5], "bytes") {
+	if len(v)-i < 6 || !ascii.EqualLower(v[i:i+5], "bytes") {
 		return dst, rangeNone
 	}
 	i += 5
@@ -143,22 +145,6 @@ func trimOWS(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
-}
-
-func equalFoldASCII(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // appendContentRange appends "bytes first-last/size".

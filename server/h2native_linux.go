@@ -5,6 +5,7 @@ package server
 import (
 	"strconv"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http2"
 )
@@ -228,8 +229,8 @@ func lowerNames(b []byte) []byte {
 			inName = true
 		case c == ':':
 			inName = false
-		case inName && 'A' <= c && c <= 'Z':
-			b[i] = c + 'a' - 'A'
+		case inName:
+			b[i] = ascii.Lower(c)
 		}
 	}
 	return b

@@ -1,5 +1,7 @@
 package head
 
+import "github.com/gust-http/gust/internal/ascii"
+
 // Field is one header field. Name and Value view the buffer the head was
 // parsed from or stored in; Value has no leading or trailing whitespace.
 type Field struct{ Name, Value []byte }
@@ -56,7 +58,7 @@ type Request struct {
 // allocate.
 func (h *Request) Get(name string) []byte {
 	for i := range h.Headers {
-		if equalFold(h.Headers[i].Name, name) {
+		if ascii.EqualFold(h.Headers[i].Name, name) {
 			return h.Headers[i].Value
 		}
 	}
@@ -81,24 +83,4 @@ func (h *Request) SplitTarget() {
 			return
 		}
 	}
-}
-
-// equalFold reports whether b equals s without regard to ASCII case.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		if lower(b[i]) != lower(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

@@ -3,6 +3,8 @@ package http1
 import (
 	"bytes"
 	"math"
+
+	"github.com/gust-http/gust/internal/ascii"
 )
 
 // nextField scans the header line starting at b[start] and returns the
@@ -57,15 +59,15 @@ func nextField(b []byte, start int) (name, value []byte, next int, end bool, err
 func (h *ResponseHead) parseField(name, value []byte, conn *connTokens) error {
 	switch len(name) {
 	case len("connection"):
-		if equalFold(name, "connection") {
+		if ascii.EqualLower(name, "connection") {
 			conn.parse(value)
 		}
 	case len("content-length"):
-		if equalFold(name, "content-length") {
+		if ascii.EqualLower(name, "content-length") {
 			return h.parseContentLength(value)
 		}
 	case len("transfer-encoding"):
-		if equalFold(name, "transfer-encoding") {
+		if ascii.EqualLower(name, "transfer-encoding") {
 			return h.parseTransferEncoding(value)
 		}
 	}
@@ -124,7 +126,7 @@ func (h *ResponseHead) parseTransferEncoding(v []byte) error {
 			if !IsToken(coding) {
 				return ErrBadHeader
 			}
-			h.Chunked = equalFold(coding, "chunked")
+			h.Chunked = ascii.EqualLower(coding, "chunked")
 		}
 		if !more {
 			return nil
@@ -138,9 +140,9 @@ func (c *connTokens) parse(v []byte) {
 	for {
 		elem, rest, more := nextElement(v)
 		switch {
-		case equalFold(elem, "close"):
+		case ascii.EqualLower(elem, "close"):
 			c.close = true
-		case equalFold(elem, "keep-alive"):
+		case ascii.EqualLower(elem, "keep-alive"):
 			c.keepAlive = true
 		}
 		if !more {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gust-http/gust/internal/ascii"
 )
 
 // direction says which side refuses an input the other accepts.
@@ -369,7 +371,7 @@ func netFieldValues(j *judgement, name string) []string {
 	var values []string
 	for _, l := range splitLines(netHead(j))[1:] {
 		n, v, ok := strings.Cut(l, ":")
-		if ok && equalFold(n, name) {
+		if ok && ascii.EqualLower(n, name) {
 			values = append(values, strings.Trim(v, " \t"))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/head"
 	"io"
 	"net/http"
@@ -200,8 +201,8 @@ func (j *judgement) compare() string {
 // those are compared elsewhere or not at all.
 func compareFields(h *head.Request, header http.Header) string {
 	skip := func(name string) bool {
-		return equalFold(name, "host") || equalFold(name, "content-length") ||
-			equalFold(name, "transfer-encoding") || h.Chunked && equalFold(name, "trailer")
+		return ascii.EqualLower(name, "host") || ascii.EqualLower(name, "content-length") ||
+			ascii.EqualLower(name, "transfer-encoding") || h.Chunked && ascii.EqualLower(name, "trailer")
 	}
 	names := map[string]bool{}
 	for i, f := range h.Headers {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/head"
 )
 
@@ -54,7 +55,7 @@ func AppendRequest(dst []byte, r *Request) []byte {
 		dst = appendField(dst, "User-Agent", r.UserAgent)
 	}
 	for _, f := range r.Header {
-		if o.host < 0 || !equalFold(f[0], "host") {
+		if o.host < 0 || !ascii.EqualLower(f[0], "host") {
 			dst = appendField(dst, f[0], f[1])
 		}
 	}
@@ -102,7 +103,7 @@ func BuildHead(h *head.Request, r *Request, digits []byte) []byte {
 		h.Headers = append(h.Headers, head.Field{Name: userAgentName, Value: view(r.UserAgent)})
 	}
 	for _, f := range r.Header {
-		if o.host < 0 || !equalFold(f[0], "host") {
+		if o.host < 0 || !ascii.EqualLower(f[0], "host") {
 			h.Headers = append(h.Headers, head.Field{Name: view(f[0]), Value: view(f[1])})
 		}
 	}
@@ -182,16 +183,16 @@ func scanOverrides(h [][2]string) overrides {
 	for i, f := range h {
 		switch name := f[0]; len(name) {
 		case len("host"):
-			if o.host < 0 && equalFold(name, "host") {
+			if o.host < 0 && ascii.EqualLower(name, "host") {
 				o.host = i
 			}
 		case len("user-agent"): // also len("connection")
-			o.userAgent = o.userAgent || equalFold(name, "user-agent")
-			o.connection = o.connection || equalFold(name, "connection")
+			o.userAgent = o.userAgent || ascii.EqualLower(name, "user-agent")
+			o.connection = o.connection || ascii.EqualLower(name, "connection")
 		case len("content-length"):
-			o.contentLength = o.contentLength || equalFold(name, "content-length")
+			o.contentLength = o.contentLength || ascii.EqualLower(name, "content-length")
 		case len("transfer-encoding"):
-			o.transferEncoding = o.transferEncoding || equalFold(name, "transfer-encoding")
+			o.transferEncoding = o.transferEncoding || ascii.EqualLower(name, "transfer-encoding")
 		}
 	}
 	return o

@@ -3,6 +3,7 @@ package http1
 import (
 	"bytes"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/head"
 )
 
@@ -24,7 +25,7 @@ type requestFields struct {
 func (f *requestFields) parse(h *head.Request, name, value []byte) error {
 	switch len(name) {
 	case len("host"):
-		if equalFold(name, "host") {
+		if ascii.EqualLower(name, "host") {
 			f.hosts++
 			// An empty value is valid: RFC 9112 section 3.2 has clients
 			// send one when the target URI has no authority.
@@ -34,19 +35,19 @@ func (f *requestFields) parse(h *head.Request, name, value []byte) error {
 			f.host = value
 		}
 	case len("expect"):
-		if equalFold(name, "expect") {
+		if ascii.EqualLower(name, "expect") {
 			f.parseExpect(value)
 		}
 	case len("connection"):
-		if equalFold(name, "connection") {
+		if ascii.EqualLower(name, "connection") {
 			f.conn.parse(value)
 		}
 	case len("content-length"):
-		if equalFold(name, "content-length") {
+		if ascii.EqualLower(name, "content-length") {
 			return f.parseContentLength(h, value)
 		}
 	case len("transfer-encoding"):
-		if equalFold(name, "transfer-encoding") {
+		if ascii.EqualLower(name, "transfer-encoding") {
 			return f.parseTransferEncoding(h, value)
 		}
 	}
@@ -94,7 +95,7 @@ func (f *requestFields) parseTransferEncoding(h *head.Request, v []byte) error {
 		if f.chunked || !IsToken(coding) {
 			return ErrBadTransferEncoding
 		}
-		if equalFold(coding, "chunked") {
+		if ascii.EqualLower(coding, "chunked") {
 			f.chunked = true
 		} else {
 			f.otherCoding = true
@@ -111,7 +112,7 @@ func (f *requestFields) parseTransferEncoding(h *head.Request, v []byte) error {
 func (f *requestFields) parseExpect(v []byte) {
 	for {
 		elem, rest, more := nextElement(v)
-		if equalFold(elem, "100-continue") {
+		if ascii.EqualLower(elem, "100-continue") {
 			f.expect100 = true
 		}
 		if !more {

@@ -3,6 +3,7 @@ package http1
 import (
 	"bufio"
 	"bytes"
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/head"
 	"net/http"
 	"slices"
@@ -178,7 +179,7 @@ func checkRequestAgainstNetHTTP(t *testing.T, head []byte, h *head.Request) {
 		t.Fatalf("net/http reads Content-Length %d, this package %d\n%q", req.ContentLength, h.ContentLength, head)
 	}
 	for i, f := range h.Headers {
-		if equalFold(f.Name, "host") || equalFold(f.Name, "content-length") || equalFold(f.Name, "transfer-encoding") {
+		if ascii.EqualLower(f.Name, "host") || ascii.EqualLower(f.Name, "content-length") || ascii.EqualLower(f.Name, "transfer-encoding") {
 			continue
 		}
 		var values []string

@@ -3,6 +3,7 @@ package http1
 import (
 	"bytes"
 
+	"github.com/gust-http/gust/internal/ascii"
 	"github.com/gust-http/gust/internal/head"
 )
 
@@ -139,9 +140,9 @@ func parseTarget(h *head.Request, t []byte) error {
 func absoluteAuthority(t []byte) ([]byte, bool) {
 	var rest []byte
 	switch {
-	case len(t) > len("http://") && equalFold(t[:len("http://")], "http://"):
+	case len(t) > len("http://") && ascii.EqualLower(t[:len("http://")], "http://"):
 		rest = t[len("http://"):]
-	case len(t) > len("https://") && equalFold(t[:len("https://")], "https://"):
+	case len(t) > len("https://") && ascii.EqualLower(t[:len("https://")], "https://"):
 		rest = t[len("https://"):]
 	default:
 		return nil, false

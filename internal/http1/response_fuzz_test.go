@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"net/http"
 	"testing"
+
+	"github.com/gust-http/gust/internal/ascii"
 )
 
 func FuzzParseResponseHead(f *testing.F) {
@@ -99,7 +101,7 @@ func contentLengthRepeatedAsOneNumber(head []byte) bool {
 	var first []byte
 	for line := range bytes.Lines(head) {
 		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !equalFold(name, "content-length") {
+		if !ok || !ascii.EqualLower(name, "content-length") {
 			continue
 		}
 		value = trimOWS(bytes.TrimRight(value, "\r\n"))

@@ -1,5 +1,7 @@
 package http1
 
+import "github.com/gust-http/gust/internal/ascii"
+
 // Byte classes of RFC 9110 section 5.6.2 (tokens) and 5.5 (field values),
 // as lookup tables so that validation is one load per byte.
 var (
@@ -54,42 +56,11 @@ func isText(b []byte) bool {
 	return true
 }
 
-// lowerASCII returns c with A-Z mapped to a-z.
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
 // EqualFold reports whether a and b are equal ignoring ASCII case (and
-// only ASCII: other bytes must match exactly).
-func EqualFold[T string | []byte](a T, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if a[i] != b[i] && lowerASCII(a[i]) != lowerASCII(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// equalFold is EqualFold for the parser's hot path, where the constant
-// side is already lower case: one fold per byte instead of two.
-// lower must be lower case.
-func equalFold[T string | []byte](b T, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(b); i++ {
-		if lowerASCII(b[i]) != lower[i] {
-			return false
-		}
-	}
-	return true
-}
+// only ASCII: other bytes must match exactly). It is ascii.EqualFold, kept
+// under this name for the server, load and replay code that compares field
+// names.
+func EqualFold[T string | []byte](a T, b string) bool { return ascii.EqualFold(a, b) }
 
 // isOWS reports whether c is optional whitespace (SP or HTAB).
 func isOWS(c byte) bool { return c == ' ' || c == '\t' }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/gust-http/gust/internal/ascii"
 )
 
 // A request's header block is encoded from its fields laid out as a key:
@@ -129,10 +131,7 @@ func appendKey(key []byte, req *Request) []byte {
 		}
 		key = binary.AppendUvarint(key, uint64(len(f.Name)))
 		for _, b := range f.Name {
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			key = append(key, b)
+			key = append(key, ascii.Lower(b))
 		}
 		key = binary.AppendUvarint(key, uint64(len(f.Value)))
 		key = append(key, f.Value...)
@@ -158,24 +157,11 @@ func nextKey(key []byte) ([]byte, []byte) {
 // send: Host (it is :authority) and the connection-specific fields.
 func connectionSpecific(name []byte) bool {
 	for _, s := range [...]string{"host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te"} {
-		if len(name) == len(s) && equalFoldASCII(name, s) {
+		if ascii.EqualLower(name, s) {
 			return true
 		}
 	}
 	return false
-}
-
-func equalFoldASCII(b []byte, lower string) bool {
-	for i := range len(b) {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // isHead reports whether req is a HEAD request, whose response has no body.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+	"strings"
 )
 
 // Middleware wraps a net/http handler, for gust's adapter
@@ -167,7 +168,8 @@ func (w *responseWriter) start(h http.Header) {
 	w.on = true
 	h["Content-Encoding"] = codingValues[w.coding]
 	delete(h, "Content-Length")
-	if etag := h.Get("Etag"); etag != "" && !hasPrefixFold(stringBytes(etag), "W/") {
+	// The weak indicator is case-sensitive (RFC 9110 section 8.8.3).
+	if etag := h.Get("Etag"); etag != "" && !strings.HasPrefix(etag, "W/") {
 		h.Set("Etag", "W/"+etag)
 	}
 	w.enc = w.z.getEncoder(w.coding)

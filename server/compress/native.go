@@ -1,6 +1,11 @@
 package compress
 
-import "github.com/gust-http/gust/server"
+import (
+	"bytes"
+
+	"github.com/gust-http/gust/internal/ascii"
+	"github.com/gust-http/gust/server"
+)
 
 // Handler wraps a native handler: its response is compressed with the
 // coding the request's Accept-Encoding prefers, when it is worth it (see
@@ -81,7 +86,7 @@ func (j *job) decide(c *server.Ctx, size int) {
 	}
 	j.on = true
 	c.SetHeader("Content-Encoding", j.coding.String())
-	if etag := c.ResponseHeader("ETag"); len(etag) > 0 && !hasPrefixFold(etag, "W/") {
+	if etag := c.ResponseHeader("ETag"); len(etag) > 0 && !bytes.HasPrefix(etag, []byte("W/")) {
 		// The compressed bytes differ from the identity ones: a strong
 		// validator would be a lie (RFC 9110 section 8.8.3).
 		j.scratch = append(append(j.scratch[:0], "W/"...), etag...)
@@ -124,7 +129,7 @@ func hasToken(v []byte, t string) bool {
 	for len(v) > 0 {
 		var e []byte
 		e, v = cutByte(v, ',')
-		if e = trim(e); equalFold(e, t) || len(e) == 1 && e[0] == '*' {
+		if e = trim(e); ascii.EqualLower(e, t) || len(e) == 1 && e[0] == '*' {
 			return true
 		}
 	}

@@ -1,5 +1,7 @@
 package compress
 
+import "github.com/gust-http/gust/internal/ascii"
+
 // Coding is a content coding the package can apply.
 type Coding uint8
 
@@ -60,13 +62,13 @@ func Negotiate(accept []byte, order []Coding) Coding {
 			continue // a malformed element is ignored, as if absent
 		}
 		switch {
-		case equalFold(name, "gzip"), equalFold(name, "x-gzip"):
+		case ascii.EqualLower(name, "gzip"), ascii.EqualLower(name, "x-gzip"):
 			q[Gzip] = max(q[Gzip], v)
-		case equalFold(name, "br"):
+		case ascii.EqualLower(name, "br"):
 			q[Brotli] = max(q[Brotli], v)
-		case equalFold(name, "zstd"):
+		case ascii.EqualLower(name, "zstd"):
 			q[Zstd] = max(q[Zstd], v)
-		case equalFold(name, "identity"):
+		case ascii.EqualLower(name, "identity"):
 			q[Identity] = max(q[Identity], v)
 		case len(name) == 1 && name[0] == '*':
 			star = max(star, v)
@@ -151,21 +153,4 @@ func trim(s []byte) []byte {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// equalFold reports whether s equals the lowercase ASCII t, ignoring case.
-func equalFold(s []byte, t string) bool {
-	if len(s) != len(t) {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != t[i] {
-			return false
-		}
-	}
-	return true
 }

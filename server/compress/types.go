@@ -1,5 +1,7 @@
 package compress
 
+import "github.com/gust-http/gust/internal/ascii"
+
 // compressible reports whether a body of Content-Type ct is worth
 // compressing: not when it is compressed already (images but SVG, audio,
 // video, fonts in WOFF, archives, PDF). An empty type is the server's
@@ -7,13 +9,13 @@ package compress
 func compressible(ct []byte) bool {
 	ct = mediaType(ct)
 	switch {
-	case hasPrefixFold(ct, "image/"):
-		return equalFold(ct, "image/svg+xml") || equalFold(ct, "image/x-icon") || equalFold(ct, "image/bmp")
-	case hasPrefixFold(ct, "video/"), hasPrefixFold(ct, "audio/"):
+	case ascii.HasPrefixLower(ct, "image/"):
+		return ascii.EqualLower(ct, "image/svg+xml") || ascii.EqualLower(ct, "image/x-icon") || ascii.EqualLower(ct, "image/bmp")
+	case ascii.HasPrefixLower(ct, "video/"), ascii.HasPrefixLower(ct, "audio/"):
 		return false
 	}
 	for _, t := range compressed {
-		if equalFold(ct, t) {
+		if ascii.EqualLower(ct, t) {
 			return false
 		}
 	}
@@ -32,8 +34,4 @@ var compressed = []string{
 func mediaType(ct []byte) []byte {
 	ct, _ = cutByte(ct, ';')
 	return trim(ct)
-}
-
-func hasPrefixFold(s []byte, prefix string) bool {
-	return len(s) >= len(prefix) && equalFold(s[:len(prefix)], prefix)
 }
