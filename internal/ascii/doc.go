@@ -12,4 +12,5 @@
 // # Files
 //
 //   - ascii.go: Lower, EqualFold, EqualLower, HasPrefixLower, LowerInPlace, ToLower
+//   - doc.go: this comment
 package ascii
