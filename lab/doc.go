@@ -15,7 +15,6 @@
 //   - cpus.go: CPU sets: the allowed CPUs, the half-and-half split, ChooseCPUs
 //   - cpus_linux.go: pinning every thread of gust bench, the open-file limit
 //   - cpus_other.go: the CPU stubs off Linux
-//   - doc.go: this comment
 //   - files.go: file cells: the file written per cell under {root}; nginx as a built-in server
 //   - h2load.go: the h2load loader and its output parser
 //   - html.go: report.html: charts and tables from report/chart and report/table

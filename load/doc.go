@@ -22,7 +22,6 @@
 //   - data_cursor.go: dataCursor, one reader of a DataSource: next request and row, into reused buffers
 //   - data_picker.go: request data picked in each loop as it sends, no feeder
 //   - data_source.go: DataSource (--targets, --data-csv): templates compiled, rows sharded
-//   - doc.go: this comment
 //   - endpoints.go: per-endpoint counters and histograms per loop, merged into Result.Endpoints
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire

@@ -8,7 +8,6 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - exporter.go: Exporter, a prometheus.Collector: Update takes load.Live, Collect sends gust_load_*
 //   - histogram.go: the HdrHistogram mapped onto classic and native buckets
 //   - server.go: Listen serves /metrics; Close lingers, then shuts down

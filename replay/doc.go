@@ -15,7 +15,6 @@
 //
 //   - clf.go: the common and combined log formats, escapes undone
 //   - clock.go: recorded times: a second's lines spread over it, passes laid end to end
-//   - doc.go: this comment
 //   - entry.go: the parsed line, its checks, the reasons a line is skipped
 //   - filter.go: Include, Exclude and Methods
 //   - format.go: Format, ParseFormat, JSON lines told from CLF by the first line

@@ -18,7 +18,6 @@
 //   - capacity_html.go: a capacity search as an HTML page, latency against throughput
 //   - csv.go: the per-second timeline as CSV
 //   - distribution.go: the text summary's latency distribution bars
-//   - doc.go: this comment
 //   - endpoints.go: the per-endpoint table, for text and HTML
 //   - format.go: number and duration formats
 //   - hdrlog.go: the HdrHistogram interval log

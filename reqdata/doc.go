@@ -7,7 +7,6 @@
 // # Files
 //
 //   - csv.go: ReadCSV: RFC 4180 rows under a header naming the columns
-//   - doc.go: this comment
 //   - targets.go: ParseTargets, Format, Options: the lines format, errors as file:line
 //   - targets_json.go: JSON lines targets, unknown keys refused
 //   - url.go: SplitURL: origin and raw target, absolute URLs held to the run's server

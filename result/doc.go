@@ -16,7 +16,6 @@
 //
 //   - agents.go: Agent, the agents table of a merged result, skew flagged
 //   - capacity.go: Capacity and CapacityStep, what a capacity search found
-//   - doc.go: this comment
 //   - endpoint.go: Endpoint, a per-endpoint row (replay, --targets)
 //   - errorkind.go: ErrorKind, the kinds of failure a run counts, and their report names
 //   - failstatus.go: StatusSet (--fail-status), the statuses error_rate counts as failed

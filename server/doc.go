@@ -32,7 +32,7 @@
 //   - ctx.go: Ctx, the native API: request views, response headers and body, Flush
 //   - ctxhook.go: the response as a wrapper sees it: FlushHook, ResponseHeader, ResponseBody
 //   - date.go: the Date header refreshed once a second, and its string for HTTP/2
-//   - doc.go: this comment
+//   - dispatch.go: dispatcher, where work runs for every protocol: runHere (Inline), pooled, Auto's seat
 //   - engine_linux.go: listeners (SO_REUSEPORT per loop, or one acceptor), starting and stopping loops
 //   - engine_other.go: the portable fallback: a goroutine per connection on net, HTTP/1.1 only
 //   - filebody.go: fileBody, a response body of bytes and file ranges; SendFileRange

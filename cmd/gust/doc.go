@@ -13,7 +13,6 @@
 //   - bench.go: gust bench and gust bench compare: flags into lab's servers, CPUs, runner and reports
 //   - connectflags.go: --connect-rate and --source-addrs of gust load
 //   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource
-//   - doc.go: this comment
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
 //   - load.go: gust load: flags into a load.Config, the progress line, the report

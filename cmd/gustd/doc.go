@@ -14,6 +14,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - main.go: flags, the native hello handler and internal/wspaths on gust/server, signals
 package main

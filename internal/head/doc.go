@@ -15,7 +15,6 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - request.go: Request and Field: method, scheme, target, Host, fields, framing flags
 //   - store.go: Store: heads and bodies copied into one buffer as offsets, nothing allocated once grown
 package head

@@ -7,7 +7,6 @@
 // # Files
 //
 //   - debug.go: the debug mux (expvar, pprof) every measured server serves
-//   - doc.go: this comment
 //   - hello.go: Text, the answer every measured server gives, with a body size and a delay
 //   - json.go: JSON(n), the same n bytes of realistic JSON every run
 package hello

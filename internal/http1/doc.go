@@ -21,7 +21,6 @@
 //
 //   - body.go: how a response's body is delimited (the generator's side)
 //   - chunked.go: ChunkedDecoder: chunked bodies across any split, extensions held to the grammar
-//   - doc.go: this comment
 //   - errors.go: the parsers' errors and the status each maps to
 //   - fields.go: field lines, and a response's Content-Length, Transfer-Encoding, Connection
 //   - host.go: an authority (Host, absolute-form target) checked: reg-name, IPv4, IPv6, port

@@ -15,7 +15,6 @@
 //   - clientrecv.go: ClientConn.Feed: the server's frames into events, acks, WINDOW_UPDATEs
 //   - clientstream.go: clientStream: a request's state, its body sent as windows allow, resets
 //   - conncore.go: connCore, what both engines keep alike: reader, HPACK, settings, windows, streams
-//   - doc.go: this comment
 //   - errors.go: ErrCode and its names, ConnError and StreamError
 //   - event.go: EventKind and Event, what ClientConn.Feed reports
 //   - flow.go: SendWindow and RecvWindow: credit spent and returned in half-window batches

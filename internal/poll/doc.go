@@ -6,7 +6,6 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - poll.go: readiness flags, Event; SpareP, GOMAXPROCS above loops on their own threads
 //   - poll_linux.go: Poller: edge-triggered epoll with an eventfd wake; WaitParked, WaitOwnThread
 //   - poll_other.go: elsewhere New fails and callers use their portable fallback

@@ -3,6 +3,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - sys_linux.go: Read, Write, Sendfile and SendMore as raw system calls on non-blocking sockets
 package sys

@@ -10,7 +10,6 @@
 //
 //   - cert.go: self-signed ECDSA P-256 certificates, fingerprints, key pairs and CA pools
 //   - certverify.go: VerifyErrorLine: a refused certificate said in one line
-//   - doc.go: this comment
 //   - handshakers.go: handshake goroutines reused, and the gate bounding handshakes at work
 //   - plain_linux.go: Plain: the socket itself, one system call per Read or Write
 //   - tls.go: TLS: crypto/tls over an in-memory conn, fed whole records

@@ -6,6 +6,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - wspaths.go: /ws echo and /ws/broadcast, native and through the adapter; --ws-deflate
 package wspaths

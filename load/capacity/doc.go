@@ -7,5 +7,4 @@
 // # Files
 //
 //   - capacity.go: Search: rates doubled, then bisected, within a time budget, through a StepFunc
-//   - doc.go: this comment
 package capacity

@@ -9,7 +9,6 @@
 //
 //   - axis.go: AxisMax (1, 2, 2.5 or 5 times a power of ten), the plot area and its grid, Short labels
 //   - bars.go: Bars, a grouped bar chart with a legend (gust bench's report)
-//   - doc.go: this comment
 //   - scatter.go: Scatter, points joined by lines on a log latency axis, with reference lines
 //   - series.go: Series, a named row of values, and Color, the palette
 //   - timeline.go: Timeline, a per-second line chart, and HBar, a distribution's small bar

@@ -5,6 +5,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - table.go: MarkdownHead, MarkdownRow and HTMLRow with Cell: every report's table rows
 package table

@@ -65,7 +65,6 @@
 //
 //   - bytes.go: a string viewed as bytes without copying
 //   - config.go: Config (order, levels, windows, MinSize) and Compressor, its pools
-//   - doc.go: this comment
 //   - encoder.go: the pooled gzip, zstd and brotli encoders behind one interface
 //   - middleware.go: Compressor.Middleware, the http.ResponseWriter that holds MinSize bytes to decide
 //   - native.go: Compressor.Handler: the per-request FlushHook, the decision, Vary and ETag

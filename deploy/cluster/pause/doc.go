@@ -5,6 +5,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - main.go: hold the pod's namespaces, reap orphans, exit on SIGTERM
 package main

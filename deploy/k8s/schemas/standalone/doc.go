@@ -12,6 +12,5 @@
 //
 // # Files
 //
-//   - doc.go: this comment
 //   - main.go: schemas with shared definitions made into one self-contained schema per kind
 package main
