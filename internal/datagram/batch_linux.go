@@ -1,0 +1,95 @@
+//go:build linux
+
+package datagram
+
+import (
+	"net/netip"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Batch is the messages of one recvmmsg or sendmmsg: a buffer, a peer
+// address and a length per slot, with the kernel's message headers
+// pointing at them. It is made once and reused, so moving datagrams
+// allocates nothing. A Batch is not safe for concurrent use.
+type Batch struct {
+	bufs  [][]byte
+	lens  []int
+	addrs []unix.RawSockaddrInet6 // room for either family
+	iovs  []unix.Iovec
+	hdrs  []unix.Mmsghdr
+}
+
+// NewBatch returns a Batch of n slots with a size-byte buffer each (1500
+// for QUIC's usual datagrams; 65535 to take coalesced GRO segments).
+func NewBatch(n, size int) *Batch {
+	b := &Batch{
+		bufs:  make([][]byte, n),
+		lens:  make([]int, n),
+		addrs: make([]unix.RawSockaddrInet6, n),
+		iovs:  make([]unix.Iovec, n),
+		hdrs:  make([]unix.Mmsghdr, n),
+	}
+	mem := make([]byte, n*size)
+	for i := range n {
+		b.bufs[i] = mem[i*size : (i+1)*size : (i+1)*size]
+		b.iovs[i].Base = &b.bufs[i][0]
+		b.hdrs[i].Hdr.Iov = &b.iovs[i]
+		b.hdrs[i].Hdr.SetIovlen(1)
+		b.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(&b.addrs[i]))
+	}
+	return b
+}
+
+// Len returns the number of slots.
+func (b *Batch) Len() int { return len(b.bufs) }
+
+// Buffer returns slot i's whole buffer, to compose a datagram in before
+// Set.
+func (b *Batch) Buffer(i int) []byte { return b.bufs[i] }
+
+// Datagram returns slot i's datagram: what ReadBatch read into it, or
+// what Set put there.
+func (b *Batch) Datagram(i int) []byte { return b.bufs[i][:b.lens[i]] }
+
+// Addr returns slot i's peer: the sender after ReadBatch, the receiver
+// after Set. It is the zero AddrPort for an address of another family.
+func (b *Batch) Addr(i int) netip.AddrPort {
+	sa := &b.addrs[i]
+	port := uint16(sa.Port>>8 | sa.Port<<8) // the port is in network order
+	switch sa.Family {
+	case unix.AF_INET:
+		s4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+		return netip.AddrPortFrom(netip.AddrFrom4(s4.Addr), port)
+	case unix.AF_INET6:
+		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr), port)
+	}
+	return netip.AddrPort{}
+}
+
+// Set makes slot i a datagram of the first n bytes of its Buffer, to be
+// sent to to.
+func (b *Batch) Set(i, n int, to netip.AddrPort) {
+	b.lens[i] = n
+	b.setAddr(i, to)
+}
+
+// setAddr writes to into slot i's address, in its family's form.
+func (b *Batch) setAddr(i int, to netip.AddrPort) {
+	sa := &b.addrs[i]
+	*sa = unix.RawSockaddrInet6{}
+	p := to.Port()
+	if a := to.Addr(); a.Is4() {
+		s4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+		s4.Family = unix.AF_INET
+		s4.Port = p>>8 | p<<8
+		s4.Addr = a.As4()
+		b.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet4
+		return
+	}
+	sa.Family = unix.AF_INET6
+	sa.Port = p>>8 | p<<8
+	sa.Addr = to.Addr().As16()
+	b.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet6
+}
