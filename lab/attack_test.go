@@ -30,13 +30,14 @@ func TestAttacksAreCutByTheServer(t *testing.T) {
 			defer s.Close()
 
 			at := startAttack(context.Background(), Attack{Kind: kind, Connections: 10}, s.Addr().String(), 0)
-			// A slowloris connection learns it was cut at its next write
-			// but one (a byte a second).
-			wait := 1500 * time.Millisecond
-			if kind == AttackSlowloris {
-				wait = 3500 * time.Millisecond
+			// Stop once the server has cut a connection and the attack has
+			// replaced it (a slowloris connection learns it was cut at its
+			// next write but one, a byte a second), and bytes went out.
+			for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if at.opened.Load() > 10 && at.cut.Load() > 0 && (kind == AttackIdle || at.bytes.Load() > 0) {
+					break
+				}
 			}
-			time.Sleep(wait)
 			done := make(chan AttackStats, 1)
 			go func() { done <- at.stop() }()
 			var st AttackStats

@@ -23,7 +23,7 @@ func TestGustLoaderRunsH2CCells(t *testing.T) {
 		n := active.Add(1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a real delay: a connection's streams overlap, for peak
 		active.Add(-1)
 		w.Write([]byte("Hello, Go!"))
 	}), Protocols: &http.Protocols{}}

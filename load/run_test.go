@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -277,14 +278,25 @@ func TestUnreachableTargetFailsFast(t *testing.T) {
 }
 
 func TestTargetGoingDownMidRun(t *testing.T) {
+	// The target goes down once responses are coming back, not at a fixed
+	// time (a run on a busy machine may start late): a connection's second
+	// request means its first response has arrived.
+	answered := make(chan struct{})
+	var once sync.Once
 	srv := newRawServer(t, func(c net.Conn) {
 		serveRequests(c, func(w *bufio.Writer, n, batch int) bool {
+			if n > 1 {
+				once.Do(func() { close(answered) })
+			}
 			w.WriteString(helloResponse)
 			return true
 		})
 	})
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-answered:
+		case <-time.After(5 * time.Second):
+		}
 		srv.close()
 	}()
 	res := run(t, Config{URL: srv.url(), Connections: 4, Duration: 600 * time.Millisecond, Timeout: time.Second})

@@ -91,8 +91,9 @@ func TestHTTPHandlerFlushStreams(t *testing.T) {
 }
 
 func TestHTTPHandlerContextEndsWhenTheClientLeaves(t *testing.T) {
-	cancelled := make(chan struct{})
+	started, cancelled := make(chan struct{}), make(chan struct{})
 	s := start(t, HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
 		select {
 		case <-r.Context().Done():
 			close(cancelled)
@@ -101,7 +102,11 @@ func TestHTTPHandlerContextEndsWhenTheClientLeaves(t *testing.T) {
 	})), Config{})
 	c, _ := rawConn(t, s)
 	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-started: // the client leaves while its handler runs
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler did not start")
+	}
 	c.Close()
 	select {
 	case <-cancelled:
@@ -168,16 +173,20 @@ func TestShutdown(t *testing.T) {
 		}
 	})
 	t.Run("gives up at the context's deadline", func(t *testing.T) {
-		block := make(chan struct{})
+		started, block := make(chan struct{}), make(chan struct{})
 		defer close(block)
-		s := &Server{Handler: HandlerFunc(func(c *Ctx) { <-block })}
+		s := &Server{Handler: HandlerFunc(func(c *Ctx) { close(started); <-block })}
 		if err := s.Listen("127.0.0.1:0"); err != nil {
 			t.Fatal(err)
 		}
 		go s.Serve()
 		c, _ := rawConn(t, s)
 		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-started: // a request in flight that will not finish
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler did not start")
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		if err := s.Shutdown(ctx); err != context.DeadlineExceeded {

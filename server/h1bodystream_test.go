@@ -108,7 +108,7 @@ func TestStreamedBodiesArriveWhole(t *testing.T) {
 				}
 				if off%(100*7777) == 0 {
 					w.Flush()
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // a real pause: the body arrives in parts
 				}
 			}
 			if chunked {

@@ -49,7 +49,7 @@ func TestWebSocketOverH2IdleStreamCost(t *testing.T) {
 			heap0, rss0 := memNow(t)
 			defer holdIdleClients(t, "TestWebSocketOverH2IdleClient",
 				fmt.Sprintf("%s=%s,%d,%d", h2wsIdleClientEnv, s.Addr(), conns, perConn))()
-			time.Sleep(500 * time.Millisecond) // let the server settle
+			time.Sleep(500 * time.Millisecond) // a measurement's quiet time before the reading, not a wait for an event
 			heap1, rss1 := memNow(t)
 			if got := s.Stats().WebSockets; got != int64(n) {
 				t.Fatalf("%d WebSockets open, want %d", got, n)

@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// waitFor polls cond until it holds or d passes, and reports whether it held.
-func waitFor(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if cond() {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return cond()
-}
-
 // keepServing sends requests on n keep-alive connections until stop is
 // closed, and returns a function that reports how many got 200 and the
 // first failure.
@@ -63,7 +51,7 @@ func keepServing(t *testing.T, s *Server, n int, stop <-chan struct{}) func() (i
 					return
 				}
 				ok.Add(1)
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // pacing: a steady client, not a flood
 			}
 		}()
 	}

@@ -47,3 +47,16 @@ func closedByPeer(c net.Conn, r *bufio.Reader, d time.Duration) bool {
 }
 
 func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// waitFor polls cond until it holds or d passes, and reports whether it
+// held: tests wait on a condition, never on a fixed sleep.
+func waitFor(d time.Duration, cond func() bool) bool {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		if cond() {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cond()
+}

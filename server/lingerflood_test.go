@@ -176,7 +176,8 @@ func TestLingeringCloseEndsAtTheClientsEndOfStream(t *testing.T) {
 			}
 			defer c.Close()
 			c.SetDeadline(time.Now().Add(10 * time.Second))
-			io.WriteString(c, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("a", 1000))
+			req := "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("a", 1000)
+			io.WriteString(c, req)
 			br := bufio.NewReader(c)
 			resp, err := http.ReadResponse(br, nil)
 			if err != nil {
@@ -186,7 +187,15 @@ func TestLingeringCloseEndsAtTheClientsEndOfStream(t *testing.T) {
 			if !resp.Close {
 				t.Fatalf("status %d without Connection: close: the server is not lingering", resp.StatusCode)
 			}
-			time.Sleep(100 * time.Millisecond) // lingering now, its socket drained
+			// Lingering now (the server shut its side: the client reads
+			// the end of stream), and its socket drained (the server read
+			// all the client sent).
+			if _, err := io.Copy(io.Discard, br); err != nil {
+				t.Fatalf("after the response: %v, want the end of stream of a lingering close", err)
+			}
+			if !waitFor(5*time.Second, func() bool { return s.Stats().BytesRead >= int64(len(req)) }) {
+				t.Fatalf("the server read %d bytes of the %d sent", s.Stats().BytesRead, len(req))
+			}
 			// Corked, the last bytes and the FIN leave in one segment,
 			// and the server gets one event for both.
 			tc := c.(*net.TCPConn)

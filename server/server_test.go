@@ -105,10 +105,15 @@ func TestRequestsSplitAcrossReads(t *testing.T) {
 			c, r := rawConn(t, s)
 			parts := []string{"GET /a HTTP/1.1\r\nHo", "st: x\r\n\r\nGET /b HT", "TP/1.1\r\nHost: x\r\n\r\n", "GET /c HTTP/1.1\r\nHost: x\r\n\r\n"}
 			want := []string{"/a", "/b", "/c"}
-			got := 0
+			got, sent := 0, 0
 			for _, p := range parts {
 				c.Write([]byte(p))
-				time.Sleep(20 * time.Millisecond)
+				sent += len(p)
+				// Each part in a read of its own: the next goes once the
+				// server has read this one.
+				if !waitFor(5*time.Second, func() bool { return s.Stats().BytesRead >= int64(sent) }) {
+					t.Fatalf("the server read %d of the %d bytes sent", s.Stats().BytesRead, sent)
+				}
 			}
 			for ; got < len(want); got++ {
 				resp, err := http.ReadResponse(r, nil)

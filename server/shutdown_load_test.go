@@ -81,10 +81,12 @@ func (tc *tracedClient) run(addr string, until time.Time) {
 func TestShutdownUnderLoad(t *testing.T) {
 	for _, mode := range []Mode{Pooled, Inline} {
 		t.Run(mode.String(), func(t *testing.T) {
-			var handled atomic.Int64
+			var handled, loaded atomic.Int64
 			h := HandlerFunc(func(c *Ctx) {
 				if string(c.Path()) == "/traced" {
 					handled.Add(1)
+				} else {
+					loaded.Add(1)
 				}
 				c.WriteString("Hello, Go!")
 			})
@@ -118,7 +120,14 @@ func TestShutdownUnderLoad(t *testing.T) {
 				go func() { defer wg.Done(); traced.run(addr, until) }()
 			}
 
-			time.Sleep(time.Second)
+			// Shut down once the load's 64 connections and the 8 traced
+			// clients are all in, and each has been served a request or
+			// so (on average): a run under way, not one starting.
+			if !waitFor(5*time.Second, func() bool {
+				return s.Stats().Accepted >= 64+8 && handled.Load() >= 8 && loaded.Load() >= 64
+			}) {
+				t.Errorf("the load was not under way before the shutdown: %+v, %d traced and %d load requests handled", s.Stats(), handled.Load(), loaded.Load())
+			}
 			const grace = 5 * time.Second
 			ctx, cancel := context.WithTimeout(context.Background(), grace)
 			defer cancel()

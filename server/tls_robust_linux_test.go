@@ -9,6 +9,8 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,32 @@ func openConns(s *Server, want int64, d time.Duration) int64 {
 	}
 }
 
+// unreadByServer is how many bytes that the client c sent wait unread in
+// the server's socket (the rx_queue of c's peer in /proc/net/tcp), or -1
+// while that socket is not listed.
+func unreadByServer(t *testing.T, c net.Conn) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(addr string) int {
+		_, p, _ := strings.Cut(addr, ":")
+		n, _ := strconv.ParseInt(p, 16, 32)
+		return int(n)
+	}
+	local, remote := c.LocalAddr().(*net.TCPAddr).Port, c.RemoteAddr().(*net.TCPAddr).Port
+	for _, line := range strings.Split(string(b), "\n") {
+		// sl local_address rem_address st tx_queue:rx_queue ...
+		if f := strings.Fields(line); len(f) > 4 && port(f[1]) == remote && port(f[2]) == local {
+			_, rx, _ := strings.Cut(f[4], ":")
+			n, _ := strconv.ParseInt(rx, 16, 64)
+			return int(n)
+		}
+	}
+	return -1
+}
+
 // TestTLSClientsThatDoNotSpeakTLS: plain HTTP gets net/http's 400 and a
 // close; garbage and broken or vanishing handshakes are closed; and the
 // server serves a new client after each, and leaks no connection.
@@ -81,7 +109,10 @@ func TestTLSClientsThatDoNotSpeakTLS(t *testing.T) {
 				c.SetDeadline(time.Now().Add(5 * time.Second))
 				c.Write(tt.send)
 				if tt.send[0] == 0x16 && tt.want == "" && len(tt.send) == len(halfClientHello) {
-					time.Sleep(20 * time.Millisecond) // the handshake is waiting for the rest
+					// The handshake is waiting for the rest: it read what was sent.
+					if !waitFor(5*time.Second, func() bool { return unreadByServer(t, c) == 0 }) {
+						t.Fatalf("the server's socket still holds %d bytes of the half ClientHello", unreadByServer(t, c))
+					}
 					if tt.reset {
 						c.(*net.TCPConn).SetLinger(0)
 					}

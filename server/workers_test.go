@@ -84,6 +84,7 @@ func TestWorkerPool(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := 0; i < 10; i++ {
 				wg.Add(1)
+				// Each task takes a while (a real delay), so that a round's tasks overlap.
 				p.submit(taskFunc(func() { ran.Add(1); time.Sleep(time.Millisecond); wg.Done() }))
 			}
 			wg.Wait()

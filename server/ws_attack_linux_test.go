@@ -55,7 +55,7 @@ func TestWebSocketAttacksEndAtTheirLimitsWhileOthersEcho(t *testing.T) {
 				}
 				echoed.Add(1)
 				if r+1 < rounds {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // pacing: an echo a millisecond beside the attacks
 					continue
 				}
 				select {

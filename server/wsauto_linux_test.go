@@ -34,7 +34,7 @@ func TestWebSocketCallbackThatWaitsMovesOffTheLoop(t *testing.T) {
 		batch, _ = slow.eng.AppendMessage(batch, websocket.OpText, fmt.Appendf(nil, "sleep %d", i))
 	}
 	slow.write(batch)
-	time.Sleep(50 * time.Millisecond) // the first sleeper is running
+	waitMoved(t, s, 1) // the first sleeper runs, moved off the loop
 
 	// The other connection is served meanwhile: 20 echoes well inside the
 	// 900 ms the sleeper's three messages take.

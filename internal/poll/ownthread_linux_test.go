@@ -42,7 +42,7 @@ func TestWaitOwnThread(t *testing.T) {
 	}
 
 	go func() {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a real delay: the wait below is under way when Wake comes
 		p.Wake()
 	}()
 	start = time.Now()

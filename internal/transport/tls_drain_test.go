@@ -7,6 +7,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTLSShortReadWithNothingBufferedMeansDrained reads a response that is
@@ -21,7 +23,9 @@ func TestTLSShortReadWithNothingBufferedMeansDrained(t *testing.T) {
 			s, c := tlsPair(t, newListener(t), ver.v)
 			resp := bytes.Repeat([]byte("x"), 60<<10)
 			writeAll(t, s, resp)
-			time.Sleep(50 * time.Millisecond) // all of it in the client's socket
+			// All of it in the client's socket: acknowledged, none left in
+			// the server's.
+			waitUntil(t, 5*time.Second, "the response acknowledged", func() bool { return queued(t, s.FD(), unix.SIOCOUTQ) == 0 })
 			buf := make([]byte, 64<<10)
 			got := 0
 			for {

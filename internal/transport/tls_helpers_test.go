@@ -200,6 +200,28 @@ func waitFD(t testing.TB, fd int, events int16) {
 	}
 }
 
+// waitUntil polls cond until it holds, or fails the test after d saying
+// what did not happen: tests wait on a condition, never on a fixed sleep.
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+	}
+}
+
+// queued is how many bytes wait in fd's receive queue (req unix.SIOCINQ:
+// not yet read) or send queue (unix.SIOCOUTQ: not yet acknowledged by
+// the peer).
+func queued(t testing.TB, fd int, req uint) int {
+	n, err := unix.IoctlGetInt(fd, req)
+	if err != nil {
+		t.Fatalf("ioctl fd %d: %v", fd, err)
+	}
+	return n
+}
+
 // readN reads exactly n bytes from c, waiting for readiness as a loop would.
 func readN(t testing.TB, c Conn, buf []byte, n int) []byte {
 	t.Helper()

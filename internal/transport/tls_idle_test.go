@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,13 +28,16 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 	ln := newListener(t)
 	req := []byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	resp := make([]byte, 100)
+	// others are the other side's goroutines, ended before measuring.
+	var others sync.WaitGroup
 	// openServer makes one idle server connection of ours on cfg.
 	openServer := func(cfg *tls.Config) (any, *tls.Conn, func()) {
 		fd, peer := ln.pair(t)
 		s := NewServerTLS(NewPlain(fd), cfg)
 		hs := handshake(s, 10*time.Second)
 		client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
-		go func() { client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
+		others.Add(1)
+		go func() { defer others.Done(); client.Write(req); io.ReadFull(client, make([]byte, len(resp))) }()
 		if err := <-hs; err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +58,8 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 		{"gust client", func() (any, *tls.Conn, func()) {
 			fd, peer := ln.pair(t)
 			server := tls.Server(peer, cryptoTLSServerConfig(t, tls.VersionTLS13))
-			go func() { io.ReadFull(server, make([]byte, len(req))); server.Write(resp) }()
+			others.Add(1)
+			go func() { defer others.Done(); io.ReadFull(server, make([]byte, len(req))); server.Write(resp) }()
 			c := NewClientTLS(NewPlain(fd), clientConfig(t, tls.VersionTLS13))
 			if err := <-handshake(c, 10*time.Second); err != nil {
 				t.Fatal(err)
@@ -100,7 +105,13 @@ func TestTLSIdleConnectionBytes(t *testing.T) {
 				d()
 			}
 			drops = nil
-			time.Sleep(50 * time.Millisecond) // let the other side's goroutines end
+			ended := make(chan struct{})
+			go func() { others.Wait(); close(ended) }()
+			select {
+			case <-ended: // the other side's goroutines, and what they held, are gone
+			case <-time.After(5 * time.Second):
+				t.Fatal("the other side's goroutines did not end")
+			}
 			after := heap()
 			var raw, hand int
 			for i, c := range conns {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTLSStalledHandshakesHoldNoRecordBuffer opens connections that send
@@ -27,15 +29,27 @@ func TestTLSStalledHandshakesHoldNoRecordBuffer(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	deadline := time.Now().Add(3 * time.Second)
 	conns := make([]*TLS, n)
+	fds := make([]int, n)
 	ends := make(chan error, n)
 	for i := range conns {
 		fd, peer := ln.pair(t)
 		defer peer.Close()
+		fds[i] = fd
 		conns[i] = NewServerTLS(NewPlain(fd), cfg)
 		conns[i].Handshake(deadline, func(c *TLS) { _, err := c.HandshakeDone(); ends <- err })
 		peer.Write([]byte{0x16, 3, 1, 2, 0, 1, 0, 1, 0xfc, 3, 3}) // a 512-byte record, 6 bytes of it
 	}
-	time.Sleep(300 * time.Millisecond) // every handshake reads its 11 bytes and waits
+	// Every handshake reads its 11 bytes (none are left in its socket) and
+	// waits, its place in the gate given up.
+	waitUntil(t, 2*time.Second, "every handshake read its bytes", func() bool {
+		for _, fd := range fds {
+			if queued(t, fd, unix.SIOCINQ) != 0 {
+				return false
+			}
+		}
+		return true
+	})
+	waitGateIdle(t)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	heap := float64(after.HeapAlloc-before.HeapAlloc) / n
@@ -106,9 +120,11 @@ func TestAFloodOfHandshakesKeepsFewGoroutines(t *testing.T) {
 	cfg := serverConfig(t, tls.VersionTLS13)
 	ends := make(chan error, n)
 	servers := make([]*TLS, n)
+	fds := make([]int, n)
 	for i := range servers {
 		fd, peer := ln.pair(t)
 		defer peer.Close()
+		fds[i] = fd
 		client := tls.Client(peer, clientConfig(t, tls.VersionTLS13))
 		go client.Handshake()
 		servers[i] = NewServerTLS(NewPlain(fd), cfg)
@@ -116,8 +132,10 @@ func TestAFloodOfHandshakesKeepsFewGoroutines(t *testing.T) {
 	}
 	// The clients' ClientHellos (a key share each: the storm of CPU here)
 	// are sent before the servers start, so that the clients then only
-	// answer, as peers elsewhere do.
-	time.Sleep(500 * time.Millisecond)
+	// answer, as peers elsewhere do: each server's socket has its client's.
+	for _, fd := range fds {
+		waitFD(t, fd, unix.POLLIN)
+	}
 	for _, s := range servers {
 		s.Handshake(time.Now().Add(20*time.Second), func(c *TLS) { _, err := c.HandshakeDone(); ends <- err })
 	}

@@ -264,7 +264,9 @@ func TestTLSReleaseStopsAHandshakeWithoutCallingBack(t *testing.T) {
 	if err := c.Handshake(time.Time{}, nil); !errors.Is(err, ErrHandshakeStarted) {
 		t.Fatalf("second Handshake = %v", err)
 	}
-	time.Sleep(20 * time.Millisecond)
+	// The handshake waits for its peer's ClientHello: it gave its place
+	// in the gate up.
+	waitGateIdle(t)
 	c.Release()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
