@@ -75,10 +75,7 @@ func newSeat(l *loop) *seat {
 	}
 	st.ctx.srv = l.srv
 	mode := l.srv.cfg.Mode
-	st.site = site{ctx: st.ctx, dispatch: mode == Pooled, files: true}
-	if mode == Auto {
-		st.site.auto = st
-	}
+	st.site = site{ctx: st.ctx, dispatch: dispatcherOf(mode, st), files: true}
 	return st
 }
 
@@ -103,10 +100,16 @@ func (st *seat) h2Ctx() *Ctx {
 	return st.h2ctx
 }
 
-func (st *seat) waits(path []byte) bool {
+// The seat is Auto mode's dispatcher: it learns which routes wait and
+// watches the others' handlers against the budget.
+
+func (st *seat) toWorker(path []byte) bool {
 	st.route = routeOf(path)
 	return st.l.routes.waits(st.route)
 }
+
+func (st *seat) offLoop() bool { return true }
+func (st *seat) watched() bool { return true }
 
 func (st *seat) enter() {
 	l := st.l

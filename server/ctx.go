@@ -25,7 +25,7 @@ type Ctx struct {
 	bodyReader bytes.Reader
 	// mover, for a handler on a loop in Auto mode, moves the handler off
 	// the loop before it waits on the network itself (Flush, Hijack).
-	mover autoDispatch
+	mover dispatcher
 	peer  peer // the connection, for RemoteAddr
 	head  bool // HEAD request: the body is computed but not sent
 

@@ -50,31 +50,22 @@ type site struct {
 	ctx  *Ctx
 	peer peer         // the connection, for RemoteAddr and Hijack
 	sink responseSink // where Flush writes; nil where handlers must not wait (a loop)
-	// dispatch leaves requests to a worker (Pooled mode, on a loop).
-	dispatch bool
+	// dispatch says where handlers run; nil runs them here.
+	dispatch dispatcher
 	// stream serves a request whose body is still arriving at once, its
 	// body read from the socket as the handler goes (a worker).
 	stream bool
 	// files: the connection sends a file body after the head itself
 	// (Ctx.file), rather than having it read into memory.
 	files bool
-	// auto, on a loop in Auto mode, says which requests go to a worker up
-	// front and watches the others' handlers against the budget.
-	auto autoDispatch
 }
 
-// autoDispatch is a loop's side of Auto mode, as step sees it.
-type autoDispatch interface {
-	// waits reports whether requests for path are known to wait, and
-	// remembers path's route for enter.
-	waits(path []byte) bool
-	// enter and leave bracket a handler on the loop; leave reports false
-	// if the handler outlived its budget and the loop went on without it.
-	enter()
-	leave() bool
-	// moveOff moves the handler running on the loop off it at once, its
-	// Ctx given the connection as its sink (Flush, Hijack).
-	moveOff(c *Ctx)
+// dispatcher returns where the site's handlers run.
+func (at *site) dispatcher() dispatcher {
+	if at.dispatch == nil {
+		return runHere{}
+	}
+	return at.dispatch
 }
 
 // step is the one driver of nextRequest's outcomes, for every caller: it
@@ -86,27 +77,26 @@ type autoDispatch interface {
 // stepDispatch the length of the request.
 func (s *Server) step(at *site, r *reading, data, out []byte) (kind stepKind, rest, outNext []byte, n int) {
 	ctx := at.ctx
+	d := at.dispatcher()
 	outcome, total, status := s.nextRequest(data, ctx, r)
 	if outcome == gotRequest {
-		if at.dispatch || at.auto != nil && at.auto.waits(ctx.req.Path) {
+		if d.toWorker(ctx.req.Path) {
 			return stepDispatch, data, out, total
 		}
 	} else if s.streamsBody(outcome) {
 		if at.stream {
 			return stepStream, data, out, total
 		}
-		if at.dispatch || at.auto != nil {
+		if d.offLoop() {
 			return stepDispatchBody, r.chunk.trim(data), out, total
 		}
 	}
 	switch outcome {
 	case gotRequest:
 		kind = stepServed
-		if at.auto != nil {
-			at.auto.enter()
-		}
+		d.enter()
 		out = s.serveParsed(at, r, data, total, out)
-		if at.auto != nil && !at.auto.leave() {
+		if !d.leave() {
 			kind = stepMoved
 		}
 		return kind, data[total:], out, 0
@@ -134,8 +124,8 @@ func (s *Server) serveParsed(at *site, r *reading, data []byte, total int, out [
 	ctx.files = at.files
 	if at.sink != nil {
 		ctx.w = at.sink
-	} else if at.auto != nil {
-		ctx.mover = at.auto
+	} else if d := at.dispatcher(); d.watched() {
+		ctx.mover = d
 	}
 	out = s.serve(ctx, out)
 	r.done()

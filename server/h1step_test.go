@@ -22,7 +22,7 @@ func TestStepDrivesEveryOutcome(t *testing.T) {
 	}{
 		{name: "a complete request is served where the site serves", input: get + "GET /next",
 			kind: stepServed, rest: "GET /next", out: "HTTP/1.1 200 OK\r\n"},
-		{name: "a complete request goes to a worker from a dispatching loop", at: site{dispatch: true}, input: get,
+		{name: "a complete request goes to a worker from a dispatching loop", at: site{dispatch: pooled{}}, input: get,
 			kind: stepDispatch, rest: get, headLen: len(get)},
 		{name: "a partial head waits", input: "GET / HT", kind: stepNeedHead, rest: "GET / HT"},
 		{name: "a partial body waits", input: post, kind: stepNeedBody, rest: post},
@@ -32,15 +32,15 @@ func TestStepDrivesEveryOutcome(t *testing.T) {
 			kind: stepStream, rest: post, headLen: len(post) - 5},
 		{name: "a partial body waits where the site cannot stream", streams: true, input: post,
 			kind: stepNeedBody, rest: post},
-		{name: "a partial body goes to a worker from a dispatching loop when bodies stream", at: site{dispatch: true}, streams: true,
+		{name: "a partial body goes to a worker from a dispatching loop when bodies stream", at: site{dispatch: pooled{}}, streams: true,
 			input: post, kind: stepDispatchBody, rest: post, headLen: len(post) - 5},
-		{name: "a request whose route waits goes to a worker from an Auto loop", at: site{auto: &fakeAuto{wait: true}}, input: get,
+		{name: "a request whose route waits goes to a worker from an Auto loop", at: site{dispatch: &fakeAuto{wait: true}}, input: get,
 			kind: stepDispatch, rest: get, headLen: len(get)},
-		{name: "a request whose route is fast is served on an Auto loop", at: site{auto: &fakeAuto{}}, input: get + "GET /next",
+		{name: "a request whose route is fast is served on an Auto loop", at: site{dispatch: &fakeAuto{}}, input: get + "GET /next",
 			kind: stepServed, rest: "GET /next", out: "HTTP/1.1 200 OK\r\n"},
-		{name: "a handler that outlived its budget on an Auto loop is reported moved", at: site{auto: &fakeAuto{moved: true}}, input: get,
+		{name: "a handler that outlived its budget on an Auto loop is reported moved", at: site{dispatch: &fakeAuto{moved: true}}, input: get,
 			kind: stepMoved, out: "HTTP/1.1 200 OK\r\n"},
-		{name: "a partial body goes to a worker from an Auto loop when bodies stream", at: site{auto: &fakeAuto{}}, streams: true,
+		{name: "a partial body goes to a worker from an Auto loop when bodies stream", at: site{dispatch: &fakeAuto{}}, streams: true,
 			input: post, kind: stepDispatchBody, rest: post, headLen: len(post) - 5},
 		{name: "a malformed request gets an error to close with", input: "GET / HTTP/1.1\r\nBad Header\r\n\r\n",
 			kind: stepBad, out: "HTTP/1.1 400 Bad Request\r\n"},
@@ -96,7 +96,9 @@ func TestStepDoesNotAllocate(t *testing.T) {
 // fakeAuto is an Auto loop's side of step, decided in advance.
 type fakeAuto struct{ wait, moved bool }
 
-func (f *fakeAuto) waits([]byte) bool { return f.wait }
-func (f *fakeAuto) enter()            {}
-func (f *fakeAuto) leave() bool       { return !f.moved }
-func (f *fakeAuto) moveOff(*Ctx)      {}
+func (f *fakeAuto) toWorker([]byte) bool { return f.wait }
+func (f *fakeAuto) offLoop() bool        { return true }
+func (f *fakeAuto) watched() bool        { return true }
+func (f *fakeAuto) enter()               {}
+func (f *fakeAuto) leave() bool          { return !f.moved }
+func (f *fakeAuto) moveOff(*Ctx)         {}

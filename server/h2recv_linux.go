@@ -107,19 +107,19 @@ func (hc *h2conn) answer(st *h2stream, status int, now int64) {
 	hc.startPart(st, h2part{status: status, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}, now)
 }
 
-// dispatch runs the stream's handler: on the loop now (Inline), on a
-// worker (Pooled), or at the end of the turn, on the loop or a worker as
-// Auto mode decides (queueRun).
+// dispatch runs the stream's handler where the loop's dispatcher says:
+// at the end of the turn, on the loop or a worker as it decides then, if
+// it watches its handlers (Auto: queueRun); on a worker if work can
+// leave the loop (Pooled); else on the loop now (Inline).
 func (hc *h2conn) dispatch(st *h2stream, now int64) {
-	l := hc.c.l
 	st.dispatched = true
-	switch l.srv.cfg.Mode {
-	case Inline:
-		hc.runInline(st, now)
-	case Auto:
+	switch d := hc.c.l.dispatcher(); {
+	case d.watched():
 		hc.queueRun(st)
-	default:
+	case d.offLoop():
 		hc.submit(st)
+	default:
+		hc.runInline(st, now)
 	}
 }
 

@@ -43,7 +43,7 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 	ws.open()
 	if early := st.early; early != nil || st.earlyEnd {
 		st.early = nil
-		if c.l.srv.cfg.Mode == Auto {
+		if c.l.dispatcher().watched() {
 			hc.holdWS(st, early, st.earlyEnd, false, now) // credited below
 		} else {
 			hc.feedWS(st, early, st.earlyEnd, now)
@@ -70,7 +70,7 @@ func (hc *h2conn) openWS(st *h2stream, p h2part, now int64) {
 // server queue.
 func (hc *h2conn) tunnelData(st *h2stream, data []byte, end bool) {
 	switch {
-	case st.ws != nil && hc.c.l.srv.cfg.Mode == Auto:
+	case st.ws != nil && hc.c.l.dispatcher().watched():
 		hc.holdWS(st, data, end, true, hc.c.l.e.now()) // fed, and credited, at the end of the turn
 	case st.ws != nil:
 		hc.feedWS(st, data, end, hc.c.l.e.now())

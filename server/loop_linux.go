@@ -115,6 +115,10 @@ func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
 	return l
 }
 
+// dispatcher returns where the loop's handlers run: its seat's
+// dispatcher, which Config.Mode chose.
+func (l *loop) dispatcher() dispatcher { return l.seat.site.dispatch }
+
 // run turns the loop until it stops: it finishes the turn in progress
 // (all of it, for a goroutine that took the loop over mid-turn), then
 // waits for events and takes the next.

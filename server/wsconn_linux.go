@@ -174,7 +174,7 @@ func (ws *WSConn) serve(c *conn, data []byte, drained bool, now int64) bool {
 		if k := events[i].Kind; k != websocket.EventPing && k != websocket.EventPong {
 			ws.idleTurn = false
 		}
-		if st.site.auto != nil && events[i].Kind == websocket.EventMessage {
+		if events[i].Kind == websocket.EventMessage && st.site.dispatcher().watched() {
 			if !ws.messageWatched(st, &events[i]) {
 				ws.finishMoved(c, st, events[i+1:], data[n:], err) // never returns
 			}
