@@ -121,6 +121,24 @@ func TestTimeouts(t *testing.T) {
 	})
 }
 
+// TestReadTimeoutBoundsTheBodyNotTheHead: a body still arriving past
+// ReadHeaderTimeout (its head came in time) is read within ReadTimeout.
+func TestReadTimeoutBoundsTheBodyNotTheHead(t *testing.T) {
+	echo := HandlerFunc(func(c *Ctx) { c.Write(c.Body()) })
+	s := start(t, echo, Config{ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 3 * time.Second})
+	c, r := rawConn(t, s)
+	io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
+	time.Sleep(700 * time.Millisecond) // past ReadHeaderTimeout, within ReadTimeout
+	io.WriteString(c, "world")
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("a body arriving within ReadTimeout was cut: %v", err)
+	}
+	if b, _ := io.ReadAll(resp.Body); string(b) != "helloworld" {
+		t.Errorf("body %q", b)
+	}
+}
+
 func TestRequestBodies(t *testing.T) {
 	echo := HandlerFunc(func(c *Ctx) { c.Write(c.Body()) })
 	for _, mode := range []Mode{Pooled, Inline} {
