@@ -27,6 +27,7 @@
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries
 //   - http1.go: HTTP/1.1's session: the ring of in-flight exchanges, the in-place response parser
+//   - idle.go: idleQueue, connections waiting for a request to come due, a ring that never grows
 //   - lifecycle.go: a connection's life: connect, handshake, ready, fail, reopen
 //   - live.go: Live (Config.Live): each second's counts summed by the collector for a watcher
 //   - loop.go: one event loop: poller wait, timers, timeline seconds, the timeout scan

@@ -5,7 +5,8 @@
 // after an upgrade a handler accepts (Ctx.UpgradeWebSocket), over HTTP/1.1
 // or an HTTP/2 extended CONNECT stream. Its transport is plain TCP or TLS
 // (Config.TLS, ListenAndServeTLS). Files are served by FileServer and
-// Ctx.SendFile: sendfile(2) on plain TCP.
+// Ctx.SendFile, on internal/fileserve's decisions: sendfile(2) on plain
+// TCP.
 //
 // A few event loops (one per CPU by default), each with its own epoll
 // instance, own every connection; an idle one holds no buffer and no
@@ -13,7 +14,8 @@
 // loop; Pooled on worker goroutines; Auto (the default) starts a handler
 // on its loop and moves it off to a goroutine of its own when it outlives
 // Config.HandlerBudget, learning which routes wait and sending those to
-// workers up front.
+// workers up front. HTTP/1.1 requests, HTTP/2 streams and WebSocket
+// messages all ask the loop's dispatcher where to run.
 //
 // Handlers use the native API, a func(*Ctx) that sees the request as byte
 // views and allocates nothing, or any net/http Handler through
@@ -36,13 +38,8 @@
 //   - engine_linux.go: listeners (SO_REUSEPORT per loop, or one acceptor), starting and stopping loops
 //   - engine_other.go: the portable fallback: a goroutine per connection on net, HTTP/1.1 only
 //   - filebody.go: fileBody, a response body of bytes and file ranges; SendFileRange
-//   - filecache.go: the file server's cache of open files and validators, checked again by stat
-//   - filecond.go: conditional requests (If-Match, If-None-Match, If-Modified-Since, If-Range)
-//   - fileencoding.go: precompressed siblings (.br, .zst, .gz) picked by Accept-Encoding
-//   - filepath.go: a request path decoded once into a name under the root, escapes refused
-//   - filerange.go: Range requests, 416, Content-Range and multipart/byteranges
 //   - filesend_linux.go: a file body after its head: sendfile(2) on TCP, read and written over TLS
-//   - fileserver.go: NewFileServer, FileServer, SendFile: GET and HEAD over a root, index, validators
+//   - fileserver.go: NewFileServer, FileServer, SendFile: GET and HEAD over a root on internal/fileserve
 //   - h1bodystream_linux.go: HTTP/1.1 request bodies streamed as they arrive; the unread rest drained
 //   - h1exchange.go: HTTP/1.1's request: nextRequest parses, runHandler runs, serve serializes
 //   - h1serve_linux.go: h1proto, HTTP/1.1 on the loop: the h2c switch, step, handOver, upgrades
