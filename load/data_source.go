@@ -46,7 +46,7 @@ type Data struct {
 type Order int
 
 // The orders: WeightedOrder interleaves the requests evenly by weight
-// (weights 3 and 1 give a a b a, again and again; see evenRound),
+// (weights 3 and 1 give a, a, b, a, again and again; see evenRound),
 // SequentialOrder takes them as listed, and RandomOrder draws
 // each at random, by weight (rows: a new shuffle each pass).
 const (

@@ -13,13 +13,13 @@ import "time"
 // (Connections/RampUp per second); ConnectRate, if also given, paces the
 // reconnects (and, without a RampUp, the first openings too).
 
-// connectPace spaces a loop's connects every every ns; zero: no pacing.
+// connectPace spaces a loop's connects by every ns; zero: no pacing.
 type connectPace struct {
 	every int64
 	next  int64 // when the next connect may start
 }
 
-// newConnectPace paces one of loops loops sharing rate connects/s.
+// newConnectPace paces one loop of loops sharing rate connects/s.
 func newConnectPace(rate float64, loops int) connectPace {
 	if rate <= 0 {
 		return connectPace{}
@@ -38,7 +38,7 @@ func (p *connectPace) slot(now int64) int64 {
 	return at
 }
 
-// newRampUp paces one of loops loops opening conns connections evenly
+// newRampUp paces one loop of loops opening conns connections evenly
 // over d; zero d: no pacing.
 func newRampUp(conns int, d time.Duration, loops int) connectPace {
 	if d <= 0 {

@@ -8,7 +8,7 @@ import (
 // RequestHead is a request's head as a Source gives it: method, target,
 // Host and header fields (Host first, as HTTP/1.1 writes them; HTTP/2
 // sends Host as :authority and leaves out the fields it forbids). Its
-// slices are the Source's, valid until its next Next.
+// slices are the Source's, valid until its Next is called again.
 type RequestHead = head.Request
 
 // HeaderField is one field of a RequestHead.

@@ -37,7 +37,7 @@ func newTLSStats() *tlsStats {
 	}
 }
 
-// handshook records a successful handshake that took took ns.
+// handshook records a successful handshake of took ns.
 func (s *tlsStats) handshook(st *tls.ConnectionState, took int64) {
 	if st.DidResume {
 		s.resumed++

@@ -19,7 +19,7 @@ type Ctx struct {
 	rawHead []byte // the bytes the head was parsed from; req's slices point into it
 	body    []byte
 	stream  io.ReadCloser // the body, when it is read from the socket as the handler goes
-	// bodyBuf holds a streamed body Body read whole; bodyRead says it has.
+	// bodyBuf holds a streamed body that Body read whole; bodyRead says it has.
 	bodyBuf    []byte
 	bodyRead   bool
 	bodyReader bytes.Reader

@@ -69,7 +69,7 @@ func (b *Batch) Addr(i int) netip.AddrPort {
 }
 
 // Set makes slot i a datagram of the first n bytes of its Buffer, to be
-// sent to to.
+// sent to the address to.
 func (b *Batch) Set(i, n int, to netip.AddrPort) {
 	b.lens[i] = n
 	b.setAddr(i, to)

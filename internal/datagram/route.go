@@ -53,7 +53,7 @@ func NewRouter[V any](shortLen int) *Router[V] {
 	return &Router[V]{shortLen: shortLen, byID: make(map[string]V)}
 }
 
-// Add routes the datagrams for connection ID id to v.
+// Add routes to v the datagrams whose connection ID is id.
 func (r *Router[V]) Add(id []byte, v V) { r.byID[string(id)] = v }
 
 // Remove stops routing id (a retired or closed connection's ID).

@@ -34,7 +34,7 @@ func openPair(t *testing.T) (a, b *Socket, aAddr, bAddr netip.AddrPort) {
 	return a, b, aAddr, bAddr
 }
 
-// fill puts n datagrams "datagram i" into out's slots, addressed to to.
+// fill puts n datagrams "datagram i" into out's slots, each for the address to.
 func fill(out *Batch, n int, to netip.AddrPort) {
 	for i := range n {
 		k := copy(out.Buffer(i), fmt.Sprintf("datagram %d", i))

@@ -136,7 +136,7 @@ func (c *TLS) ConnectionState() tls.ConnectionState {
 // for it: a connection switched to WebSocket. ConnectionState then gives
 // the version, suite, ALPN protocol and resumption only, and its
 // ExportKeyingMaterial must not be called. A connection whose records
-// crypto/tls keeps keeps it. Only the connection's owner may call it.
+// are crypto/tls's keeps it. Only the connection's owner may call it.
 func (c *TLS) DropConnectionState() {
 	if c.d != nil && c.state.Load() == stateReady {
 		c.d.cs = nil
