@@ -6,9 +6,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/gust-http/gust/internal/fileserve"
 )
 
 // engine is the portable fallback: a goroutine per connection on the net
@@ -178,7 +179,4 @@ func (e *engine) discard() { e.ln.Close() }
 
 // dupFile is never called here: the fallback reads file bodies when they
 // are attached (Ctx.files is false).
-func dupFile(fd uintptr, name string) (*fileRef, error) { return nil, errors.ErrUnsupported }
-
-// inode is not compared here: the file cache checks size and time.
-func inode(fi os.FileInfo) uint64 { return 0 }
+func dupFile(fd uintptr, name string) (*fileserve.File, error) { return nil, errors.ErrUnsupported }

@@ -5,7 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
+
+	"github.com/gust-http/gust/internal/fileserve"
 )
 
 // A response body taken from a file: the Ctx holds it until the response
@@ -14,29 +15,6 @@ import (
 // HTTP/2 stream reads it a piece at a time (next) as the windows and the
 // socket take it (h2file_linux.go). The portable fallback, which cannot
 // send a file body later, has it read into the Ctx's body when attached.
-
-// fileRef is an open file shared by the cache and the responses sending
-// it: the last reference closes it, so an entry the cache drops while a
-// response is in flight stays open until that response is done.
-type fileRef struct {
-	f    *os.File
-	fd   int
-	refs atomic.Int32
-}
-
-func newFileRef(f *os.File) *fileRef {
-	r := &fileRef{f: f, fd: int(f.Fd())}
-	r.refs.Store(1)
-	return r
-}
-
-func (r *fileRef) hold() { r.refs.Add(1) }
-
-func (r *fileRef) drop() {
-	if r.refs.Add(-1) == 0 {
-		r.f.Close()
-	}
-}
 
 // fileSeg is one piece of a file body: the bytes body.bytes[lo:hi] (a
 // multipart boundary and part head, or the closing boundary), then n
@@ -49,7 +27,7 @@ type fileSeg struct {
 // fileBody is a response body made of a file's ranges and the bytes
 // between them, and how far its sending got.
 type fileBody struct {
-	ref   *fileRef
+	ref   *fileserve.File // held while the body lives
 	segs  []fileSeg
 	bytes []byte
 	total int64
@@ -63,9 +41,11 @@ type fileBody struct {
 
 var fileBodyPool = sync.Pool{New: func() any { return new(fileBody) }}
 
-func getFileBody(ref *fileRef) *fileBody {
+// getFileBody returns an empty body of ref's file, holding a reference
+// to it until release.
+func getFileBody(ref *fileserve.File) *fileBody {
 	b := fileBodyPool.Get().(*fileBody)
-	ref.hold()
+	ref.Hold()
 	b.ref = ref
 	return b
 }
@@ -78,6 +58,19 @@ func (b *fileBody) add(pre []byte, off, n int64) {
 	b.total += int64(len(pre)) + n
 }
 
+// byterangesBody is the multipart/byteranges body of ranges of ref's file
+// of size bytes, whose parts are of type ctype.
+func byterangesBody(ref *fileserve.File, ranges []fileserve.Range, ctype string, size int64) *fileBody {
+	b := getFileBody(ref)
+	var pre []byte
+	for i, r := range ranges {
+		pre = fileserve.AppendPartHead(pre[:0], i, r, ctype, size)
+		b.add(pre, r.Start, r.Length)
+	}
+	b.add(fileserve.AppendClosingBoundary(pre[:0]), 0, 0)
+	return b
+}
+
 // startsWithFile reports whether b's first bytes come from the file (a
 // whole file or one range): what is written before it may wait for them.
 func (b *fileBody) startsWithFile() bool {
@@ -87,7 +80,7 @@ func (b *fileBody) startsWithFile() bool {
 // release drops the file and returns b to its pool.
 func (b *fileBody) release() {
 	if b.ref != nil {
-		b.ref.drop()
+		b.ref.Drop()
 	}
 	b.ref = nil
 	b.segs = b.segs[:0]
@@ -118,7 +111,7 @@ func (b *fileBody) next(buf []byte) ([]byte, error) {
 		}
 	}
 	want := int(min(s.n, int64(len(buf))))
-	n, err := b.ref.f.ReadAt(buf[:want], s.off)
+	n, err := b.ref.ReadAt(buf[:want], s.off)
 	if n < want {
 		if err == nil || err == io.EOF {
 			err = errFileTruncated
@@ -151,7 +144,7 @@ func (b *fileBody) appendTo(dst []byte) ([]byte, error) {
 		dst = append(dst, b.bytes[s.lo:s.hi]...)
 		start := len(dst)
 		dst = append(dst, make([]byte, s.n)...)
-		if n, err := b.ref.f.ReadAt(dst[start:], s.off); int64(n) < s.n {
+		if n, err := b.ref.ReadAt(dst[start:], s.off); int64(n) < s.n {
 			if err == nil || err == io.EOF {
 				err = errFileTruncated
 			}
@@ -227,8 +220,7 @@ func (c *Ctx) SendFileRange(f *os.File, off, n int64) error {
 	}
 	if !c.files || c.head || c.streaming {
 		// Read now (or not at all, for HEAD): f is the caller's.
-		b := getFileBody(&fileRef{f: f})
-		b.ref.refs.Store(2) // never closed here
+		b := getFileBody(fileserve.Borrow(f)) // never closed here
 		b.add(nil, off, n)
 		c.attachFile(b)
 		return nil
@@ -244,7 +236,7 @@ func (c *Ctx) sendFD(fd uintptr, name string, off, n int64) error {
 		return err
 	}
 	b := getFileBody(ref)
-	ref.drop() // b holds it
+	ref.Drop() // b holds it
 	b.add(nil, off, n)
 	c.attachFile(b)
 	return nil

@@ -4,11 +4,11 @@ package server
 
 import (
 	"os"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gust-http/gust/internal/fileserve"
 	"github.com/gust-http/gust/internal/sys"
 	"github.com/gust-http/gust/internal/transport"
 )
@@ -102,7 +102,7 @@ func (c *conn) pushFile() error {
 			if cap(c.out) < want {
 				c.out = make([]byte, 0, fileChunk)
 			}
-			n, _ := b.ref.f.ReadAt(c.out[:want], s.off)
+			n, _ := b.ref.ReadAt(c.out[:want], s.off)
 			if n == 0 {
 				return errFileTruncated // or unreadable: either way the body cannot go on
 			}
@@ -112,7 +112,7 @@ func (c *conn) pushFile() error {
 			continue
 		}
 		off := s.off
-		n, err := sys.Sendfile(c.fd, b.ref.fd, &off, int(min(s.n, maxSendfile)))
+		n, err := sys.Sendfile(c.fd, b.ref.FD(), &off, int(min(s.n, maxSendfile)))
 		if n > 0 {
 			c.l.srv.counters.bytesOut.Add(int64(n))
 			s.off += int64(n)
@@ -238,18 +238,10 @@ func (c *conn) writeFile(ctx *Ctx) error {
 
 // dupFile takes a reference of the server's own to the open file fd: a
 // duplicate of the descriptor, which the response closes when sent.
-func dupFile(fd uintptr, name string) (*fileRef, error) {
+func dupFile(fd uintptr, name string) (*fileserve.File, error) {
 	dup, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	return newFileRef(os.NewFile(uintptr(dup), name)), nil
-}
-
-// inode is a file's inode number, for the file cache's checks.
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
+	return fileserve.NewFile(os.NewFile(uintptr(dup), name)), nil
 }

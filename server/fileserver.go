@@ -3,8 +3,9 @@ package server
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"time"
+
+	"github.com/gust-http/gust/internal/fileserve"
 )
 
 // FileServerOptions configures FileServer. The zero value is useful.
@@ -30,7 +31,7 @@ type FileServerOptions struct {
 // FileServer is a Handler that serves the files under one root directory
 // (see NewFileServer for what it answers), with its cache of open files.
 type FileServer struct {
-	cache *fileCache
+	cache *fileserve.Cache
 	opts  FileServerOptions
 	index []byte
 }
@@ -61,15 +62,12 @@ func NewFileServer(root string, opts FileServerOptions) (*FileServer, error) {
 	if opts.MaxEntries <= 0 {
 		opts.MaxEntries = 1024
 	}
-	return &FileServer{cache: newFileCache(r, opts.CheckInterval, opts.MaxEntries), opts: opts, index: []byte(opts.Index)}, nil
+	return &FileServer{cache: fileserve.NewCache(r, opts.CheckInterval, opts.MaxEntries), opts: opts, index: []byte(opts.Index)}, nil
 }
 
 // Close closes the cached files and the root. Responses in flight keep
 // their files until they are sent.
-func (fs *FileServer) Close() error {
-	fs.cache.close()
-	return fs.cache.root.Close()
-}
+func (fs *FileServer) Close() error { return fs.cache.Close() }
 
 // ServeGust answers one request.
 func (fs *FileServer) ServeGust(c *Ctx) {
@@ -85,15 +83,15 @@ func (fs *FileServer) ServeGust(c *Ctx) {
 	}
 	p = p[len(fs.opts.StripPrefix):]
 	var buf [512]byte
-	name, dir, ok := cleanPath(p, buf[:0])
+	name, dir, ok := fileserve.CleanPath(p, buf[:0])
 	if !ok {
 		c.SetStatus(404)
 		return
 	}
 	now := time.Now().UnixNano()
-	e := fs.cache.get(name, now)
-	defer e.release()
-	if e.kind == entryDir {
+	e := fs.cache.Get(name, now)
+	defer e.Release()
+	if e.Kind == fileserve.Dir {
 		if !dir {
 			// As net/http does: the directory's URL ends in '/', so that
 			// relative links in its index resolve inside it.
@@ -111,23 +109,23 @@ func (fs *FileServer) ServeGust(c *Ctx) {
 			name = append(name, '/')
 		}
 		name = append(name, fs.index...)
-		idx := fs.cache.get(name, now)
-		defer idx.release()
+		idx := fs.cache.Get(name, now)
+		defer idx.Release()
 		e = idx
 	} else if dir {
 		c.SetStatus(404) // a file's path with a '/' after it
 		return
 	}
-	if e.kind != entryFile {
+	if e.Kind != fileserve.Regular {
 		c.SetStatus(404)
 		return
 	}
-	ctype := e.ctype
+	ctype := e.Type
 	if !fs.opts.NoPrecompressed {
-		if enc, sib, any := fs.precompressed(c, name, now); any {
+		if enc, sib, any := fs.cache.Precompressed(name, c.Header("Accept-Encoding"), now); any {
 			c.SetHeader("Vary", "Accept-Encoding")
 			if sib != nil {
-				defer sib.release()
+				defer sib.Release()
 				c.SetHeader("Content-Encoding", enc)
 				e = sib
 			}
@@ -152,75 +150,79 @@ func (c *Ctx) SendFile(path string) {
 		c.SetStatus(404)
 		return
 	}
-	e := &fileEntry{kind: entryFile}
-	fillEntry(e, f, fi)
-	defer e.release() // the response holds its own reference while it sends
-	serveEntry(c, e, e.ctype)
+	e := fileserve.NewEntry(f, fi)
+	defer e.Release() // the response holds its own reference while it sends
+	serveEntry(c, e, e.Type)
 }
 
 // serveEntry answers with a file: conditions, then the whole file or
 // its ranges.
-func serveEntry(c *Ctx, e *fileEntry, ctype string) {
-	c.SetHeader("ETag", e.etag)
-	cond := evalConditions(c, e.etag, e.mod, e.lastMod)
-	if cond == condNotModified {
+func serveEntry(c *Ctx, e *fileserve.Entry, ctype string) {
+	m := c.Method()
+	req := fileserve.Request{
+		GetOrHead:         string(m) == "GET" || string(m) == "HEAD",
+		IfMatch:           c.Header("If-Match"),
+		IfUnmodifiedSince: c.Header("If-Unmodified-Since"),
+		IfNoneMatch:       c.Header("If-None-Match"),
+		IfModifiedSince:   c.Header("If-Modified-Since"),
+		IfRange:           c.Header("If-Range"),
+		Range:             c.Header("Range"),
+	}
+	c.SetHeader("ETag", e.ETag)
+	cond := fileserve.Evaluate(&req, e.ETag, e.Mod, e.LastMod)
+	if cond == fileserve.NotModified {
 		c.SetStatus(304) // the ETag is the validator: no Last-Modified (as net/http)
 		return
 	}
-	c.SetHeader("Last-Modified", e.lastMod)
-	switch cond {
-	case condPreconditionFailed:
+	c.SetHeader("Last-Modified", e.LastMod)
+	if cond == fileserve.PreconditionFailed {
 		c.SetStatus(412)
 		return
 	}
 	c.SetHeader("Accept-Ranges", "bytes")
-	var rbuf [4]byteRange
-	outcome := rangeNone
-	var rs []byteRange
-	if rh := c.Header("Range"); rh != nil && cond == condServe {
-		rs, outcome = parseRanges(rh, e.size, rbuf[:0])
+	var rbuf [4]fileserve.Range
+	outcome := fileserve.RangeNone
+	var rs []fileserve.Range
+	if req.Range != nil && cond == fileserve.Serve {
+		rs, outcome = fileserve.ParseRanges(req.Range, e.Size, rbuf[:0])
 	}
 	var num [64]byte
 	switch outcome {
-	case rangeUnsatisfiable:
+	case fileserve.RangeUnsatisfiable:
 		c.SetStatus(416)
-		c.SetHeaderBytes([]byte("Content-Range"), strconv.AppendInt(append(num[:0], "bytes */"...), e.size, 10))
+		c.SetHeaderBytes([]byte("Content-Range"), fileserve.AppendUnsatisfied(num[:0], e.Size))
 		c.SetContentType("text/plain; charset=utf-8")
 		c.WriteString("416 Range Not Satisfiable\n")
 		return
-	case rangeSatisfiable:
+	case fileserve.RangeSatisfiable:
 		c.SetStatus(206)
 		if len(rs) == 1 {
-			c.SetHeaderBytes([]byte("Content-Range"), appendContentRange(num[:0], rs[0], e.size))
+			c.SetHeaderBytes([]byte("Content-Range"), fileserve.AppendContentRange(num[:0], rs[0], e.Size))
 			c.SetContentType(ctype)
-			sendPart(c, e, rs[0].start, rs[0].length)
+			sendPart(c, e, rs[0].Start, rs[0].Length)
 			return
 		}
-		b := getFileBody(e.ref)
-		{
-			c.SetContentType(byterangesType)
-			addByteranges(b, rs, ctype, e.size)
-		}
-		c.attachFile(b)
+		c.SetContentType(fileserve.ByterangesType)
+		c.attachFile(byterangesBody(e.File, rs, ctype, e.Size))
 		return
 	}
 	c.SetContentType(ctype)
-	sendPart(c, e, 0, e.size)
+	sendPart(c, e, 0, e.Size)
 }
 
 // sendPart makes n bytes of e's file from off the body: copied from the
 // cache for a small file, else a file body the connection sends.
-func sendPart(c *Ctx, e *fileEntry, off, n int64) {
-	if e.data != nil {
+func sendPart(c *Ctx, e *fileserve.Entry, off, n int64) {
+	if e.Data != nil {
 		c.dropFile()
 		if c.head {
 			c.headLen = n
 			return
 		}
-		c.out = append(c.out[:0], e.data[off:off+n]...)
+		c.out = append(c.out[:0], e.Data[off:off+n]...)
 		return
 	}
-	b := getFileBody(e.ref)
+	b := getFileBody(e.File)
 	b.add(nil, off, n)
 	c.attachFile(b)
 }

@@ -131,13 +131,11 @@ func (fx *h2FileSetup) get(t *testing.T, method, path string, hdr ...string) (*h
 // refs is the number of references to the cached file name: 1 (the
 // cache's own) once no response holds it.
 func (fx *h2FileSetup) refs(name string) int32 {
-	fx.fs.cache.mu.RLock()
-	defer fx.fs.cache.mu.RUnlock()
-	e := fx.fs.cache.entries[name]
-	if e == nil || e.ref == nil {
+	e := fx.fs.cache.Peek(name)
+	if e == nil || e.File == nil {
 		return -1
 	}
-	return e.ref.refs.Load()
+	return e.File.Refs()
 }
 
 // waitRefs waits until name's cache entry is held by the cache alone.
