@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gust-http/gust/internal/wspaths"
+	"github.com/gust-http/gust/cmd/internal/wspaths"
 	"github.com/gust-http/gust/server"
 )
 

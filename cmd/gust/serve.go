@@ -72,7 +72,7 @@ type serveConfig struct {
 	// TLS says whether and how to serve HTTPS (serve_tls.go).
 	TLS serveTLSFlags
 	// WSDeflate accepts permessage-deflate on the WebSocket paths
-	// (internal/wspaths; gust engine).
+	// (cmd/internal/wspaths; gust engine).
 	WSDeflate bool
 	// WSPing is the WebSocket paths' ping interval: 0 is gust/server's
 	// default (30s), negative turns the server's pings off.

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/cmd/internal/wspaths"
 	"github.com/gust-http/gust/internal/hello"
-	"github.com/gust-http/gust/internal/wspaths"
 	"github.com/gust-http/gust/server"
 )
 

@@ -14,5 +14,5 @@
 //
 // # Files
 //
-//   - main.go: flags, the native hello handler and internal/wspaths on gust/server, signals
+//   - main.go: flags, the native hello handler and cmd/internal/wspaths on gust/server, signals
 package main

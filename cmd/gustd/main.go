@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gust-http/gust/internal/wspaths"
+	"github.com/gust-http/gust/cmd/internal/wspaths"
 	"github.com/gust-http/gust/server"
 )
 
