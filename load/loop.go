@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/gust-http/gust/result"
@@ -72,15 +71,7 @@ type loop struct {
 	secHist  *hdrhistogram.Histogram
 	sent     *liveSent // with Config.Live: the counts handed over so far
 
-	// With a Source (see schedule_recorded.go); feeder is nil without one.
-	feeder   *feeder
-	timed    bool   // requests have intended send times
-	cur      *batch // the batch requests are taken from
-	idleQ    []*conn
-	idleHead int
-	idleN    int
-	hungry   atomic.Bool // waiting for the feeder's next batch
-	eps      endpointStats
+	eps endpointStats // per endpoint, with a Source
 
 	// With TLS (see tls_loop.go); tls is nil for a plain run.
 	hs  mailbox.Box[endedHandshake] // handshakes that ended (tls_loop.go); its lock is taken once per handshake
@@ -126,8 +117,6 @@ func (e *engine) newLoops() ([]*loop, error) {
 			stats:       newStats(),
 			scanEvery:   scan,
 			secHist:     result.NewHistogram(),
-			feeder:      e.feed,
-			timed:       e.feed != nil && e.feed.timed(),
 			perEndpoint: e.cfg.Source != nil,
 		}
 		loops[i].hs.Init(p.Wake)
@@ -147,10 +136,10 @@ func (e *engine) newLoops() ([]*loop, error) {
 	}
 	for _, l := range loops {
 		switch s := l.sched.(type) {
-		case recordedSchedule:
-			l.idleQ = make([]*conn, len(l.conns))
+		case *recordedSchedule:
+			s.idle = newIdleQueue(len(l.conns))
 		case *stagesSchedule:
-			l.idleQ = make([]*conn, s.maxConns) // room for the pool grown whole
+			s.idle = newIdleQueue(s.maxConns) // room for the pool grown whole
 		}
 	}
 	return loops, nil

@@ -35,7 +35,7 @@ type schedule interface {
 func (e *engine) newSchedule(loop int) schedule {
 	switch {
 	case e.feed != nil:
-		return recordedSchedule{}
+		return &recordedSchedule{feeder: e.feed, timed: e.feed.timed()}
 	case e.cfg.WebSocket.Hold:
 		return holdSchedule{every: int64(e.cfg.WebSocket.Ping)}
 	case len(e.cfg.Stages) > 0:

@@ -25,6 +25,7 @@ type stagesSchedule struct {
 
 	maxConns int     // the loop's share of Config.MaxConnections
 	growing  []*conn // connections the pool opened that are not ready yet
+	idle     idleQueue
 }
 
 // never is a due time that does not come.
@@ -58,7 +59,7 @@ func (s *stagesSchedule) fill(l *loop, c *conn, now int64) {
 		s.advance()
 	}
 	if c.ses.room() > 0 {
-		l.park(c)
+		s.idle.park(c)
 	}
 }
 
@@ -80,10 +81,10 @@ func (s *stagesSchedule) at(n float64) int64 {
 // dispatch gives due requests to idle connections, oldest idle first, and
 // grows the pool when none is left for a request that is due.
 func (s *stagesSchedule) dispatch(l *loop, now int64) {
-	for s.due <= now && l.idleN > 0 {
-		l.refill(l.popIdle(), now)
+	for s.due <= now && s.idle.len() > 0 {
+		l.refill(s.idle.pop(), now)
 	}
-	if s.due <= now && l.idleN == 0 && len(l.conns) < s.maxConns {
+	if s.due <= now && s.idle.len() == 0 && len(l.conns) < s.maxConns {
 		s.grow(l, now)
 	}
 }
@@ -121,7 +122,7 @@ func loopShare(n, loops, i int) int {
 // nextDue is when the next request is due, if a connection is idle to
 // take it; otherwise a response or a new connection wakes the loop.
 func (s *stagesSchedule) nextDue(l *loop, now int64) int64 {
-	if l.idleN == 0 || s.due == never {
+	if s.idle.len() == 0 || s.due == never {
 		return -1
 	}
 	return s.due

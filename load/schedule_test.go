@@ -19,9 +19,9 @@ func TestEachLoadModelIsOneSchedule(t *testing.T) {
 		{"as fast as responses come back is the closed schedule", Config{Requests: 1}, "load.closedSchedule"},
 		{"a rate is the constant-rate schedule", Config{Requests: 1, Rate: 1000, Connections: 4}, "*load.rateSchedule"},
 		{"stages are the stages schedule", Config{Stages: []Stage{{Duration: 1e9, Target: 100}}}, "*load.stagesSchedule"},
-		{"a Source at its recorded times is the recorded schedule", Config{Source: src(), Speed: 1}, "load.recordedSchedule"},
-		{"a Source as fast as possible is the recorded schedule too", Config{Source: src()}, "load.recordedSchedule"},
-		{"a Source at a flat rate is the recorded schedule, its times stamped by the feeder", Config{Source: src(), Rate: 100}, "load.recordedSchedule"},
+		{"a Source at its recorded times is the recorded schedule", Config{Source: src(), Speed: 1}, "*load.recordedSchedule"},
+		{"a Source as fast as possible is the recorded schedule too", Config{Source: src()}, "*load.recordedSchedule"},
+		{"a Source at a flat rate is the recorded schedule, its times stamped by the feeder", Config{Source: src(), Rate: 100}, "*load.recordedSchedule"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

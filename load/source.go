@@ -235,7 +235,7 @@ func (f *feeder) wake(all bool) {
 		return
 	}
 	for _, l := range f.loops {
-		if all || l.hungry.Load() && l.hungry.Swap(false) {
+		if all || l.hungry() {
 			l.wake()
 		}
 	}

@@ -74,7 +74,7 @@ func TestDataPathDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, c, peer := sourceLoopOf(t, src)
-	if l.picker == nil || l.feeder != nil {
+	if _, fed := l.sched.(*recordedSchedule); l.picker == nil || fed {
 		t.Fatal("a looping DataSource went to a feeder, not to the loop's picker")
 	}
 	buf := make([]byte, 4096)
@@ -105,8 +105,8 @@ func TestSourcePathDoesNotAllocate(t *testing.T) {
 	l, c, peer := sourceLoop(t)
 	buf := make([]byte, 4096)
 	step := func() {
-		if l.cur == nil || l.cur.next == len(l.cur.reqs) {
-			feedOne(l.feeder)
+		if s := l.sched.(*recordedSchedule); s.cur == nil || s.cur.next == len(s.cur.reqs) {
+			feedOne(s.feeder)
 		}
 		l.refill(c, 1)
 		if c.inflight() != 1 || c.wleft != 0 {

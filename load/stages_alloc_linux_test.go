@@ -36,7 +36,7 @@ func stagesLoop(tb testing.TB) (l *loop, c *conn, peer int) {
 	c.attach(fds[0])
 	c.state = stActive
 	l.sched.begin(c, 0)
-	l.park(c) // connected and waiting for the first request
+	l.sched.(*stagesSchedule).idle.park(c) // connected and waiting for the first request
 	return l, c, fds[1]
 }
 
