@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/mailbox"
 	"github.com/gust-http/gust/internal/websocket"
 )
 
@@ -32,6 +33,23 @@ import (
 // that its connection stays the loop's: the moved handler posts its
 // response to the loop as a worker does, and the loop never learns the
 // connection was involved.
+
+// autoLoop is Auto mode's side of a loop, embedded in loop.
+type autoLoop struct {
+	// seatNow is the loop's seat, for the watchdog (another goroutine).
+	seatNow atomic.Pointer[seat]
+	// hseq counts handlers entered and left on the loop: odd while one
+	// runs. The watchdog moves a handler it sees running at two ticks in
+	// a row off the loop.
+	hseq   atomic.Uint64
+	routes routeTable // which routes wait: the loop's
+	// blips are the routes whose handlers were moved off but did not
+	// wait, posted by their goroutines for the loop to unlearn.
+	blips mailbox.Box[uint32]
+	// yieldEvery is how often a loop that never runs out of events
+	// yields its P; lastYield is when it last did. The loop's.
+	yieldEvery, lastYield int64
+}
 
 // seat is what a goroutine running a loop works with, and keeps if its
 // handler is moved off: the read buffer, the output, the Ctx and the site

@@ -21,75 +21,67 @@ const (
 )
 
 // loop is one event loop: a listener, an epoll instance and the
-// connections accepted on them.
+// connections accepted on them. Its fields are grouped by who may touch
+// them; a protocol's or a mode's own state sits in a struct of its own,
+// embedded here, beside the code that uses it.
 type loop struct {
-	e      *engine
-	srv    *Server
-	id     int
-	poller *poll.Poller
+	// Set by newLoop, never changed.
+	e        *engine
+	srv      *Server
+	id       int
+	poller   *poll.Poller
+	minTimer int64 // the shortest timeout, for checking busy connections
+
+	// The loop's own: touched only by the goroutine running the loop.
 	lnfd   int
 	events []poll.Event
 	byFD   []*conn
 	wheel  *timerWheel
-
 	// seat is the goroutine running the loop's read buffer, output and
-	// Ctx. In Auto mode a handler that outlives its budget keeps its seat
-	// and the loop goes on in a new goroutine with a new one; seatNow is
-	// the same pointer, for the watchdog.
-	seat    *seat
-	seatNow atomic.Pointer[seat]
-	// hseq counts handlers entered and left on the loop (Auto mode): odd
-	// while one runs. The watchdog moves a handler it sees running at two
-	// ticks in a row off the loop.
-	hseq   atomic.Uint64
-	routes routeTable // Auto mode: which routes wait
-	err    error      // what run returned, on the goroutine that ran it last
-
-	// The turn in progress, kept in the loop rather than on a goroutine's
-	// stack so that a goroutine taking the loop over from a handler's
-	// goroutine finishes it: the events not yet handled, the connections
-	// whose turn ended before they were drained.
-	turnNow int64
-	evNext  int
-	// closingIdle: closeIdleConns is running (a handler it served may be
-	// moved off the loop, and the loop's new goroutine starts it again).
-	closingIdle bool
-	// yieldEvery (Auto mode) is how often a loop that never runs out of
-	// events yields its P; lastYield is when it last did.
-	yieldEvery, lastYield int64
-
-	closeIdleReq atomic.Bool
-
-	conns atomic.Int64 // connections this loop holds, for tests and balance checks
-
-	// later holds the sockets whose turn ended before they were drained,
-	// posted by the loop itself, so that a goroutine taking the loop over
-	// mid-turn gives them their turn.
-	later      mailbox.Box[*conn]
-	lingerPace // lingering connections and their read budget (linger_linux.go)
+	// Ctx, and the dispatcher its handlers go through. In Auto mode a
+	// handler that outlives its budget keeps its seat and the loop goes
+	// on in a new goroutine with a new one.
+	seat *seat
+	err  error // what run returned, on the goroutine that ran it last
 
 	acceptRetry   bool  // accept failed for want of descriptors: try again at the next tick
 	lastAcceptLog int64 // when that was last logged, so a flood is not a log flood
+
+	// The turn in progress, kept in the loop rather than on a goroutine's
+	// stack so that a goroutine taking the loop over from a handler's
+	// goroutine finishes it: the events not yet handled, and (later) the
+	// sockets whose turn ended before they were drained, posted by the
+	// loop itself.
+	turnNow int64
+	evNext  int
+	later   mailbox.Box[*conn]
+	// closingIdle: closeIdleConns is running (a handler it served may be
+	// moved off the loop, and the loop's new goroutine starts it again).
+	closingIdle bool
+	lingerPace         // lingering connections and their read budget (linger_linux.go)
+	streams     h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 
 	// The mailboxes other goroutines post to; each wakes the loop. A
 	// batch is handed out from the box, not a stack: if a callback is
 	// moved off the loop meanwhile (Auto mode), the goroutine the loop
 	// goes on in hands out the rest.
-	handoff  mailbox.Box[*conn]  // connections workers gave back to be closed
-	blips    mailbox.Box[uint32] // routes whose handlers were moved off but did not wait (Auto)
-	incoming mailbox.Box[int]    // sockets the accepting loop handed over (AcceptOne)
-	posts    mailbox.Box[*conn]  // connections whose protocol has posts from other goroutines (post)
+	handoff  mailbox.Box[*conn] // connections workers gave back to be closed
+	incoming mailbox.Box[int]   // sockets the accepting loop handed over (AcceptOne)
+	posts    mailbox.Box[*conn] // connections whose protocol has posts from other goroutines (post)
 
 	// mu guards stopped alone: shutdownAll holds it while it closes the
 	// mailboxes and looks at every connection, so that a worker that
 	// finds the loop stopped (giveBack, closeIfStopped) closes its
 	// connection itself, and only once shutdownAll is done with it.
-	mu       sync.Mutex
-	stopped  bool
-	minTimer int64 // the shortest timeout, for checking busy connections
+	mu      sync.Mutex
+	stopped bool
 
-	tlsLoop        // handshakes that ended, in their mailbox (tls_linux.go)
-	streams h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
+	// Atomics other goroutines set or read.
+	closeIdleReq atomic.Bool  // Shutdown asks the loop to close its idle connections
+	conns        atomic.Int64 // connections this loop holds, for tests and balance checks
+
+	autoLoop // Auto mode's side of the loop (auto_linux.go)
+	tlsLoop  // handshakes that ended, in their mailbox, and resting keys (tls_linux.go)
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
