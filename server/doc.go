@@ -41,9 +41,8 @@
 //   - filesend_linux.go: a file body after its head: sendfile(2) on TCP, read and written over TLS
 //   - fileserver.go: NewFileServer, FileServer, SendFile: GET and HEAD over a root on internal/fileserve
 //   - h1bodystream_linux.go: HTTP/1.1 request bodies streamed as they arrive; the unread rest drained
-//   - h1exchange.go: HTTP/1.1's request: nextRequest parses, runHandler runs, serve serializes
+//   - h1request.go: one HTTP/1.1 request top to bottom: step, serve, the parse and its state
 //   - h1serve_linux.go: h1proto, HTTP/1.1 on the loop: the h2c switch, step, handOver, upgrades
-//   - h1step.go: step, the one driver of a parsed request's outcome for loop, worker and fallback
 //   - h1work_linux.go: the worker's side of an HTTP/1.1 connection: requests in order, waiting I/O
 //   - h2adapter_linux.go: the net/http adapter on an HTTP/2 stream: streamed r.Body, Flusher, trailers
 //   - h2auto_linux.go: HTTP/2 streams in Auto mode: the loop's stream queue run at the end of its turn

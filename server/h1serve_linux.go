@@ -7,7 +7,7 @@ import (
 )
 
 // HTTP/1.1 on the loop: requests parsed in c.in and served in order
-// (h1step.go) on the loop (Inline, Auto) or handed to a worker with the
+// (h1request.go) on the loop (Inline, Auto) or handed to a worker with the
 // request already parsed (Pooled, and Auto for a route that waits).
 
 // h1proto is HTTP/1.1, the protocol every connection starts with. Its
