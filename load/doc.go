@@ -27,7 +27,7 @@
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries
 //   - http1.go: HTTP/1.1's session: the ring of in-flight exchanges, the in-place response parser
-//   - idle.go: idleQueue, connections waiting for a request to come due, a ring that never grows
+//   - idle.go: idleQueue, connections waiting for a request to come due, on a ring
 //   - lifecycle.go: a connection's life: connect, handshake, ready, fail, reopen
 //   - live.go: Live (Config.Live): each second's counts summed by the collector for a watcher
 //   - loop.go: one event loop: poller wait, timers, timeline seconds, the timeout scan
@@ -35,6 +35,7 @@
 //   - ramp.go: connects paced for ConnectRate and RampUp
 //   - request.go: RequestHead and the request a session encodes, Config's serialized once
 //   - retry.go: requests a GOAWAY sent back unprocessed, resent first on the next socket
+//   - ring.go: ring, a fixed-size first-in first-out queue: exchanges in flight, idle connections
 //   - roundtrip.go: one round trip top to bottom: handle, read, feed, refill, send, write, flush
 //   - run.go: Run: the start-up probe, the loops started and stopped, their stats merged
 //   - schedule.go: the schedule seam: what to send and when, asked at each turning point

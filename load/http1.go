@@ -19,10 +19,7 @@ const (
 // the pipeline depth, and responses come back in order, so the exchanges
 // in flight are a ring, oldest first.
 type h1session struct {
-	// ring[(first+i) % len(ring)] is the i-th exchange in flight.
-	ring  []exchange
-	first int
-	n     int
+	sent ring[exchange] // the exchanges in flight, oldest first
 
 	phase      respPhase
 	head       http1.ResponseHead
@@ -38,35 +35,26 @@ type h1session struct {
 // With forceClose, every response ends the connection, as the requests
 // asked, even if the server does not say so.
 func newH1Session(depth int, forceClose bool) *h1session {
-	return &h1session{ring: make([]exchange, depth), forceClose: forceClose}
+	return &h1session{sent: newRing[exchange](depth), forceClose: forceClose}
 }
 
 func (s *h1session) start(out []byte) []byte { return out }
-func (s *h1session) room() int               { return len(s.ring) - s.n }
-func (s *h1session) inflight() int           { return s.n }
+func (s *h1session) room() int               { return s.sent.room() }
+func (s *h1session) inflight() int           { return s.sent.len() }
 func (s *h1session) closing() bool           { return s.closeAfter }
 func (s *h1session) stalled() bool           { return false }
 func (s *h1session) multiplexed() bool       { return false }
 func (s *h1session) expire(int64, sink)      {}
 
-func (s *h1session) at(i int) exchange { return s.ring[(s.first+i)%len(s.ring)] }
+func (s *h1session) at(i int) exchange { return s.sent.at(i) }
 
 func (s *h1session) send(out []byte, req *request, x exchange) []byte {
-	s.ring[(s.first+s.n)%len(s.ring)] = x
-	s.n++
+	s.sent.push(x)
 	return req.appendHTTP1(out)
 }
 
 // pop removes the oldest exchange in flight and returns it.
-func (s *h1session) pop() exchange {
-	x := s.ring[s.first]
-	s.first++
-	if s.first == len(s.ring) {
-		s.first = 0
-	}
-	s.n--
-	return x
-}
+func (s *h1session) pop() exchange { return s.sent.pop() }
 
 // done completes the oldest exchange with the current status.
 func (s *h1session) done(k sink) {
@@ -75,14 +63,14 @@ func (s *h1session) done(k sink) {
 }
 
 func (s *h1session) reset() {
-	s.first, s.n = 0, 0
+	s.sent.reset()
 	s.phase = phHead
 	s.closeAfter = false
 	s.pending = s.pending[:0]
 }
 
 func (s *h1session) eof(k sink) {
-	if s.phase == phUntilClose && s.n > 0 {
+	if s.phase == phUntilClose && s.sent.len() > 0 {
 		s.done(k)
 	}
 }
@@ -96,7 +84,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 	for len(data) > 0 {
 		switch s.phase {
 		case phHead:
-			if s.n == 0 || s.closeAfter {
+			if s.sent.len() == 0 || s.closeAfter {
 				return result.ErrProtocol, false // bytes nobody asked for
 			}
 			n, err := http1.ParseResponseHead(data, maxResponseHead, &s.head)
@@ -118,7 +106,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			// Without keep-alive the request said close: close even if the
 			// server does not.
 			s.closeAfter = s.head.Close || s.forceClose
-			switch s.head.Body(s.ring[s.first].meta&metaHead != 0) {
+			switch s.head.Body(s.sent.at(0).meta&metaHead != 0) {
 			case http1.BodyNone:
 				s.done(k)
 			case http1.BodyLength:

@@ -1,36 +1,25 @@
 package load
 
 // idleQueue is a schedule's queue of connections that could take another
-// request and wait for one to come due, oldest first: a ring with room
-// for every connection the schedule may have, so it never grows.
-type idleQueue struct {
-	ring []*conn
-	head int
-	n    int
-}
+// request and wait for one to come due, oldest first, with room for
+// every connection the schedule may have.
+type idleQueue struct{ ring[*conn] }
 
 // newIdleQueue returns a queue with room for size connections.
-func newIdleQueue(size int) idleQueue { return idleQueue{ring: make([]*conn, size)} }
+func newIdleQueue(size int) idleQueue { return idleQueue{newRing[*conn](size)} }
 
 // park queues c as idle, once.
 func (q *idleQueue) park(c *conn) {
-	if c.idle {
-		return
+	if !c.idle {
+		c.idle = true
+		q.push(c)
 	}
-	c.idle = true
-	q.ring[(q.head+q.n)%len(q.ring)] = c
-	q.n++
 }
 
-// pop takes the connection idle the longest; the queue must not be empty.
-func (q *idleQueue) pop() *conn {
-	c := q.ring[q.head]
-	q.ring[q.head] = nil
-	q.head = (q.head + 1) % len(q.ring)
-	q.n--
+// take takes the connection idle the longest; the queue must not be
+// empty.
+func (q *idleQueue) take() *conn {
+	c := q.pop()
 	c.idle = false
 	return c
 }
-
-// len returns how many connections wait.
-func (q *idleQueue) len() int { return q.n }

@@ -108,7 +108,7 @@ func (s *recordedSchedule) dispatch(l *loop, now int64) {
 		if r == nil || !s.due(r, now) {
 			return
 		}
-		l.refill(s.idle.pop(), now)
+		l.refill(s.idle.take(), now)
 	}
 }
 

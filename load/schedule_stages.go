@@ -82,7 +82,7 @@ func (s *stagesSchedule) at(n float64) int64 {
 // grows the pool when none is left for a request that is due.
 func (s *stagesSchedule) dispatch(l *loop, now int64) {
 	for s.due <= now && s.idle.len() > 0 {
-		l.refill(s.idle.pop(), now)
+		l.refill(s.idle.take(), now)
 	}
 	if s.due <= now && s.idle.len() == 0 && len(l.conns) < s.maxConns {
 		s.grow(l, now)

@@ -35,10 +35,7 @@ type wsSession struct {
 	key      [24]byte // this socket's Sec-WebSocket-Key
 	deflated bool     // this socket sends run.deflated (permessage-deflate agreed)
 
-	// ring[(first+i) % len(ring)] is the i-th message in flight.
-	ring  []exchange
-	first int
-	n     int
+	sent ring[exchange] // the messages in flight, oldest first
 
 	head     http1.ResponseHead
 	pending  []byte // a partial head or frame carried to the next read
@@ -60,7 +57,7 @@ const (
 // newWSSession returns a session of run, keeping up to run.inflight
 // messages in flight.
 func newWSSession(run *wsRun) *wsSession {
-	s := &wsSession{run: run, ring: make([]exchange, run.inflight)}
+	s := &wsSession{run: run, sent: newRing[exchange](run.inflight)}
 	if run.h2 {
 		s.h2 = &wsH2{}
 	}
@@ -83,11 +80,11 @@ func (s *wsSession) room() int {
 	if s.phase != wsOpen {
 		return 0
 	}
-	return len(s.ring) - s.n
+	return s.sent.room()
 }
 
-func (s *wsSession) inflight() int      { return s.n }
-func (s *wsSession) at(i int) exchange  { return s.ring[(s.first+i)%len(s.ring)] }
+func (s *wsSession) inflight() int      { return s.sent.len() }
+func (s *wsSession) at(i int) exchange  { return s.sent.at(i) }
 func (s *wsSession) closing() bool      { return s.phase == wsClosed }
 func (s *wsSession) multiplexed() bool  { return false }
 func (s *wsSession) stalled() bool      { return false }
@@ -96,7 +93,7 @@ func (s *wsSession) eof(sink)           {}
 
 func (s *wsSession) reset() {
 	s.phase = wsUpgrading
-	s.first, s.n = 0, 0
+	s.sent.reset()
 	s.pending = s.pending[:0]
 	s.deflated = false
 	s.nextPing = 0
@@ -110,8 +107,7 @@ func (s *wsSession) reset() {
 // in flight. req is the run's HTTP request, which a WebSocket does not
 // send.
 func (s *wsSession) send(out []byte, _ *request, x exchange) []byte {
-	s.ring[(s.first+s.n)%len(s.ring)] = x
-	s.n++
+	s.sent.push(x)
 	s.st.msgsOut++
 	s.st.bytesOut += int64(len(s.run.payload))
 	if s.h2 != nil {
@@ -137,15 +133,7 @@ func (s *wsSession) ping(out []byte) []byte {
 }
 
 // pop removes the oldest message in flight and returns it.
-func (s *wsSession) pop() exchange {
-	x := s.ring[s.first]
-	s.first++
-	if s.first == len(s.ring) {
-		s.first = 0
-	}
-	s.n--
-	return x
-}
+func (s *wsSession) pop() exchange { return s.sent.pop() }
 
 // feed reads the upgrade's answer, then frames. A partial head or frame is
 // kept for the next read.
@@ -205,7 +193,7 @@ func (s *wsSession) deliver(k sink) {
 		case websocket.EventMessage:
 			s.st.msgsIn++
 			s.st.bytesIn += int64(len(ev.Payload))
-			if s.n > 0 {
+			if s.sent.len() > 0 {
 				k.complete(s.pop(), 0) // a message, not a response: no status
 			}
 		case websocket.EventPing:
@@ -217,7 +205,7 @@ func (s *wsSession) deliver(k sink) {
 			// will not come back on this socket.
 			s.st.closed(ev.Code)
 			s.phase = wsClosed
-			for s.n > 0 {
+			for s.sent.len() > 0 {
 				k.abandon(s.pop(), result.ErrClosed)
 			}
 		}
