@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The native upload flood of issue 12, round by round: keep-alive load
+# The native upload flood, round by round: keep-alive load
 # alone, then beside 50 endless uploads (big-bodies-50), for each server,
 # through scripts/bench-rounds.sh (server on CPU 0, generator and attack on
 # CPU 1). Prints bench-rounds' table, then each round's req/s and the share

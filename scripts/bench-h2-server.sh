@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP/2 (h2c, prior knowledge) on gust/server against net/http's h2c server, issue 14's
+# HTTP/2 (h2c, prior knowledge) on gust/server against net/http's h2c server, the
 # table: server on CPU 0 with GOMAXPROCS=1, h2load (Debian's nghttp2-client) on CPU 1,
 # -c 100 -m 10 and -c 1000 -m 100. Prints req/s, server CPU per request (total, user,
 # kernel) over h2load's measured window, h2load's mean time for a request (where the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compares gust load with wrk -t1 over TLS (issue 11): each TLS server
+# Compares gust load with wrk -t1 over TLS: each TLS server
 # pinned to SERVER_CPUS (give it more cores than the generator, so that the
 # target is faster than one generator core), each generator pinned to
 # CLIENT_CPU with one loop or thread, runs alternating in one sitting.

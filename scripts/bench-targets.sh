@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The round-two targets (issues 11 to 14) measured in one sitting, server
+# The dispatch, TLS and HTTP/2 targets measured in one sitting, server
 # on CPU 0 and generator on CPU 1, medians of ROUNDS (default 3): each
 # step writes its output into OUT (default out/targets) and prints it.
 # Needs the machine to itself (about 30 minutes), wrk, h2load
@@ -44,39 +44,39 @@ mixed_run() {
 for step in "${steps[@]}"; do
 	echo "== $step ($(date -u +%FT%TZ))"
 	case $step in
-	auto) # issue 12: keep-alive hello world, Auto beside Inline and fasthttp, native and adapter
+	auto) # keep-alive hello world, Auto beside Inline and fasthttp, native and adapter
 		cfg=$(pick keepalive-200,keepalive-2000,keepalive-8000,keepalive-16000 lab/scenarios/auto.json auto-keepalive.json)
 		bin/gust bench --config "$cfg" "${pin[@]}" --out "$out/auto" \
 			--servers gust-auto,gust-inline,fasthttp,gust-auto-adapter
 		cat "$out/auto/report.md" ;;
-	compute) # issue 12: a handler that computes for 200 us
+	compute) # a handler that computes for 200 us
 		G="$PWD/bin/gust serve --addr {addr} --debug-addr {debug} --compute 200us"
 		bin/gust bench --config lab/scenarios/auto-compute.json "${pin[@]}" --out "$out/compute" \
 			--server "compute-auto=$G --mode auto" --server "compute-pooled=$G --mode pooled" \
 			--server "compute-inline=$G --mode inline" --servers compute-auto,compute-pooled,compute-inline
 		cat "$out/compute/report.md" ;;
-	mixed) # issue 12: 95% fast, 5% waiting 50 ms, 2000 connections; fast p99 with and without the waiting ones
+	mixed) # 95% fast, 5% waiting 50 ms, 2000 connections; fast p99 with and without the waiting ones
 		for r in $(seq "$rounds"); do
 			for mode in auto pooled; do
 				echo "-- round $r, $mode, mixed"; mixed_run "$mode"
 				echo "-- round $r, $mode, fast only"; mixed_run "$mode" --exclude '^/slow'
 			done
 		done 2>&1 | tee "$out/mixed.txt" ;;
-	flood) # issue 12: 50 endless native uploads beside keep-alive load, and the same load alone
+	flood) # 50 endless native uploads beside keep-alive load, and the same load alone
 		cfg=$(pick keepalive-200,big-bodies-50 lab/scenarios/auto.json flood.json)
 		bin/gust bench --config "$cfg" "${pin[@]}" --out "$out/flood" --servers gust-auto,gust-auto-adapter
 		cat "$out/flood/report.md" ;;
-	tls) # issue 11: gust/server over TLS beside fasthttp and net/http, wrk -t1
+	tls) # gust/server over TLS beside fasthttp and net/http, wrk -t1
 		cfg=$(pick tls-keepalive-200,tls-keepalive-2000 lab/scenarios/tls.json tls-keepalive.json)
 		bin/gust bench --config "$cfg" --loader wrk "${pin[@]}" --out "$out/tls" --servers gust-native,fasthttp,nethttp
 		cat "$out/tls/report.md" ;;
-	handshakes) # issue 11: full and resumed handshakes per second, TLS 1.3 and 1.2
+	handshakes) # full and resumed handshakes per second, TLS 1.3 and 1.2
 		scripts/bench-tls-handshakes.sh 5 "$rounds" | tee "$out/handshakes.md" ;;
-	load-tls) # issue 11: gust load against wrk -t1 over TLS, fasthttp as the target
+	load-tls) # gust load against wrk -t1 over TLS, fasthttp as the target
 		SERVER_CPUS=0 CLIENT_CPU=1 SERVERS=fasthttp scripts/bench-load-tls.sh 10 "$rounds" | tee "$out/load-tls.md" ;;
-	h2-load) # issue 13: gust load --http2 against h2load -t1, nginx h2c
+	h2-load) # gust load --http2 against h2load -t1, nginx h2c
 		scripts/bench-h2-load.sh 5 "$rounds" | tee "$out/h2-load.md" ;;
-	h2-server) # issue 14: gust/server HTTP/2 against net/http's
+	h2-server) # gust/server HTTP/2 against net/http's
 		DURATION=10s WARMUP=2s IDLE=10000 scripts/bench-h2-server.sh | tee "$out/h2-server.md" ;;
 	*) echo "unknown step $step" >&2; exit 2 ;;
 	esac

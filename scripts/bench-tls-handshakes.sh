@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Handshakes per second (issue 11): wrk -t1 with a new connection per
+# Handshakes per second: wrk -t1 with a new connection per
 # request (-H 'Connection: close'; wrk resumes sessions when the server
 # allows it) against gust serve on each engine, TLS 1.3 and 1.2
 # (--tls-max), full (--tls-no-resume) and resumed, runs alternating in one
