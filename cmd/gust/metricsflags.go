@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gust-http/gust/load"
-	"github.com/gust-http/gust/metrics"
+	"github.com/gust-http/gust/load/metrics"
 )
 
 // metricsFlags are gust load's live metrics: --metrics-addr serves
