@@ -38,7 +38,9 @@ type WebSocket struct {
 	// from a pool for one message at a time.
 	DeflateContextTakeover bool
 	// MaxMessage bounds a received message, after inflating; a larger
-	// one closes the connection with 1009. Default 1 MiB.
+	// one closes the connection with 1009. A compressed message may take
+	// a few bytes more on the wire than it inflates to (random bytes do),
+	// and is taken. Default 1 MiB.
 	MaxMessage int
 	// MaxBuffered bounds the bytes queued for one connection that its
 	// client has not read yet. Past it, Send drops the message and returns

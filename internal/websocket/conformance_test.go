@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -290,7 +291,22 @@ func TestConformanceCompression(t *testing.T) {
 	z := stdDeflate(t, hello)
 	half := len(z) / 2
 	bomb := stdDeflate(t, make([]byte, 1<<20))
+	// Random bytes do not compress: stored blocks make the compressed
+	// message a few bytes larger than what it inflates to.
+	noise := make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	zNoise := stdDeflate(t, noise)
+	if len(zNoise) <= len(noise) {
+		t.Fatalf("random bytes compressed to %d of %d: the cases below need them larger", len(zNoise), len(noise))
+	}
+	// A header alone: masked, RSV1, 64-bit length one past the bound.
+	over := appendHeader(nil, OpBinary, true, true, CompressedBound(len(noise))+1, &testKey)
 	runConf(t, []confCase{
+		{name: "an incompressible message of exactly MaxMessage, larger compressed, is taken", defl: d, max: len(noise),
+			in: zf(OpBinary, true, true, zNoise), events: []gotEvent{msg(OpBinary, string(noise))}},
+		{name: "the same message in two compressed fragments is taken", defl: d, max: len(noise),
+			in: cat(zf(OpBinary, false, true, zNoise[:len(zNoise)/2]), zf(OpContinuation, true, false, zNoise[len(zNoise)/2:])), events: []gotEvent{msg(OpBinary, string(noise))}},
+		{name: "a compressed frame announcing more than the bound of MaxMessage is refused", defl: d, max: len(noise), in: over, out: []gotFrame{closeF(1009)}, code: 1009},
 		{name: "a compressed text message in one frame", defl: d, in: zf(OpText, true, true, z), events: []gotEvent{msg(OpText, string(hello))}},
 		{name: "a compressed message in two fragments", defl: d, in: cat(zf(OpBinary, false, true, z[:half]), zf(OpContinuation, true, false, z[half:])),
 			events: []gotEvent{msg(OpBinary, string(hello))}},

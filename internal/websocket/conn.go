@@ -16,9 +16,12 @@ type Config struct {
 	// and refuses masked frames. A server refuses unmasked ones. Both with
 	// close code 1002.
 	Client bool
-	// MaxMessage bounds a message's payload after inflating, and its
-	// compressed size too; a message over it ends the connection with 1009,
-	// before it is buffered (a frame header announcing more is enough).
+	// MaxMessage bounds a message's payload after inflating; a message
+	// over it ends the connection with 1009, before it is buffered (a
+	// frame header announcing more is enough). A compressed message may
+	// be a little larger on the wire than it inflates to (data that does
+	// not compress is sent in stored blocks, 5 bytes of framing per
+	// block): its compressed size is bounded by CompressedBound(MaxMessage).
 	// Zero means DefaultMaxMessage.
 	MaxMessage int
 	// Deflate holds the permessage-deflate parameters negotiated in the
@@ -283,10 +286,26 @@ func (c *Conn) check(h *FrameHeader) *CloseError {
 	} else if c.msgOp != 0 {
 		return errDataInMessage
 	}
-	if h.Length > uint64(int(c.maxMessage)-have) {
+	limit := int(c.maxMessage)
+	if h.Rsv1 || h.Op == OpContinuation && c.msgDeflate {
+		limit = CompressedBound(limit)
+	}
+	if h.Length > uint64(limit-have) {
 		return errTooBig
 	}
 	return nil
+}
+
+// CompressedBound returns the most a message that inflates to n bytes may
+// take compressed, as Conn accepts it: n plus the framing a deflater adds
+// to data it cannot shrink (stored blocks, a few bytes in every 4 KiB at
+// the worst; the bound zlib's deflateBound gives) and a sync flush tail.
+func CompressedBound(n int) int {
+	extra := n>>12 + n>>14 + n>>25 + 13 + 4
+	if n > math.MaxInt-extra {
+		return math.MaxInt
+	}
+	return n + extra
 }
 
 // frame acts on one whole frame whose header passed check.
