@@ -1,0 +1,17 @@
+// Package quic is gust's QUIC version 1 wire layer (RFC 9000, RFC 9001),
+// sans-I/O: packets are parsed in place as views into the datagram that
+// carried them, protected and unprotected in place, and appended to
+// caller-owned buffers. Nothing here owns a socket, a goroutine or a
+// clock; datagrams arrive through internal/datagram, and a connection
+// engine built on these pieces turns them into events, packets to send and
+// a next timeout.
+//
+// The handshake keys come from crypto/tls's QUICConn: each secret it
+// reports for an encryption level becomes a Keys with NewKeys; the Initial
+// keys come from the client's first Destination Connection ID with
+// NewInitialKeys.
+//
+// # Files
+//
+//   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
+package quic
