@@ -13,5 +13,7 @@
 //
 // # Files
 //
+//   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
+//   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
 package quic
