@@ -14,6 +14,9 @@
 // # Files
 //
 //   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
+//   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
+//   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
+//   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
 package quic

@@ -1,0 +1,215 @@
+package quic
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/tls"
+	"errors"
+)
+
+// Overhead is the bytes AEAD protection adds to a packet: the 16-byte tag
+// of every suite QUIC version 1 uses.
+const Overhead = 16
+
+// sampleLen is the header protection sample's length (RFC 9001 section
+// 5.4.2); the sample starts 4 bytes after the packet number field starts.
+const sampleLen = 16
+
+var (
+	errChaCha     = errors.New("quic: ChaCha20-Poly1305 needs golang.org/x/crypto, not a dependency of the module yet")
+	errShortPkt   = errors.New("quic: packet too short to sample for header protection")
+	errNoRoom     = errors.New("quic: no capacity for the AEAD tag")
+	errDecrypt    = errors.New("quic: packet authentication failed")
+	errBadPNStart = errors.New("quic: packet number offset out of range")
+)
+
+// Keys protects or unprotects the packets of one direction at one
+// encryption level (RFC 9001 section 5): the AEAD with its IV, and the
+// header protection key. It is made from a TLS secret with NewKeys, as
+// crypto/tls's QUICConn reports them (QUICSetReadSecret,
+// QUICSetWriteSecret), or by NewInitialKeys. A Keys keeps scratch space
+// and serves one goroutine at a time: each event loop keeps its own.
+// Protecting and unprotecting allocate nothing.
+type Keys struct {
+	suite  uint16
+	secret []byte
+	aead   cipher.AEAD
+	hp     cipher.Block
+	iv     [12]byte
+	nonce  [12]byte
+	mask   [aes.BlockSize]byte
+}
+
+// NewKeys derives the packet protection keys of secret for the TLS 1.3
+// cipher suite suite (tls.TLS_AES_128_GCM_SHA256 or
+// tls.TLS_AES_256_GCM_SHA384). TLS_CHACHA20_POLY1305_SHA256 is refused for
+// now: the standard library does not export ChaCha20-Poly1305.
+func NewKeys(suite uint16, secret []byte) (*Keys, error) {
+	if suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		return nil, errChaCha
+	}
+	m, err := deriveKeyMaterial(suite, secret)
+	if err != nil {
+		return nil, err
+	}
+	hp, err := aes.NewCipher(m.hp)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keys{suite: suite, secret: append([]byte(nil), secret...), hp: hp}
+	if err := k.setPacketKey(m); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// setPacketKey installs the AEAD key and IV of m.
+func (k *Keys) setPacketKey(m keyMaterial) error {
+	block, err := aes.NewCipher(m.key)
+	if err != nil {
+		return err
+	}
+	if k.aead, err = cipher.NewGCM(block); err != nil {
+		return err
+	}
+	copy(k.iv[:], m.iv)
+	return nil
+}
+
+// Next returns the keys of the next key phase (RFC 9001 section 6): the
+// packet protection of NextSecret's secret, the header protection key
+// unchanged.
+func (k *Keys) Next() (*Keys, error) {
+	secret, err := NextSecret(k.suite, k.secret)
+	if err != nil {
+		return nil, err
+	}
+	m, err := deriveKeyMaterial(k.suite, secret)
+	if err != nil {
+		return nil, err
+	}
+	n := &Keys{suite: k.suite, secret: secret, hp: k.hp}
+	if err := n.setPacketKey(m); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// setNonce forms the AEAD nonce of packet number pn: the IV with pn,
+// big-endian, XORed into its low 8 bytes (RFC 9001 section 5.3).
+func (k *Keys) setNonce(pn uint64) {
+	k.nonce = k.iv
+	for i := range 8 {
+		k.nonce[11-i] ^= byte(pn >> (8 * i))
+	}
+}
+
+// headerMask computes the header protection mask of the sample taken at
+// pnOffset+4 (RFC 9001 section 5.4.3) into k.mask.
+func (k *Keys) headerMask(pkt []byte, pnOffset int) error {
+	if pnOffset < 1 {
+		return errBadPNStart
+	}
+	if len(pkt) < pnOffset+4+sampleLen {
+		return errShortPkt
+	}
+	k.hp.Encrypt(k.mask[:], pkt[pnOffset+4:pnOffset+4+sampleLen])
+	return nil
+}
+
+// applyMask XORs the mask into the first byte's protected bits and into
+// the pnLen bytes of the packet number field.
+func (k *Keys) applyMask(pkt []byte, pnOffset, pnLen int) {
+	if IsLongHeader(pkt[0]) {
+		pkt[0] ^= k.mask[0] & 0x0f
+	} else {
+		pkt[0] ^= k.mask[0] & 0x1f
+	}
+	for i := range pnLen {
+		pkt[pnOffset+i] ^= k.mask[1+i]
+	}
+}
+
+// Protect seals the packet in pkt in place and returns it, Overhead bytes
+// longer. pkt holds the unprotected header, whose packet number field
+// starts at pnOffset and is as long as its first byte says, then the
+// plaintext payload; pn is the full packet number. cap(pkt) must leave
+// Overhead bytes, and the payload must be long enough to sample: 4 bytes
+// of packet number and payload together before the tag (RFC 9001 section
+// 5.4.2; pad with PADDING frames otherwise).
+func (k *Keys) Protect(pkt []byte, pnOffset int, pn uint64) ([]byte, error) {
+	if pnOffset < 1 || pnOffset >= len(pkt) {
+		return nil, errBadPNStart
+	}
+	hdrLen := pnOffset + PacketNumberLenOf(pkt[0])
+	if hdrLen > len(pkt) {
+		return nil, errBadPNStart
+	}
+	if cap(pkt)-len(pkt) < Overhead {
+		return nil, errNoRoom
+	}
+	if len(pkt)+Overhead < pnOffset+4+sampleLen {
+		return nil, errShortPkt
+	}
+	k.setNonce(pn)
+	payload := pkt[hdrLen:]
+	k.aead.Seal(payload[:0], k.nonce[:], payload, pkt[:hdrLen])
+	pkt = pkt[:len(pkt)+Overhead]
+	if err := k.headerMask(pkt, pnOffset); err != nil {
+		return nil, err
+	}
+	k.applyMask(pkt, pnOffset, hdrLen-pnOffset)
+	return pkt, nil
+}
+
+// UnprotectHeader removes header protection from pkt in place (RFC 9001
+// section 5.4) and returns the full packet number, recovered against
+// largest, the largest packet number received in the space (-1 if none),
+// and the header's length. The header protection key does not change at a
+// key update, so the caller may read the key phase bit now and then Open
+// with the keys it names.
+func (k *Keys) UnprotectHeader(pkt []byte, pnOffset int, largest int64) (pn uint64, hdrLen int, err error) {
+	if err := k.headerMask(pkt, pnOffset); err != nil {
+		return 0, 0, err
+	}
+	if IsLongHeader(pkt[0]) {
+		pkt[0] ^= k.mask[0] & 0x0f
+	} else {
+		pkt[0] ^= k.mask[0] & 0x1f
+	}
+	pnLen := PacketNumberLenOf(pkt[0])
+	for i := range pnLen {
+		pkt[pnOffset+i] ^= k.mask[1+i]
+	}
+	truncated := readPacketNumber(pkt[pnOffset : pnOffset+pnLen])
+	return DecodePacketNumber(largest, truncated, 8*pnLen), pnOffset + pnLen, nil
+}
+
+// Open decrypts, in place, the payload of a packet whose header (hdrLen
+// bytes) UnprotectHeader has restored, and returns the plaintext, a view
+// into pkt. A packet that fails authentication must be discarded (RFC
+// 9001 section 5.3); its bytes are then left undefined.
+func (k *Keys) Open(pkt []byte, hdrLen int, pn uint64) ([]byte, error) {
+	if hdrLen > len(pkt) || len(pkt)-hdrLen < Overhead {
+		return nil, errDecrypt
+	}
+	k.setNonce(pn)
+	payload := pkt[hdrLen:]
+	out, err := k.aead.Open(payload[:0], k.nonce[:], payload, pkt[:hdrLen])
+	if err != nil {
+		return nil, errDecrypt
+	}
+	return out, nil
+}
+
+// Unprotect removes header protection and decrypts pkt in place with
+// these keys alone: UnprotectHeader then Open. It returns the packet
+// number and the plaintext payload.
+func (k *Keys) Unprotect(pkt []byte, pnOffset int, largest int64) (pn uint64, payload []byte, err error) {
+	pn, hdrLen, err := k.UnprotectHeader(pkt, pnOffset, largest)
+	if err != nil {
+		return 0, nil, err
+	}
+	payload, err = k.Open(pkt, hdrLen, pn)
+	return pn, payload, err
+}

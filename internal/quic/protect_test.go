@@ -1,0 +1,237 @@
+package quic
+
+import (
+	"bytes"
+	"crypto/tls"
+	"testing"
+)
+
+// RFC 9001 appendix A.1: the Initial secrets and keys of DCID
+// 0x8394c8f03e515708.
+func TestInitialKeysRFC9001(t *testing.T) {
+	dcid := unhex(t, "8394c8f03e515708")
+	cs, ss, err := InitialSecrets(dcid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, got []byte, want string) {
+		t.Helper()
+		if !bytes.Equal(got, unhex(t, want)) {
+			t.Errorf("%s = %x, want %s", name, got, want)
+		}
+	}
+	check("client_initial_secret", cs, "c00cf151ca5be075ed0ebfb5c80323c42d6b7db67881289af4008f1f6c357aea")
+	check("server_initial_secret", ss, "3c199828fd139efd216c155ad844cc81fb82fa8d7446fa7d78be803acdda951b")
+	c, err := deriveKeyMaterial(tls.TLS_AES_128_GCM_SHA256, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("client key", c.key, "1f369613dd76d5467730efcbe3b1a22d")
+	check("client iv", c.iv, "fa044b2f42a3fd3b46fb255c")
+	check("client hp", c.hp, "9f50449e04a0e810283a1e9933adedd2")
+	s, err := deriveKeyMaterial(tls.TLS_AES_128_GCM_SHA256, ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("server key", s.key, "cf3a5331653c364c88f0f379b6067e37")
+	check("server iv", s.iv, "0ac1493ca1905853b0bba03e")
+	check("server hp", s.hp, "c206b8d9b9f0f37644430b490eeaa314")
+}
+
+// rfcInitialKeys returns the keys of RFC 9001 appendix A.
+func rfcInitialKeys(t testing.TB) (client, server *Keys) {
+	client, server, err := NewInitialKeys(unhex(t, "8394c8f03e515708"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, server
+}
+
+// RFC 9001 appendix A.2: the client Initial, protected byte for byte.
+func TestClientInitialRFC9001(t *testing.T) {
+	client, _ := rfcInitialKeys(t)
+	hdr := unhex(t, clientInitialHeader)
+	payload := make([]byte, 1162)
+	copy(payload, unhex(t, rfcClientInitialCrypto))
+	pkt := append(append(make([]byte, 0, 1200), hdr...), payload...)
+	got, err := client.Protect(pkt, 18, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := unhex(t, rfcClientInitialProtected)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("protected client Initial differs\n got %x\nwant %x", got, want)
+	}
+
+	// The server's side: parse, unprotect, and find the same payload.
+	in := unhex(t, rfcClientInitialProtected)
+	h, err := ParseLongHeader(in)
+	if err != nil || h.PacketLen != 1200 {
+		t.Fatalf("ParseLongHeader = %+v, %v", h, err)
+	}
+	pn, plain, err := client.Unprotect(in, h.PNOffset, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pn != 2 || !bytes.Equal(plain, payload) || !bytes.Equal(in[:22], hdr) {
+		t.Errorf("unprotected pn %d, header %x, payload equal %v", pn, in[:22], bytes.Equal(plain, payload))
+	}
+}
+
+// RFC 9001 appendix A.3: the server Initial, protected byte for byte.
+func TestServerInitialRFC9001(t *testing.T) {
+	_, server := rfcInitialKeys(t)
+	hdr := unhex(t, serverInitialHeader)
+	payload := unhex(t, rfcServerInitialPayload)
+	pkt := append(append(make([]byte, 0, 256), hdr...), payload...)
+	got, err := server.Protect(pkt, 18, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := unhex(t, rfcServerInitialProtected)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("protected server Initial differs\n got %x\nwant %x", got, want)
+	}
+	in := unhex(t, rfcServerInitialProtected)
+	h, err := ParseLongHeader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn, plain, err := server.Unprotect(in, h.PNOffset, 0)
+	if err != nil || pn != 1 || !bytes.Equal(plain, payload) {
+		t.Errorf("Unprotect = %d, %x, %v", pn, plain, err)
+	}
+}
+
+// RFC 9001 appendix A.4: the Retry packet and its integrity tag.
+func TestRetryRFC9001(t *testing.T) {
+	odcid := unhex(t, "8394c8f03e515708")
+	got := AppendRetry(nil, 0x0f, nil, unhex(t, "f067a5502a4262b5"), []byte("token"), odcid)
+	want := unhex(t, retryPacket)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Retry\n got %x\nwant %x", got, want)
+	}
+	if !ValidRetry(want, odcid) {
+		t.Error("ValidRetry refused the RFC's Retry")
+	}
+	want[len(want)-1] ^= 1
+	if ValidRetry(want, odcid) {
+		t.Error("ValidRetry accepted a damaged tag")
+	}
+}
+
+// RFC 9001 appendix A.5, the parts the standard library can check: the
+// key derivation for ChaCha20-Poly1305 (32-byte key and header protection
+// key), the key update secret, the nonce and the unprotected header. The
+// ciphertext and the header protection mask need ChaCha20, which the
+// module does not depend on yet (see NewKeys).
+func TestChaCha20ShortHeaderRFC9001(t *testing.T) {
+	secret := unhex(t, "9ac312a7f877468ebe69422748ad00a15443f18203a07d6060f688f30f21632b")
+	m, err := deriveKeyMaterial(tls.TLS_CHACHA20_POLY1305_SHA256, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"key", m.key, "c6d98ff3441c3fe1b2182094f69caa2ed4b716b65488960a7a984979fb23e1c8"},
+		{"iv", m.iv, "e0459b3474bdd0e44a41c144"},
+		{"hp", m.hp, "25a282b9e82f06f21f488917a4fc8f1b73573685608597d0efcb076b0ab7a7a4"},
+	} {
+		if !bytes.Equal(c.got, unhex(t, c.want)) {
+			t.Errorf("%s = %x, want %s", c.name, c.got, c.want)
+		}
+	}
+	ku, err := NextSecret(tls.TLS_CHACHA20_POLY1305_SHA256, secret)
+	if err != nil || !bytes.Equal(ku, unhex(t, "1223504755036d556342ee9361d253421a826c9ecdf3c7148684b36b714881f9")) {
+		t.Errorf("ku = %x, %v", ku, err)
+	}
+	var k Keys
+	copy(k.iv[:], m.iv)
+	k.setNonce(654360564)
+	if want := unhex(t, "e0459b3474bdd0e46d417eb0"); !bytes.Equal(k.nonce[:], want) {
+		t.Errorf("nonce = %x, want %x", k.nonce, want)
+	}
+	if _, err := NewKeys(tls.TLS_CHACHA20_POLY1305_SHA256, secret); err == nil {
+		t.Error("NewKeys accepted ChaCha20-Poly1305 without an implementation")
+	}
+}
+
+func TestKeyUpdateKeepsHeaderKey(t *testing.T) {
+	secret := bytes.Repeat([]byte{7}, 48)
+	k, err := NewKeys(tls.TLS_AES_256_GCM_SHA384, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := k.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcid := []byte{1, 2, 3, 4}
+	pkt := AppendShortHeader(make([]byte, 0, 64), false, true, dcid, 9, 2)
+	pkt = append(pkt, "hello, quic"...)
+	pkt, err = next.Protect(pkt, 5, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old keys lift the header protection; only the new ones open.
+	in := append([]byte(nil), pkt...)
+	pn, hdrLen, err := k.UnprotectHeader(in, 5, 8)
+	if err != nil || pn != 9 || !KeyPhase(in[0]) {
+		t.Fatalf("UnprotectHeader = %d, %v, key phase %v", pn, err, KeyPhase(in[0]))
+	}
+	if _, err := k.Open(append([]byte(nil), in...), hdrLen, pn); err == nil {
+		t.Error("the old packet key opened a packet of the next phase")
+	}
+	if p, err := next.Open(in, hdrLen, pn); err != nil || string(p) != "hello, quic" {
+		t.Errorf("Open = %q, %v", p, err)
+	}
+}
+
+func TestProtectRejects(t *testing.T) {
+	client, _ := rfcInitialKeys(t)
+	short := AppendShortHeader(make([]byte, 0, 64), false, false, nil, 1, 1)
+	short = append(short, 1) // 2 bytes of pn and payload: too short to sample
+	if _, err := client.Protect(short, 1, 1); err == nil {
+		t.Error("Protect accepted a packet too short to sample")
+	}
+	full := append([]byte(nil), unhex(t, clientInitialHeader)...)
+	full = append(full, make([]byte, 30)...)
+	if _, err := client.Protect(full[:len(full):len(full)], 18, 2); err == nil {
+		t.Error("Protect accepted a packet with no room for the tag")
+	}
+	if _, _, err := client.Unprotect(make([]byte, 10), 5, -1); err == nil {
+		t.Error("Unprotect accepted a packet too short to sample")
+	}
+}
+
+func BenchmarkProtect1200(b *testing.B) {
+	client, _ := rfcInitialKeys(b)
+	hdr := unhex(b, clientInitialHeader)
+	buf := make([]byte, 0, 1200)
+	b.ReportAllocs()
+	b.SetBytes(1200)
+	for b.Loop() {
+		pkt := append(buf[:0], hdr...)
+		pkt = pkt[:1184]
+		if _, err := client.Protect(pkt, 18, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUnprotect1200(b *testing.B) {
+	client, _ := rfcInitialKeys(b)
+	want := unhex(b, rfcClientInitialProtected)
+	in := make([]byte, len(want))
+	b.ReportAllocs()
+	b.SetBytes(1200)
+	for b.Loop() {
+		copy(in, want)
+		if _, _, err := client.Unprotect(in, 18, -1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
