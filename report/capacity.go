@@ -55,6 +55,9 @@ type CapacityStepStats struct {
 	Short bool `json:"short"`
 	// OK is true when the step met the objective.
 	OK bool `json:"ok"`
+	// Rerun is true for a run of a rate that had missed, run again to
+	// tell a transient miss from a lasting one.
+	Rerun bool `json:"rerun,omitempty"`
 	// Thresholds judge the step by the objective.
 	Thresholds []ThresholdStats `json:"thresholds"`
 }
@@ -82,7 +85,7 @@ func NewCapacityDoc(c *result.Capacity) CapacityDoc {
 			Rate: st.Rate, AchievedRPS: round(r.RPS(), 1), DurationS: round(r.Duration.Seconds(), 3),
 			Requests: r.Requests, Errors: r.ErrorCount(),
 			Latency: StepLatency{P50: l.P50, P99: l.P99, P999: l.P999},
-			Short:   st.Short, OK: st.OK, Thresholds: newThresholdStats(st.Verdicts),
+			Short:   st.Short, OK: st.OK, Rerun: st.Rerun, Thresholds: newThresholdStats(st.Verdicts),
 		})
 	}
 	return CapacityDoc{Capacity: s}
@@ -131,8 +134,12 @@ func capacityCells(i int, s result.CapacityStep) []string {
 // stepVerdict is "ok", or "missed:" and what missed: the achieved share of
 // the rate, each failed threshold's measured value.
 func stepVerdict(s result.CapacityStep) string {
+	again := ""
+	if s.Rerun {
+		again = " (run again)"
+	}
 	if s.OK {
-		return "ok"
+		return "ok" + again
 	}
 	var why []string
 	if s.Short {
@@ -148,7 +155,7 @@ func stepVerdict(s result.CapacityStep) string {
 			why = append(why, name+" "+verdictValue(v))
 		}
 	}
-	return "missed: " + strings.Join(why, ", ")
+	return "missed" + again + ": " + strings.Join(why, ", ")
 }
 
 // CapacityStepLine describes step i (from 0) on one line, as gust load

@@ -31,6 +31,7 @@ type findFlags struct {
 	start     float64
 	precision float64
 	maxTime   time.Duration
+	rechecks  int
 }
 
 func addFindFlags(fl *pflag.FlagSet, f *findFlags) {
@@ -39,6 +40,7 @@ func addFindFlags(fl *pflag.FlagSet, f *findFlags) {
 	fl.Float64Var(&f.start, "find-start", capacity.DefaultStart, "with --find-max, the first step's rate in requests per second")
 	fl.Float64Var(&f.precision, "find-precision", capacity.DefaultPrecision, "with --find-max, bisect until the lowest rate missed is within this fraction above the highest met")
 	fl.DurationVar(&f.maxTime, "max-time", capacity.DefaultMaxTime, "with --find-max, end the search within this long")
+	fl.IntVar(&f.rechecks, "find-rechecks", capacity.DefaultRechecks, "with --find-max, run a rate that missed up to this many more times: it counts as met when more of its runs met than missed, so one transient miss does not halve the answer (0: one run a rate)")
 }
 
 // runFindMax is gust load --find-max: cfg's load stepped through rates by
@@ -78,7 +80,7 @@ func runFindMax(cmd *cobra.Command, f *loadFlags, cfg load.Config) error {
 	}
 	cfg.IntervalHistograms = false
 	stderr := cmd.ErrOrStderr()
-	search := capacity.Config{SLO: slo, FailStatus: f.judge.fail, Start: f.find.start, Precision: f.find.precision, MaxTime: f.find.maxTime}
+	search := capacity.Config{SLO: slo, FailStatus: f.judge.fail, Start: f.find.start, Precision: f.find.precision, MaxTime: f.find.maxTime, Rechecks: rechecksOf(f.find.rechecks)}
 	steps := 0
 	if !f.quiet {
 		search.OnStep = func(s result.CapacityStep) {
@@ -97,4 +99,13 @@ func runFindMax(cmd *cobra.Command, f *loadFlags, cfg load.Config) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	return report.WriteCapacity(cmd.OutOrStdout(), f.output, c)
+}
+
+// rechecksOf maps --find-rechecks to capacity.Config.Rechecks, where zero
+// means the default and a negative number none.
+func rechecksOf(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }

@@ -15,6 +15,7 @@ const (
 	DefaultMaxTime   = 2 * time.Minute // the search's time budget
 	DefaultShortfall = 0.05            // a step achieving less than 95% of its rate fails
 	DefaultPrecision = 0.02            // bisect until the bounds are 2% apart
+	DefaultRechecks  = 1               // a rate that missed is run once more
 )
 
 // StepFunc runs one open-model step at rate requests per second (with its
@@ -45,6 +46,14 @@ type Config struct {
 	Precision float64
 	// MinRate is the lowest rate the search tries going down (default 1).
 	MinRate float64
+	// Rechecks is how many more times a rate that missed the objective
+	// may be run before it counts as missed, so that one transient miss
+	// (a collector's pause, a busy neighbour) does not halve the answer:
+	// a rate that met the objective in its first run is met; one that
+	// missed is run again until more of its runs met than missed (met)
+	// or Rechecks+1 of them missed (missed). Zero means DefaultRechecks;
+	// negative, one run a rate.
+	Rechecks int
 	// OnStep, if set, is called after each step.
 	OnStep func(result.CapacityStep)
 }
@@ -68,6 +77,10 @@ func (c *Config) defaults() error {
 	if c.MinRate <= 0 {
 		c.MinRate = 1
 	}
+	if c.Rechecks == 0 {
+		c.Rechecks = DefaultRechecks
+	}
+	c.Rechecks = max(c.Rechecks, 0)
 	return nil
 }
 
@@ -91,32 +104,44 @@ func Search(ctx context.Context, cfg Config, run StepFunc) (*result.Capacity, er
 			c.Stop = stop
 			break
 		}
-		if time.Since(begin)+longest > cfg.MaxTime {
-			c.Stop = result.StopMaxTime
-			break
-		}
-		stepStart := time.Now()
-		r, err := run(ctx, rate)
-		longest = max(longest, time.Since(stepStart))
-		if err == nil && r == nil {
-			err = errors.New("capacity: a step returned no result")
-		}
-		if ctx.Err() != nil || (err == nil && r.Interrupted) {
-			c.Stop = result.StopInterrupted
-			if time.Since(begin) >= cfg.MaxTime {
+		met, missed := 0, 0
+		for met <= missed && missed <= cfg.Rechecks {
+			if time.Since(begin)+longest > cfg.MaxTime {
 				c.Stop = result.StopMaxTime
+				break
 			}
-			break
+			stepStart := time.Now()
+			r, err := run(ctx, rate)
+			longest = max(longest, time.Since(stepStart))
+			if err == nil && r == nil {
+				err = errors.New("capacity: a step returned no result")
+			}
+			if ctx.Err() != nil || (err == nil && r.Interrupted) {
+				c.Stop = result.StopInterrupted
+				if time.Since(begin) >= cfg.MaxTime {
+					c.Stop = result.StopMaxTime
+				}
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			step := judge(cfg, rate, r)
+			step.Rerun = met+missed > 0
+			c.Steps = append(c.Steps, step)
+			if cfg.OnStep != nil {
+				cfg.OnStep(step)
+			}
+			if step.OK {
+				met++
+			} else {
+				missed++
+			}
 		}
-		if err != nil {
-			return nil, err
+		if c.Stop != "" {
+			break // a rate whose runs were cut short is not judged
 		}
-		step := judge(cfg, rate, r)
-		c.Steps = append(c.Steps, step)
-		if cfg.OnStep != nil {
-			cfg.OnStep(step)
-		}
-		if step.OK {
+		if met > missed {
 			lo = rate
 		} else {
 			hi = rate

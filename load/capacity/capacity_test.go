@@ -113,8 +113,79 @@ func TestSearchNoRateMeetsTheObjective(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Stop != result.StopNoRate || c.MaxRate != 0 || len(c.Steps) != 7 { // 64, 32, ..., 1
-		t.Errorf("stop %q, max rate %g after %v; want no rate met after 64 down to 1", c.Stop, c.MaxRate, f.rates)
+	// 64, 32, ..., 1, each missed twice: once, and again to confirm.
+	if c.Stop != result.StopNoRate || c.MaxRate != 0 || len(c.Steps) != 14 {
+		t.Errorf("stop %q, max rate %g after %v; want no rate met after 64 down to 1, each run twice", c.Stop, c.MaxRate, f.rates)
+	}
+	for i, s := range c.Steps {
+		if s.Rerun != (i%2 == 1) {
+			t.Errorf("step %d at %g: rerun %v", i+1, s.Rate, s.Rerun)
+		}
+	}
+	// With Rechecks negative, one run decides a rate.
+	f = fakeTarget{capacity: 0}
+	c, err = Search(context.Background(), Config{SLO: slo(t, "p99<10ms"), Start: 64, Rechecks: -1}, f.run)
+	if err != nil || c.Stop != result.StopNoRate || len(c.Steps) != 7 {
+		t.Errorf("one run a rate: %v, stop %q after %v; want 64 down to 1 once each", err, c.Stop, f.rates)
+	}
+}
+
+// flaky is a target of capacity 10,000 req/s that, at the rates in
+// misses, misses the objective on the runs marked true, in order (a
+// pause: half the requests slow), whatever the rate.
+type flaky struct {
+	fakeTarget
+	misses map[float64][]bool
+}
+
+func (f *flaky) run(ctx context.Context, rate float64) (*result.Result, error) {
+	r, err := f.fakeTarget.run(ctx, rate)
+	if m := f.misses[rate]; len(m) > 0 {
+		f.misses[rate] = m[1:]
+		if m[0] {
+			r.Latency.RecordValues(100_000, r.Requests)
+		}
+	}
+	return r, err
+}
+
+// TestSearchRidesOutATransientMiss: one miss at a rate well under the
+// capacity does not end the rise, so the answer is not halved.
+func TestSearchRidesOutATransientMiss(t *testing.T) {
+	tests := []struct {
+		name     string
+		rechecks int
+		misses   map[float64][]bool
+		want     float64 // the max rate is within 2% under it
+		runsOf   float64 // a rate ...
+		runs     int     // ... run this many times
+	}{
+		{name: "a miss then two passes: met, two of three", misses: map[float64][]bool{4000: {true}}, want: 10_000, runsOf: 4000, runs: 3},
+		{name: "a miss, a pass and a miss: missed, two of three", misses: map[float64][]bool{4000: {true, false, true}}, want: 4000, runsOf: 4000, runs: 3},
+		{name: "a pass at once is met in one run", misses: map[float64][]bool{4000: {false, true, true}}, want: 10_000, runsOf: 4000, runs: 1},
+		{name: "two rechecks: two misses, then three passes of five", rechecks: 2, misses: map[float64][]bool{8000: {true, true}}, want: 10_000, runsOf: 8000, runs: 5},
+		{name: "without rechecks one miss halves the answer", rechecks: -1, misses: map[float64][]bool{4000: {true}}, want: 4000, runsOf: 4000, runs: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &flaky{fakeTarget: fakeTarget{capacity: 10_000}, misses: tt.misses}
+			c, err := Search(context.Background(), Config{SLO: slo(t, "p99<10ms"), Start: 1000, Rechecks: tt.rechecks}, f.run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MaxRate > tt.want || c.MaxRate < tt.want*(1-DefaultPrecision) {
+				t.Errorf("max rate %g, want within 2%% under %g; rates tried %v", c.MaxRate, tt.want, f.rates)
+			}
+			n := 0
+			for _, r := range f.rates {
+				if r == tt.runsOf {
+					n++
+				}
+			}
+			if n != tt.runs {
+				t.Errorf("%g run %d times, want %d; rates tried %v", tt.runsOf, n, tt.runs, f.rates)
+			}
+		})
 	}
 }
 
