@@ -140,8 +140,25 @@ func (r *Runner) Run(ctx context.Context) []Cell {
 }
 
 // runs reports whether srv has a cell in sc: a WebSocket library's peer
-// has none outside the WebSocket scenarios.
-func runs(srv Server, sc Scenario) bool { return !srv.WebSocketOnly || sc.WebSocket != nil }
+// has none outside the WebSocket scenarios, and a server without a
+// WebSocket endpoint (fasthttp, net/http, nginx) none in them.
+func runs(srv Server, sc Scenario) bool {
+	if sc.WebSocket == nil {
+		return !srv.WebSocketOnly
+	}
+	return srv.serves(ModeWS)
+}
+
+// serves reports whether srv can serve mode: a built-in says so in its
+// Modes, or in Unserved when its command takes {mode}; a --server
+// command is taken at its word.
+func (s Server) serves(mode string) bool {
+	if s.Modes != nil {
+		_, ok := s.Modes[mode]
+		return ok
+	}
+	return !slices.Contains(s.Unserved, mode)
+}
 
 func (r *Runner) loader() Loader {
 	if r.Loader == nil {

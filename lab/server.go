@@ -35,6 +35,10 @@ type Server struct {
 	// Scenario.Mode), the flags appended to Command. Nil for a --server
 	// command, which says the mode with a {mode} placeholder instead.
 	Modes map[string]string `json:"-"`
+	// Unserved lists the modes a server whose command takes {mode}
+	// cannot serve (nginx has no WebSocket endpoint): it has no cell in
+	// their scenarios.
+	Unserved []string `json:"-"`
 	// Probe, if set, says why the binary cannot take a mode's flags (a gust
 	// serve that lacks them) before a cell needs them.
 	Probe func(flags string) error `json:"-"`

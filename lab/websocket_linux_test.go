@@ -84,6 +84,25 @@ func TestWebSocketOnlyServersSkipHTTPScenarios(t *testing.T) {
 	}
 }
 
+// TestServersWithoutWebSocketSkipWebSocketScenarios: the default matrix
+// gives fasthttp, net/http and nginx no cell in a WebSocket scenario (they
+// would only fail: they serve no /ws), and a --server command one.
+func TestServersWithoutWebSocketSkipWebSocketScenarios(t *testing.T) {
+	ws := Scenario{Name: "ws", Connections: 1, WebSocket: &WebSocket{Kind: WSEcho}}
+	var skipped []string
+	for _, s := range BuiltinServers("/peers", "/gust") {
+		if !s.OnRequest && !runs(s, ws) {
+			skipped = append(skipped, s.Name)
+		}
+	}
+	if got, want := strings.Join(skipped, " "), "fasthttp nethttp nginx"; got != want {
+		t.Errorf("no WebSocket cells for %q, want %q", got, want)
+	}
+	if custom := (Server{Name: "mine", Command: "./mine --mode {mode}"}); !runs(custom, ws) {
+		t.Error("a --server command has no WebSocket cell")
+	}
+}
+
 // TestGustLoaderWebSocketKinds runs each kind against a gust/server in
 // this process answering /ws (echo) and /ws/broadcast as gust serve does.
 func TestGustLoaderWebSocketKinds(t *testing.T) {
