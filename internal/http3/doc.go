@@ -1,0 +1,20 @@
+// Package http3 is gust's HTTP/3 wire layer for both sides of a connection
+// (RFC 9114), sans-I/O like internal/http2: frames read from the bytes of a
+// stream as they arrive and appended to byte slices, settings, the
+// unidirectional stream types, error codes, and QPACK (RFC 9204) with a
+// dynamic table of capacity 0, so field sections need no encoder or decoder
+// stream and each one decodes alone.
+//
+// Nothing here owns a socket, a QUIC connection or a goroutine: the QUIC
+// engine hands each stream's bytes to a FrameReader, and what the caller
+// appends is written to the stream it belongs to. Parsers return views of
+// their input and do not allocate once their buffers have grown.
+//
+// # Files
+//
+//   - errors.go: ErrCode and its names, ConnError and StreamError, CodeOf
+//   - frames.go: FrameType and StreamType, reserved codes, frames appended
+//   - reader.go: FrameReader.Next: a stream's frames from bytes in any pieces, per-frame rules
+//   - settings.go: SettingID, Settings, SETTINGS appended and parsed
+//   - varint.go: QUIC variable-length integers (a private copy until internal/quic exports them)
+package http3
