@@ -141,7 +141,7 @@ td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child,th:f
 		if c.IdealRPS > 0 {
 			ideal = fmt.Sprintf("%.0f", c.IdealRPS)
 		}
-		table.HTMLRow(&b, false, table.Cells(c.Server, c.Scenario, strconv.Itoa(c.Connections), fmt.Sprintf("%.0f", c.RPS), ideal,
+		table.HTMLRow(&b, false, table.Cells(c.Server, c.Scenario, strconv.Itoa(c.Connections), rateCell(c), ideal,
 			num(c.Latency.P50/1000, 2), num(c.Latency.P99/1000, 2), num(c.Latency.P999/1000, 2), strconv.FormatInt(c.Errors, 10),
 			num(c.CPUUsPerReq, 2), mb(c.RSSPeakBytes), kb(c.RSSPerConnByte), inum(c.GoroutinesMax), inum(c.GCCount))...)
 	}

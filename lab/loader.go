@@ -32,6 +32,11 @@ type LoadResult struct {
 	// step at that rate.
 	CapacityRate  float64
 	CapacitySteps int
+	// Hold says the scenario held connections rather than sent requests
+	// (a WebSocket hold): Held is how many were held to its end, and no
+	// request rate or latency applies.
+	Hold bool
+	Held int64
 }
 
 // Loader drives one scenario against a URL.

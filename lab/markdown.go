@@ -23,6 +23,15 @@ func groups(cells []Cell) []string {
 }
 
 // num formats a measurement, "-" when unknown (negative).
+// rateCell is a cell's req/s, or for a cell that held connections
+// instead of sending requests, how many it held.
+func rateCell(c Cell) string {
+	if c.Hold {
+		return fmt.Sprintf("held %d", c.Held)
+	}
+	return fmt.Sprintf("%.0f", c.RPS)
+}
+
 func num(v float64, prec int) string {
 	if v < 0 {
 		return "-"
@@ -93,7 +102,7 @@ func WriteMarkdown(w io.Writer, r *Results) error {
 			if c.Group != g || c.Error != "" {
 				continue
 			}
-			row := []string{c.Server, strconv.Itoa(c.Connections), fmt.Sprintf("%.0f", c.RPS)}
+			row := []string{c.Server, strconv.Itoa(c.Connections), rateCell(c)}
 			if delayed {
 				row = append(row, fmt.Sprintf("%.0f", c.IdealRPS))
 			}

@@ -66,8 +66,13 @@ type Cell struct {
 	// CapacityRate, for a capacity scenario, is the highest open-model
 	// rate that met its objective (then RPS, Latency and the samples are
 	// the step at that rate's), found in CapacitySteps steps.
-	CapacityRate  float64 `json:"capacity_rate,omitempty"`
-	CapacitySteps int     `json:"capacity_steps,omitempty"`
+	CapacityRate float64 `json:"capacity_rate,omitempty"`
+	// Hold, for a cell that held connections (a WebSocket hold), says
+	// so, and Held is how many it held to the end: such a cell has no
+	// request rate, latency or CPU per request, only CPU % and memory.
+	Hold          bool  `json:"hold,omitempty"`
+	Held          int64 `json:"held,omitempty"`
+	CapacitySteps int   `json:"capacity_steps,omitempty"`
 
 	// Repeats holds the req/s of every repeat, in order.
 	Repeats []float64 `json:"repeats_rps,omitempty"`
@@ -321,12 +326,15 @@ func (r *Runner) runOnce(ctx context.Context, srv Server, sc Scenario, c *Cell) 
 	}
 	c.RPS, c.Requests, c.DurationS, c.Errors = res.RPS, res.Requests, res.Duration.Seconds(), res.Errors
 	c.CapacityRate, c.CapacitySteps = res.CapacityRate, res.CapacitySteps
+	c.Hold, c.Held = res.Hold, res.Held
 	c.Latency = Latencies{P50: res.P50, P99: res.P99, P999: res.P999}
-	if ticks, kernel, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && res.RPS > 0 {
+	if ticks, kernel, span, ok := s.cpuOver(res.Start, res.Start.Add(res.Duration)); ok && (res.RPS > 0 || res.Hold) {
 		cpuUs := float64(ticks) * 1e6 / clockTicks
-		c.CPUUsPerReq = cpuUs / (res.RPS * span.Seconds())
-		c.CPUKernelUsPerReq = float64(kernel) * 1e6 / clockTicks / (res.RPS * span.Seconds())
 		c.CPUPercent = 100 * cpuUs / float64(span.Microseconds())
+		if res.RPS > 0 {
+			c.CPUUsPerReq = cpuUs / (res.RPS * span.Seconds())
+			c.CPUKernelUsPerReq = float64(kernel) * 1e6 / clockTicks / (res.RPS * span.Seconds())
+		}
 	}
 	if hwm >= 0 {
 		c.RSSPeakBytes = hwm

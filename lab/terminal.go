@@ -19,7 +19,7 @@ func WriteTableRow(w io.Writer, c Cell) {
 		fmt.Fprintf(w, "%-14s %-18s %6d  error: %s\n", c.Server, c.Scenario, c.Connections, c.Error)
 		return
 	}
-	rps := fmt.Sprintf("%.0f", c.RPS)
+	rps := rateCell(c)
 	if c.IdealRPS > 0 {
 		rps += fmt.Sprintf("/%.0f", c.IdealRPS)
 	}

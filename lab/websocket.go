@@ -121,6 +121,8 @@ func (g GustLoader) loadWebSocket(ctx context.Context, url string, sc Scenario) 
 		}
 		lr := gustResult(res)
 		lr.Errors += int64(sc.Connections) - res.WebSocket.Held
+		lr.Hold, lr.Held = true, res.WebSocket.Held
+		lr.P50, lr.P99, lr.P999 = -1, -1, -1 // pings, not requests: no request latency
 		return lr, nil
 	case WSBroadcast:
 		cfg.URL = wsURL(url, "/ws/broadcast")

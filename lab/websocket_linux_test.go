@@ -156,6 +156,9 @@ func TestGustLoaderWebSocketKinds(t *testing.T) {
 				if lr.Requests != 0 {
 					t.Errorf("hold: %d messages, want none", lr.Requests)
 				}
+				if !lr.Hold || lr.Held != int64(sc.Connections) || lr.P99 >= 0 {
+					t.Errorf("hold: hold %v, %d held of %d, p99 %v; want all held and no request latency", lr.Hold, lr.Held, sc.Connections, lr.P99)
+				}
 			case WSBroadcast:
 				// The sender sends 100/s for duration-3s = 1 s: about 100
 				// messages, each delivered to every receiver.
