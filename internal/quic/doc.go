@@ -13,10 +13,15 @@
 //
 // # Files
 //
+//   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
+//   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear
+//   - frameappend.go: frames appended: any parsed Frame, STREAM, CRYPTO, ACK from a RangeSet
+//   - frameparse.go: ParseFrame: every RFC 9000 frame, no allocation, FRAME_ENCODING_ERROR on malformed input
 //   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
 //   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
+//   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
 package quic
