@@ -14,6 +14,9 @@
 //
 //   - errors.go: ErrCode and its names, ConnError and StreamError, CodeOf
 //   - frames.go: FrameType and StreamType, reserved codes, frames appended
+//   - qpack.go: QPACK field lines appended: static references, literals, Huffman when shorter
+//   - qpack_decode.go: Decoder: field sections decoded in place, static table only, size-bounded
+//   - qpack_static.go: the QPACK static table, RFC 9204 Appendix A
 //   - reader.go: FrameReader.Next: a stream's frames from bytes in any pieces, per-frame rules
 //   - settings.go: SettingID, Settings, SETTINGS appended and parsed
 //   - varint.go: QUIC variable-length integers (a private copy until internal/quic exports them)

@@ -91,7 +91,8 @@ func (e StreamError) Error() string {
 func connErr(code ErrCode, reason string) error { return ConnError{Code: code, Reason: reason} }
 
 // CodeOf returns the HTTP/3 error code an error carries: the Code of a
-// ConnError or StreamError, ErrCodeNo for nil, ErrCodeInternal otherwise.
+// ConnError or StreamError, QPACK_DECOMPRESSION_FAILED for
+// ErrFieldSectionTooLarge, ErrCodeNo for nil, ErrCodeInternal otherwise.
 func CodeOf(err error) ErrCode {
 	if err == nil {
 		return ErrCodeNo
@@ -103,6 +104,9 @@ func CodeOf(err error) ErrCode {
 	var se StreamError
 	if errors.As(err, &se) {
 		return se.Code
+	}
+	if errors.Is(err, ErrFieldSectionTooLarge) {
+		return ErrCodeQPACKDecompressionFailed
 	}
 	return ErrCodeInternal
 }
