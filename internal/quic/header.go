@@ -215,6 +215,17 @@ func ParseShortHeader(b []byte, dcidLen int) (ShortHeader, error) {
 	return h, nil
 }
 
+// ReservedBitsSet reports whether a first byte, once header protection is
+// removed, has its reserved bits set: two in a long header, 0x0c, two in a
+// short one, 0x18. A packet that authenticates with them set is a
+// PROTOCOL_VIOLATION (RFC 9000 sections 17.2 and 17.3.1).
+func ReservedBitsSet(first byte) bool {
+	if IsLongHeader(first) {
+		return first&0x0c != 0
+	}
+	return first&0x18 != 0
+}
+
 // KeyPhase reports the key phase bit of a short header's first byte once
 // header protection is removed.
 func KeyPhase(first byte) bool { return first&0x04 != 0 }

@@ -165,7 +165,8 @@ func (k *Keys) Protect(pkt []byte, pnOffset int, pn uint64) ([]byte, error) {
 // UnprotectHeader removes header protection from pkt in place (RFC 9001
 // section 5.4) and returns the full packet number, recovered against
 // largest, the largest packet number received in the space (-1 if none),
-// and the header's length. The header protection key does not change at a
+// and the header's length. It rewrites the first byte and the packet
+// number field of pkt. The header protection key does not change at a
 // key update, so the caller may read the key phase bit now and then Open
 // with the keys it names.
 func (k *Keys) UnprotectHeader(pkt []byte, pnOffset int, largest int64) (pn uint64, hdrLen int, err error) {

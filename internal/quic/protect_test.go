@@ -235,3 +235,53 @@ func BenchmarkUnprotect1200(b *testing.B) {
 		}
 	}
 }
+
+func TestReservedBits(t *testing.T) {
+	if ReservedBitsSet(0xc3) || !ReservedBitsSet(0xc7) || ReservedBitsSet(0x47) || !ReservedBitsSet(0x48) {
+		t.Error("ReservedBitsSet misreads a first byte")
+	}
+}
+
+// The per-packet paths allocate nothing: parsing a header and a frame,
+// protecting and unprotecting.
+func TestPerPacketZeroAllocs(t *testing.T) {
+	client, _ := rfcInitialKeys(t)
+	hdr := unhex(t, clientInitialHeader)
+	buf := make([]byte, 0, 1200)
+	protected := unhex(t, rfcClientInitialProtected)
+	in := make([]byte, len(protected))
+	stream := AppendStreamFrame(nil, 4, 1<<20, make([]byte, 100), false, true)
+	allocs := testing.AllocsPerRun(50, func() {
+		pkt := append(buf[:0], hdr...)[:1184]
+		if _, err := client.Protect(pkt, 18, 2); err != nil {
+			t.Fatal(err)
+		}
+		copy(in, protected)
+		h, err := ParseLongHeader(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := client.Unprotect(in, h.PNOffset, -1); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ParseFrame(stream); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per packet", allocs)
+	}
+}
+
+func FuzzUnprotect(f *testing.F) {
+	f.Add(unhex(f, rfcServerInitialProtected), 18)
+	f.Add(unhex(f, "4cfe4189655e5cd55c41f69080575d7999c25a5bfb"), 1)
+	_, server := rfcInitialKeys(f)
+	f.Fuzz(func(t *testing.T, pkt []byte, pnOffset int) {
+		n := len(pkt)
+		pn, payload, err := server.Unprotect(pkt, pnOffset, 0)
+		if err == nil && (pn > MaxPacketNumber || len(payload)+Overhead > n) {
+			t.Fatalf("opened pn %d with %d bytes of payload from %d", pn, len(payload), n)
+		}
+	})
+}
