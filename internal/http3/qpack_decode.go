@@ -164,6 +164,9 @@ func (d *Decoder) decode(p []byte, emit func(name, value []byte)) error {
 // Huffman flag just above it. A string longer than budget is refused before
 // it is decoded or copied.
 func (d *Decoder) readString(p []byte, n uint, budget uint64) (s, rest []byte, err error) {
+	if len(p) == 0 {
+		return nil, nil, errTruncated
+	}
 	huff := p[0]&(1<<n) != 0
 	l, k, err := readPrefixInt(p, n)
 	if err != nil {

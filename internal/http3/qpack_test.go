@@ -135,6 +135,8 @@ func TestDecodeRefusals(t *testing.T) {
 		{"a prefix without its Base", "00", 0, errTruncated},
 		{"a value cut short", "0000 5103 2f", 0, errTruncated},
 		{"a name cut short", "0000 23 61", 0, errTruncated},
+		{"a name reference without its value", "0000 51", 0, errTruncated},
+		{"a literal name without its value", "0000 2161", 0, errTruncated},
 		{"an integer past 62 bits", "0000 ff ffffffffffffffffff01", 0, errBadInt},
 		{"an integer without an end", "0000 ff ff", 0, errTruncated},
 		{"an invalid Huffman string", "0000 5181 ff", 0, errHuffman},
