@@ -14,6 +14,7 @@
 //
 //   - errors.go: ErrCode and its names, ConnError and StreamError, CodeOf
 //   - frames.go: FrameType and StreamType, reserved codes, frames appended
+//   - headers.go: CheckRequest, CheckResponse, CheckTrailers: pseudo-headers and fields (RFC 9114 4.2, 4.3)
 //   - qpack.go: QPACK field lines appended: static references, literals, Huffman when shorter
 //   - qpack_decode.go: Decoder: field sections decoded in place, static table only, size-bounded
 //   - qpack_static.go: the QPACK static table, RFC 9204 Appendix A

@@ -91,8 +91,9 @@ func (e StreamError) Error() string {
 func connErr(code ErrCode, reason string) error { return ConnError{Code: code, Reason: reason} }
 
 // CodeOf returns the HTTP/3 error code an error carries: the Code of a
-// ConnError or StreamError, QPACK_DECOMPRESSION_FAILED for
-// ErrFieldSectionTooLarge, ErrCodeNo for nil, ErrCodeInternal otherwise.
+// ConnError or StreamError, H3_MESSAGE_ERROR for a MalformedError,
+// QPACK_DECOMPRESSION_FAILED for ErrFieldSectionTooLarge, ErrCodeNo for
+// nil, ErrCodeInternal otherwise.
 func CodeOf(err error) ErrCode {
 	if err == nil {
 		return ErrCodeNo
@@ -104,6 +105,10 @@ func CodeOf(err error) ErrCode {
 	var se StreamError
 	if errors.As(err, &se) {
 		return se.Code
+	}
+	var me MalformedError
+	if errors.As(err, &me) {
+		return ErrCodeMessage
 	}
 	if errors.Is(err, ErrFieldSectionTooLarge) {
 		return ErrCodeQPACKDecompressionFailed
