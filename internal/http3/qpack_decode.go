@@ -47,6 +47,7 @@ type Decoder struct {
 // appendSink lets hpack.HuffmanDecode append into the Decoder's buffer.
 type appendSink struct{ b []byte }
 
+// Write appends p; it never fails.
 func (s *appendSink) Write(p []byte) (int, error) {
 	s.b = append(s.b, p...)
 	return len(p), nil

@@ -11,9 +11,14 @@ const (
 	SettingQPACKBlockedStreams   SettingID = 0x07
 	SettingEnableConnectProtocol SettingID = 0x08
 	SettingH3Datagram            SettingID = 0x33
-	settingHTTP2ReservedFirst    SettingID = 0x02
-	settingHTTP2ReservedLast     SettingID = 0x05
-	unlimitedFieldSectionSize              = 1<<62 - 1
+)
+
+// The HTTP/2 settings HTTP/3 reserves (RFC 9114 section 7.2.4.1), and the
+// default of SETTINGS_MAX_FIELD_SECTION_SIZE, unlimited.
+const (
+	settingHTTP2ReservedFirst SettingID = 0x02
+	settingHTTP2ReservedLast  SettingID = 0x05
+	unlimitedFieldSectionSize           = 1<<62 - 1
 )
 
 // Settings are one endpoint's SETTINGS parameters. The zero value is not
