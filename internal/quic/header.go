@@ -13,7 +13,8 @@ const Version1 uint32 = 0x00000001
 const MaxConnIDLen = 20
 
 // PacketType names a packet's kind: the four long header types of version
-// 1, the short header (1-RTT) packet and Version Negotiation.
+// 1, the short header (1-RTT) packet, Version Negotiation, and a long
+// header packet of another version.
 type PacketType uint8
 
 // The packet types. The long header ones carry their wire value (RFC 9000
@@ -25,6 +26,7 @@ const (
 	PacketRetry              PacketType = 0x3
 	Packet1RTT               PacketType = 0x4
 	PacketVersionNegotiation PacketType = 0x5
+	PacketOtherVersion       PacketType = 0x6
 )
 
 // retryTagLen is the length of a Retry packet's integrity tag.
@@ -76,7 +78,8 @@ func PacketNumberLenOf(first byte) int { return int(first&0x03) + 1 }
 // allocate. A Version Negotiation packet (version 0) is reported with
 // Type PacketVersionNegotiation and only its connection IDs; use
 // ParseVersionNegotiation for its versions. For another version only the
-// invariant fields (RFC 8999) are parsed and Type is meaningless.
+// invariant fields (RFC 8999) are parsed and Type is PacketOtherVersion:
+// a server answers such a packet with Version Negotiation.
 func ParseLongHeader(b []byte) (LongHeader, error) {
 	var h LongHeader
 	if len(b) < 7 {
@@ -101,6 +104,7 @@ func ParseLongHeader(b []byte) (LongHeader, error) {
 		return h, nil
 	case Version1:
 	default:
+		h.Type = PacketOtherVersion
 		h.PacketLen = len(b)
 		return h, nil
 	}

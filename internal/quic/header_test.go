@@ -109,6 +109,16 @@ func TestParseLongHeaderRetry(t *testing.T) {
 	}
 }
 
+func TestParseLongHeaderOtherVersion(t *testing.T) {
+	// A draft version with a 21-byte DCID: only the invariants are read.
+	b := append([]byte{0xc0, 0xff, 0, 0, 0x1d, 21}, make([]byte, 21)...)
+	b = append(b, 0, 0xaa, 0xbb)
+	h, err := ParseLongHeader(b)
+	if err != nil || h.Type != PacketOtherVersion || h.Version != 0xff00001d || len(h.DstConnID) != 21 || h.PacketLen != len(b) {
+		t.Errorf("ParseLongHeader = %+v, %v", h, err)
+	}
+}
+
 func TestParseLongHeaderRejects(t *testing.T) {
 	long := append([]byte{0xc0, 0, 0, 0, 1, 21}, make([]byte, 40)...)
 	if _, err := ParseLongHeader(long); err == nil {
