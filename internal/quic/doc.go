@@ -18,7 +18,7 @@
 //   - frameappend.go: frames appended: any parsed Frame, STREAM, CRYPTO, ACK from a RangeSet
 //   - frameparse.go: ParseFrame: every RFC 9000 frame, no allocation, FRAME_ENCODING_ERROR on malformed input
 //   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
-//   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret
+//   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret, AEAD limits
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames

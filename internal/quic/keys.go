@@ -110,3 +110,18 @@ func NextSecret(suite uint16, secret []byte) ([]byte, error) {
 	}
 	return expandLabel(h, secret, "quic ku", h().Size())
 }
+
+// AEADLimits returns the limits of RFC 9001 section 6.6 for suite: how
+// many packets one key may protect before a key update is due
+// (confidentiality), and how many packets failing authentication a
+// connection may see before it closes with AEAD_LIMIT_REACHED
+// (integrity). ok is false for a suite QUIC does not use.
+func AEADLimits(suite uint16) (confidentiality, integrity uint64, ok bool) {
+	switch suite {
+	case tls.TLS_AES_128_GCM_SHA256, tls.TLS_AES_256_GCM_SHA384:
+		return 1 << 23, 1 << 52, true
+	case tls.TLS_CHACHA20_POLY1305_SHA256:
+		return MaxPacketNumber + 1, 1 << 36, true // no confidentiality limit below 2^62 packets
+	}
+	return 0, 0, false
+}

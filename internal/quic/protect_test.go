@@ -285,3 +285,15 @@ func FuzzUnprotect(f *testing.F) {
 		}
 	})
 }
+
+func TestAEADLimits(t *testing.T) {
+	if c, i, ok := AEADLimits(tls.TLS_AES_128_GCM_SHA256); !ok || c != 1<<23 || i != 1<<52 {
+		t.Errorf("AES-128-GCM limits %d, %d, %v", c, i, ok)
+	}
+	if _, i, ok := AEADLimits(tls.TLS_CHACHA20_POLY1305_SHA256); !ok || i != 1<<36 {
+		t.Errorf("ChaCha20-Poly1305 integrity limit %d, %v", i, ok)
+	}
+	if _, _, ok := AEADLimits(0x1304); ok {
+		t.Error("AES-128-CCM has limits: crypto/tls does not offer it")
+	}
+}
