@@ -175,9 +175,11 @@ func TestNextPacketCoalesced(t *testing.T) {
 	initial = append(initial, make([]byte, 20)...)
 	handshake := AppendLongHeader(nil, PacketHandshake, dcid, nil, nil, 2+30, 5, 2)
 	handshake = append(handshake, make([]byte, 30)...)
+	early := AppendLongHeader(nil, Packet0RTT, dcid, []byte{7}, []byte("ignored"), 3+10, 1, 3)
+	early = append(early, make([]byte, 10)...)
 	short := AppendShortHeader(nil, false, false, dcid, 9, 1)
 	short = append(short, make([]byte, 25)...)
-	dgram := append(append(append([]byte(nil), initial...), handshake...), short...)
+	dgram := append(append(append(append([]byte(nil), initial...), early...), handshake...), short...)
 
 	var got [][]byte
 	for rest := dgram; len(rest) > 0; {
@@ -187,7 +189,7 @@ func TestNextPacketCoalesced(t *testing.T) {
 		}
 		got, rest = append(got, p), r
 	}
-	want := [][]byte{initial, handshake, short}
+	want := [][]byte{initial, early, handshake, short}
 	if len(got) != len(want) {
 		t.Fatalf("split into %d packets, want %d", len(got), len(want))
 	}
@@ -199,6 +201,9 @@ func TestNextPacketCoalesced(t *testing.T) {
 	h, _ := ParseLongHeader(initial)
 	if string(h.Token) != "tok" {
 		t.Errorf("Initial token = %q", h.Token)
+	}
+	if h, _ := ParseLongHeader(early); h.Type != Packet0RTT || h.Token != nil || PacketNumberLenOf(early[0]) != 3 {
+		t.Errorf("0-RTT header = %+v", h)
 	}
 }
 
