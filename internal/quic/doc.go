@@ -25,6 +25,7 @@
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - rtt.go: RTT: the round-trip estimate and the PTO, loss delay and ACK delay derived from it (RFC 9002)
 //   - statelessreset.go: stateless reset tokens from a static key, Stateless Resets sent and detected
+//   - token.go: TokenProtector: address validation tokens for Retry and NEW_TOKEN, sealed and opened
 //   - transportparams.go: TransportParameters (RFC 9000 section 18): parsed, checked, appended
 //   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
 package quic
