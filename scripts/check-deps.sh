@@ -26,7 +26,8 @@ cd "$(dirname "$0")/.."
 layers='
 leaves: internal/ascii internal/mailbox internal/sys internal/poll internal/hello
 request head: internal/head
-wire: internal/http1 internal/http2 internal/http3 internal/quic internal/websocket internal/transport internal/datagram
+packets: internal/quic
+wire: internal/http1 internal/http2 internal/http3 internal/websocket internal/transport internal/datagram
 internal services: internal/fileserve internal/...
 data: result report/chart report/table
 engines and reports: server load load/capacity report

@@ -20,5 +20,5 @@
 //   - qpack_static.go: the QPACK static table, RFC 9204 Appendix A
 //   - reader.go: FrameReader.Next: a stream's frames from bytes in any pieces, per-frame rules
 //   - settings.go: SettingID, Settings, SETTINGS appended and parsed
-//   - varint.go: QUIC variable-length integers (a private copy until internal/quic exports them)
+//   - varint.go: parseVarint, internal/quic's integers as the frame reader reads them
 package http3

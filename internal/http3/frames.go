@@ -1,5 +1,7 @@
 package http3
 
+import "github.com/gust-http/gust/internal/quic"
+
 // FrameType identifies an HTTP/3 frame (RFC 9114 section 7.2).
 type FrameType uint64
 
@@ -60,19 +62,19 @@ const (
 func (t StreamType) Known() bool { return t <= StreamQPACKDecoder }
 
 // AppendStreamType appends the type that opens a unidirectional stream.
-func AppendStreamType(b []byte, t StreamType) []byte { return AppendVarint(b, uint64(t)) }
+func AppendStreamType(b []byte, t StreamType) []byte { return quic.AppendVarint(b, uint64(t)) }
 
 // ParseStreamType decodes the type at the start of a unidirectional
 // stream: n == 0 while the type is incomplete.
 func ParseStreamType(b []byte) (t StreamType, n int) {
-	v, n := ParseVarint(b)
+	v, n := parseVarint(b)
 	return StreamType(v), n
 }
 
 // AppendFrameHeader appends a frame's type and payload length; the payload
 // follows. With DATA this sends a body piece without copying it.
 func AppendFrameHeader(b []byte, t FrameType, length uint64) []byte {
-	return AppendVarint(AppendVarint(b, uint64(t)), length)
+	return quic.AppendVarint(quic.AppendVarint(b, uint64(t)), length)
 }
 
 // AppendData appends a DATA frame carrying p.
@@ -89,14 +91,14 @@ func AppendHeaders(b []byte, section []byte) []byte {
 // AppendPushPromise appends a PUSH_PROMISE frame: the push ID and the
 // promised request's encoded field section.
 func AppendPushPromise(b []byte, pushID uint64, section []byte) []byte {
-	b = AppendFrameHeader(b, FramePushPromise, uint64(VarintLen(pushID)+len(section)))
-	return append(AppendVarint(b, pushID), section...)
+	b = AppendFrameHeader(b, FramePushPromise, uint64(quic.VarintLen(pushID)+len(section)))
+	return append(quic.AppendVarint(b, pushID), section...)
 }
 
 // appendIDFrame appends a frame whose payload is one variable-length
 // integer.
 func appendIDFrame(b []byte, t FrameType, id uint64) []byte {
-	return AppendVarint(AppendFrameHeader(b, t, uint64(VarintLen(id))), id)
+	return quic.AppendVarint(AppendFrameHeader(b, t, uint64(quic.VarintLen(id))), id)
 }
 
 // AppendCancelPush appends a CANCEL_PUSH frame for pushID.

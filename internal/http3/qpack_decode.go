@@ -1,6 +1,8 @@
 package http3
 
 import (
+	"github.com/gust-http/gust/internal/quic"
+
 	"errors"
 
 	"github.com/gust-http/gust/internal/head"
@@ -219,7 +221,7 @@ func readPrefixInt(p []byte, n uint) (v uint64, used int, err error) {
 		c := p[i]
 		v += uint64(c&0x7f) << shift
 		if c&0x80 == 0 {
-			if v > MaxVarint {
+			if v > quic.MaxVarint {
 				return 0, 0, errBadInt
 			}
 			return v, i + 1, nil

@@ -149,11 +149,11 @@ func (r *FrameReader) Next(p []byte) (f Frame, n int, ok bool, err error) {
 func (r *FrameReader) readHeader(p []byte) (used int, done bool, err error) {
 	k := copy(r.hdr[r.hdrLen:], p)
 	h := r.hdr[:r.hdrLen+k]
-	t, n1 := ParseVarint(h)
+	t, n1 := parseVarint(h)
 	var length uint64
 	n2 := 0
 	if n1 > 0 {
-		length, n2 = ParseVarint(h[n1:])
+		length, n2 = parseVarint(h[n1:])
 	}
 	if n1 == 0 || n2 == 0 {
 		r.hdrLen += k
@@ -232,13 +232,13 @@ func (r *FrameReader) parsePayload(p []byte) (Frame, error) {
 		}
 		f.Payload = p
 	case FramePushPromise:
-		id, n := ParseVarint(p)
+		id, n := parseVarint(p)
 		if n == 0 {
 			return Frame{}, connErr(ErrCodeFrame, "PUSH_PROMISE without a whole push ID")
 		}
 		f.ID, f.Payload = id, p[n:]
 	case FrameCancelPush, FrameGoAway, FrameMaxPushID:
-		id, n := ParseVarint(p)
+		id, n := parseVarint(p)
 		if n != len(p) {
 			return Frame{}, connErr(ErrCodeFrame, r.typ.String()+" payload is not exactly one integer")
 		}

@@ -1,5 +1,7 @@
 package http3
 
+import "github.com/gust-http/gust/internal/quic"
+
 // SettingID identifies a SETTINGS parameter (RFC 9114 section 7.2.4.1).
 type SettingID uint64
 
@@ -71,7 +73,7 @@ func AppendSettings(b []byte, s Settings) []byte {
 }
 
 func appendSetting(b []byte, id SettingID, v uint64) []byte {
-	return AppendVarint(AppendVarint(b, uint64(id)), v)
+	return quic.AppendVarint(quic.AppendVarint(b, uint64(id)), v)
 }
 
 // ParseSettings reads a SETTINGS frame's payload into s, which should start
@@ -84,11 +86,11 @@ func ParseSettings(payload []byte, s *Settings) error {
 	// unknown one repeated is ignored like any unknown one.
 	var seen uint64
 	for len(payload) > 0 {
-		id, n := ParseVarint(payload)
+		id, n := parseVarint(payload)
 		if n == 0 {
 			return connErr(ErrCodeFrame, "SETTINGS truncated inside an identifier")
 		}
-		v, m := ParseVarint(payload[n:])
+		v, m := parseVarint(payload[n:])
 		if m == 0 {
 			return connErr(ErrCodeFrame, "SETTINGS truncated inside a value")
 		}
