@@ -41,7 +41,7 @@ type Keys struct {
 }
 
 // NewKeys derives the packet protection keys of secret for the TLS 1.3
-// cipher suite suite (tls.TLS_AES_128_GCM_SHA256 or
+// cipher suite named by suite (tls.TLS_AES_128_GCM_SHA256 or
 // tls.TLS_AES_256_GCM_SHA384). TLS_CHACHA20_POLY1305_SHA256 is refused for
 // now: the standard library does not export ChaCha20-Poly1305.
 func NewKeys(suite uint16, secret []byte) (*Keys, error) {
