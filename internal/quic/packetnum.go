@@ -42,7 +42,7 @@ func readPacketNumber(b []byte) uint64 {
 }
 
 // DecodePacketNumber recovers the full packet number from its truncated
-// form of bits bits (8, 16, 24 or 32), given the largest packet number
+// form, bits long (8, 16, 24 or 32), given the largest packet number
 // received in the same number space, or -1 if none (RFC 9000 appendix A.3):
 // the candidate closest to the next expected number.
 func DecodePacketNumber(largest int64, truncated uint64, bits int) uint64 {
