@@ -13,6 +13,7 @@
 //
 // # Files
 //
+//   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
 //   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
 //   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear
 //   - frameappend.go: frames appended: any parsed Frame, STREAM, CRYPTO, ACK from a RangeSet

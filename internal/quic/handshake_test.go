@@ -208,9 +208,6 @@ func (e *hsEndpoint) drain(t *testing.T, peer *hsEndpoint, params []byte) {
 			}
 			return
 		case tls.QUICSetReadSecret, tls.QUICSetWriteSecret:
-			if ev.Suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-				t.Skip("crypto/tls chose ChaCha20-Poly1305, which NewKeys does not offer yet")
-			}
 			k, err := NewKeys(ev.Suite, ev.Data)
 			if err != nil {
 				t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"crypto/cipher"
 	"crypto/tls"
 	"errors"
+
+	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // Overhead is the bytes AEAD protection adds to a packet: the 16-byte tag
@@ -16,7 +18,6 @@ const Overhead = 16
 const sampleLen = 16
 
 var (
-	errChaCha     = errors.New("quic: ChaCha20-Poly1305 needs golang.org/x/crypto, not a dependency of the module yet")
 	errShortPkt   = errors.New("quic: packet too short to sample for header protection")
 	errNoRoom     = errors.New("quic: no capacity for the AEAD tag")
 	errDecrypt    = errors.New("quic: packet authentication failed")
@@ -34,29 +35,28 @@ type Keys struct {
 	suite  uint16
 	secret []byte
 	aead   cipher.AEAD
-	hp     cipher.Block
+	hp     cipher.Block // AES header protection; nil for ChaCha20's
+	hpKey  *[32]byte    // ChaCha20's header protection key
 	iv     [12]byte
 	nonce  [12]byte
 	mask   [aes.BlockSize]byte
 }
 
 // NewKeys derives the packet protection keys of secret for the TLS 1.3
-// cipher suite named by suite (tls.TLS_AES_128_GCM_SHA256 or
-// tls.TLS_AES_256_GCM_SHA384). TLS_CHACHA20_POLY1305_SHA256 is refused for
-// now: the standard library does not export ChaCha20-Poly1305.
+// cipher suite named by suite: tls.TLS_AES_128_GCM_SHA256,
+// tls.TLS_AES_256_GCM_SHA384 or tls.TLS_CHACHA20_POLY1305_SHA256 (its
+// AEAD from golang.org/x/crypto, its header protection ChaCha20 itself).
 func NewKeys(suite uint16, secret []byte) (*Keys, error) {
-	if suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-		return nil, errChaCha
-	}
 	m, err := deriveKeyMaterial(suite, secret)
 	if err != nil {
 		return nil, err
 	}
-	hp, err := aes.NewCipher(m.hp)
-	if err != nil {
+	k := &Keys{suite: suite, secret: append([]byte(nil), secret...)}
+	if suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		k.hpKey = (*[32]byte)(m.hp)
+	} else if k.hp, err = aes.NewCipher(m.hp); err != nil {
 		return nil, err
 	}
-	k := &Keys{suite: suite, secret: append([]byte(nil), secret...), hp: hp}
 	if err := k.setPacketKey(m); err != nil {
 		return nil, err
 	}
@@ -65,11 +65,16 @@ func NewKeys(suite uint16, secret []byte) (*Keys, error) {
 
 // setPacketKey installs the AEAD key and IV of m.
 func (k *Keys) setPacketKey(m keyMaterial) error {
-	block, err := aes.NewCipher(m.key)
-	if err != nil {
-		return err
+	var err error
+	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		k.aead, err = chacha20poly1305.New(m.key)
+	} else {
+		var block cipher.Block
+		if block, err = aes.NewCipher(m.key); err == nil {
+			k.aead, err = cipher.NewGCM(block)
+		}
 	}
-	if k.aead, err = cipher.NewGCM(block); err != nil {
+	if err != nil {
 		return err
 	}
 	copy(k.iv[:], m.iv)
@@ -88,7 +93,7 @@ func (k *Keys) Next() (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Keys{suite: k.suite, secret: secret, hp: k.hp}
+	n := &Keys{suite: k.suite, secret: secret, hp: k.hp, hpKey: k.hpKey}
 	if err := n.setPacketKey(m); err != nil {
 		return nil, err
 	}
@@ -113,7 +118,12 @@ func (k *Keys) headerMask(pkt []byte, pnOffset int) error {
 	if len(pkt) < pnOffset+4+sampleLen {
 		return errShortPkt
 	}
-	k.hp.Encrypt(k.mask[:], pkt[pnOffset+4:pnOffset+4+sampleLen])
+	sample := pkt[pnOffset+4 : pnOffset+4+sampleLen]
+	if k.hpKey != nil {
+		chachaMask((*[5]byte)(k.mask[:5]), k.hpKey, sample)
+		return nil
+	}
+	k.hp.Encrypt(k.mask[:], sample)
 	return nil
 }
 

@@ -120,11 +120,10 @@ func TestRetryRFC9001(t *testing.T) {
 	}
 }
 
-// RFC 9001 appendix A.5, the parts the standard library can check: the
-// key derivation for ChaCha20-Poly1305 (32-byte key and header protection
-// key), the key update secret, the nonce and the unprotected header. The
-// ciphertext and the header protection mask need ChaCha20, which the
-// module does not depend on yet (see NewKeys).
+// RFC 9001 appendix A.5, byte for byte: the key derivation for
+// ChaCha20-Poly1305 (32-byte key and header protection key), the key
+// update secret, the nonce, the header protection mask of the sample, and
+// the whole protected packet, protected and unprotected.
 func TestChaCha20ShortHeaderRFC9001(t *testing.T) {
 	secret := unhex(t, "9ac312a7f877468ebe69422748ad00a15443f18203a07d6060f688f30f21632b")
 	m, err := deriveKeyMaterial(tls.TLS_CHACHA20_POLY1305_SHA256, secret)
@@ -154,8 +153,27 @@ func TestChaCha20ShortHeaderRFC9001(t *testing.T) {
 	if want := unhex(t, "e0459b3474bdd0e46d417eb0"); !bytes.Equal(k.nonce[:], want) {
 		t.Errorf("nonce = %x, want %x", k.nonce, want)
 	}
-	if _, err := NewKeys(tls.TLS_CHACHA20_POLY1305_SHA256, secret); err == nil {
-		t.Error("NewKeys accepted ChaCha20-Poly1305 without an implementation")
+	var mask [5]byte
+	chachaMask(&mask, (*[32]byte)(m.hp), unhex(t, "5e5cd55c41f69080575d7999c25a5bfb"))
+	if want := unhex(t, "aefefe7d03"); !bytes.Equal(mask[:], want) {
+		t.Errorf("mask = %x, want %x", mask, want)
+	}
+	keys, err := NewKeys(tls.TLS_CHACHA20_POLY1305_SHA256, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pn = 654360564
+	pkt := make([]byte, 0, 64)
+	pkt = append(pkt, unhex(t, "4200bff4")...) // short header, no connection ID, a 3-byte packet number
+	pkt = append(pkt, 0x01)                    // PING
+	pkt, err = keys.Protect(pkt, 1, pn)
+	want := unhex(t, "4cfe4189655e5cd55c41f69080575d7999c25a5bfb")
+	if err != nil || !bytes.Equal(pkt, want) {
+		t.Fatalf("protected = %x, %v; want %x", pkt, err, want)
+	}
+	gotPN, payload, err := keys.Unprotect(pkt, 1, pn-1)
+	if err != nil || gotPN != pn || !bytes.Equal(payload, []byte{0x01}) || !bytes.Equal(pkt[:4], unhex(t, "4200bff4")) {
+		t.Fatalf("unprotected: pn %d, payload %x, header %x, %v", gotPN, payload, pkt[:4], err)
 	}
 }
 
@@ -270,6 +288,24 @@ func TestPerPacketZeroAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per packet", allocs)
+	}
+	// ChaCha20-Poly1305's header protection is computed per packet too.
+	chacha, err := NewKeys(tls.TLS_CHACHA20_POLY1305_SHA256, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := make([]byte, 0, 64)
+	if allocs := testing.AllocsPerRun(50, func() {
+		pkt := append(short[:0], 0x42, 0, 0, 1, 1, 0, 0, 0)
+		pkt, err := chacha.Protect(pkt, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := chacha.Unprotect(pkt, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations per ChaCha20-Poly1305 packet", allocs)
 	}
 }
 
