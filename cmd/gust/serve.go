@@ -151,7 +151,9 @@ func newServeCmd() *cobra.Command {
 			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
 			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
 			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +
-			"and SIGTERM to them, and exits when they have; if one exits, the rest are stopped.",
+			"and SIGTERM to them, and exits when they have. A worker that dies is started again\n" +
+			"within a second (said on stderr) while the others serve; one that keeps dying as\n" +
+			"soon as it starts stops them all.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("body-size") {

@@ -60,12 +60,25 @@ func workerArgs(flags *pflag.FlagSet) []string {
 	return args
 }
 
+// Restarting workers: one that exits on its own is started again after
+// workerRestartDelay (doubled each time it exits within
+// workerCrashWindow of starting, up to a second), and one that does so
+// workerCrashLimit times in a row is taken for broken: the others are
+// stopped and its error returned.
+const (
+	workerRestartDelay = 50 * time.Millisecond
+	workerCrashWindow  = time.Second
+	workerCrashLimit   = 5
+)
+
 // runWorkers is gust serve --workers N: it starts cfg.Workers copies of
 // this executable with args, each marked by workerEnv, forwards every signal
 // from sigs to all of them (and SIGTERM once ctx is done), and returns
-// when all have exited. A worker that exits on its own takes the others
-// down, and runWorkers returns its error; a worker still running
-// workerKillAfter after a forwarded signal is killed.
+// when all have exited. A worker that exits on its own is started again
+// (said on log, within a second) while the others go on serving; one
+// that keeps exiting as soon as it starts stops them all, and runWorkers
+// returns its error. A worker still running workerKillAfter after a
+// forwarded signal is killed.
 func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan os.Signal, log io.Writer) error {
 	n := cfg.Workers
 	exe, err := os.Executable()
@@ -74,30 +87,43 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 	}
 	type exit struct {
 		i   int
+		pid int
 		err error
 	}
 	exits := make(chan exit, n)
-	var procs []*os.Process
+	procs := make([]*os.Process, n)
+	started := make([]time.Time, n)
+	crashes := make([]int, n) // exits in a row within workerCrashWindow of starting
+	running := 0
 	signalAll := func(sig os.Signal) {
 		for _, p := range procs {
-			p.Signal(sig) // one that already exited has nothing to stop
+			if p != nil {
+				p.Signal(sig) // one that already exited has nothing to stop
+			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("%d/%d", i, n)
+	name := func(i int) string { return fmt.Sprintf("%d/%d", i, n) }
+	start := func(i int) error {
 		cmd := exec.Command(exe, args...)
-		cmd.Env = append(os.Environ(), workerEnv+"="+name)
+		cmd.Env = append(os.Environ(), workerEnv+"="+name(i))
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = workerProcAttr()
 		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("serve: start worker %s: %w", name(i), err)
+		}
+		procs[i], started[i] = cmd.Process, time.Now()
+		running++
+		go func() { exits <- exit{i, cmd.Process.Pid, cmd.Wait()} }()
+		return nil
+	}
+	for i := 0; i < n; i++ {
+		if err := start(i); err != nil {
 			signalAll(syscall.SIGTERM)
-			for range procs {
+			for ; running > 0; running-- {
 				<-exits
 			}
-			return fmt.Errorf("serve: start worker %s: %w", name, err)
+			return err
 		}
-		procs = append(procs, cmd.Process)
-		go func() { exits <- exit{i, cmd.Wait()} }()
 	}
 	pids := make([]string, n)
 	for i, p := range procs {
@@ -110,6 +136,7 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 		stopping bool
 		kill     <-chan time.Time
 		done     = ctx.Done()
+		restarts = make(chan int, n)
 	)
 	stop := func(sig os.Signal) {
 		signalAll(sig)
@@ -118,7 +145,7 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 			kill = time.After(workerKillAfter)
 		}
 	}
-	for running := n; running > 0; {
+	for running > 0 {
 		select {
 		case sig := <-sigs:
 			stop(sig)
@@ -129,15 +156,43 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 			signalAll(syscall.SIGKILL)
 		case e := <-exits:
 			running--
-			if e.err != nil && failed == nil {
-				failed = fmt.Errorf("serve: worker %d/%d: %w", e.i, n, e.err)
-			}
-			if !stopping {
-				if failed == nil {
-					failed = fmt.Errorf("serve: worker %d/%d exited", e.i, n)
+			procs[e.i] = nil
+			if stopping {
+				if e.err != nil && failed == nil {
+					failed = fmt.Errorf("serve: worker %s: %w", name(e.i), e.err)
 				}
-				stop(syscall.SIGTERM) // the rest go down with it
+				continue
 			}
+			why := "exited"
+			if e.err != nil {
+				why = e.err.Error()
+			}
+			if time.Since(started[e.i]) < workerCrashWindow {
+				crashes[e.i]++
+			} else {
+				crashes[e.i] = 0
+			}
+			if crashes[e.i] >= workerCrashLimit {
+				failed = fmt.Errorf("serve: worker %s keeps exiting within %v of starting (%d times in a row; last: %s)", name(e.i), workerCrashWindow, crashes[e.i], why)
+				stop(syscall.SIGTERM)
+				continue
+			}
+			delay := min(workerRestartDelay<<crashes[e.i], time.Second)
+			fmt.Fprintf(log, "gust serve: worker %s (pid %d) %s; starting it again in %v\n", name(e.i), e.pid, why, delay)
+			running++ // counted until it is started again, so the loop waits for it
+			i := e.i
+			time.AfterFunc(delay, func() { restarts <- i })
+		case i := <-restarts:
+			running--
+			if stopping {
+				continue
+			}
+			if err := start(i); err != nil {
+				failed = err
+				stop(syscall.SIGTERM)
+				continue
+			}
+			fmt.Fprintf(log, "gust serve: worker %s started again (pid %d)\n", name(i), procs[i].Pid)
 		}
 	}
 	return failed

@@ -221,23 +221,75 @@ func TestServeWorkersShareThePort(t *testing.T) {
 	}
 }
 
-// TestServeWorkerExitStopsTheRest kills one worker: the parent must stop
-// the other and report the one that died.
-func TestServeWorkerExitStopsTheRest(t *testing.T) {
-	w := startWorkers(t, "gust", 2, freePort(t))
+// TestServeWorkerThatDiesComesBack kills one worker: the parent starts
+// it again (within a second, and says so), the other goes on serving
+// under its own pid, the port answers, and a SIGTERM still stops all.
+func TestServeWorkerThatDiesComesBack(t *testing.T) {
+	port := freePort(t)
+	w := startWorkers(t, "gust", 2, port)
 	if err := syscall.Kill(w.pids[1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-w.done:
-		if err == nil || !strings.Contains(err.Error(), "worker 1/2") || !strings.Contains(err.Error(), "killed") {
-			t.Errorf("err = %v, want worker 1/2 reported killed", err)
+	var again int
+	deadline := time.Now().Add(20 * time.Second)
+	for again == 0 {
+		log := w.log.String()
+		if _, after, ok := strings.Cut(log, "worker 1/2 started again (pid "); ok {
+			pid, _, _ := strings.Cut(after, ")")
+			again, _ = strconv.Atoi(pid)
+			break
 		}
-	case <-time.After(workerKillAfter + 5*time.Second):
-		t.Fatal("the parent went on after a worker died")
+		if time.Now().After(deadline) {
+			t.Fatalf("worker 1/2 was not started again within 20s:\n%s", log)
+		}
+		select {
+		case err := <-w.done:
+			t.Fatalf("the parent returned after a worker died: %v\n%s", err, w.log)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if err := syscall.Kill(w.pids[0], 0); err == nil {
-		t.Error("the other worker still runs")
+	log := w.log.String()
+	said := fmt.Sprintf("worker 1/2 (pid %d) signal: killed; starting it again in ", w.pids[1])
+	_, after, ok := strings.Cut(log, said)
+	delay, err := time.ParseDuration(strings.SplitN(after, "\n", 2)[0])
+	if !ok || err != nil || delay > time.Second {
+		t.Errorf("the parent did not say which worker died and that it starts again within a second:\n%s", log)
+	}
+	if again == w.pids[1] || syscall.Kill(again, 0) != nil {
+		t.Errorf("worker 1/2 started again as pid %d (was %d), not running", again, w.pids[1])
+	}
+	if err := syscall.Kill(w.pids[0], 0); err != nil {
+		t.Errorf("worker 0/2 (pid %d) did not go on: %v", w.pids[0], err)
+	}
+	// The new worker listens too: both hold the port before the parent
+	// is asked to stop.
+	deadline = time.Now().Add(20 * time.Second)
+	for socketsOnPort(t, []int{again}, port)[again]["0A"] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker 1/2 (pid %d) holds no listener on port %d within 20s", again, port)
+		}
+		time.Sleep(20 * time.Millisecond) // polling /proc for the listener, not synchronising
+	}
+	for i := range 20 {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		line, err := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if err != nil || !strings.HasPrefix(line, "HTTP/1.1 200") {
+			t.Fatalf("request %d after the restart: %q, %v", i, line, err)
+		}
+	}
+	if err := w.stop(t, syscall.SIGTERM); err != nil {
+		t.Errorf("after SIGTERM: %v\n%s", err, w.log)
+	}
+	for _, pid := range []int{w.pids[0], again} {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("worker %d still runs after the parent returned", pid)
+		}
 	}
 }
 
