@@ -101,6 +101,19 @@ func TestServersWithoutWebSocketSkipWebSocketScenarios(t *testing.T) {
 	if custom := (Server{Name: "mine", Command: "./mine --mode {mode}"}); !runs(custom, ws) {
 		t.Error("a --server command has no WebSocket cell")
 	}
+	// gust bench says so once, a line per reason.
+	var builtins []Server
+	for _, s := range BuiltinServers("/peers", "/gust") {
+		if !s.OnRequest {
+			builtins = append(builtins, s)
+		}
+	}
+	got := strings.Join(NotApplicable(builtins, []Scenario{{Name: "ka"}, ws}), "\n")
+	want := "not applicable: gorillaws, coderws, gobwasws in ka (they serve only WebSocket)\n" +
+		"not applicable: fasthttp, nethttp, nginx in ws (they serve no WebSocket)"
+	if got != want {
+		t.Errorf("NotApplicable:\n%s\nwant\n%s", got, want)
+	}
 }
 
 // TestGustLoaderWebSocketKinds runs each kind against a gust/server in

@@ -152,6 +152,9 @@ func runBench(ctx context.Context, cfg benchConfig, stdout, stderr io.Writer) er
 	progress := !cfg.Quiet && isTerminal(stderr)
 	fmt.Fprintf(stdout, "servers on CPUs %s, %s load on CPUs %s, %d scenarios x %d servers\n",
 		serverCPUs, loader.Name(), clientCPUs, len(scenarios), len(servers))
+	for _, line := range lab.NotApplicable(servers, scenarios) {
+		fmt.Fprintln(stdout, line)
+	}
 	lab.WriteTableHead(stdout)
 	runner := &lab.Runner{
 		Servers: servers, Scenarios: scenarios, Loader: loader, ServerCPUs: serverCPUs, Repeat: cfg.Repeat,
