@@ -25,6 +25,7 @@
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
 //   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
 //   - serve_gust.go: gust serve on gust/server: native or adapter handler, mode, loops, h2c and h2
+//   - serve_reload.go: SIGHUP reads --tls-cert and --tls-key again; new connections get the renewed pair
 //   - serve_tls.go: gust serve's HTTPS flags: certificates (or a self-signed one), versions, ticket key
 //   - serve_workers.go: --workers N: the prefork parent re-executing itself, forwarding signals
 //   - serve_workers_linux.go: a worker's process group, parent-death signal, SO_REUSEPORT for net/http

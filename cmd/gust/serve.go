@@ -151,7 +151,9 @@ func newServeCmd() *cobra.Command {
 			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
 			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
 			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +
-			"and SIGTERM to them, and exits when they have. A worker that dies is started again\n" +
+			"and SIGTERM to them, and exits when they have. SIGHUP reads --tls-cert and --tls-key\n" +
+			"again (in every worker): new connections get the renewed certificate, open ones keep\n" +
+			"theirs; a pair that does not load leaves the old one served. A worker that dies is started again\n" +
 			"within a second (said on stderr) while the others serve; one that keeps dying as\n" +
 			"soon as it starts stops them all.",
 		Args: cobra.NoArgs,
@@ -202,7 +204,7 @@ func newServeCmd() *cobra.Command {
 					}
 				}
 				sigs := make(chan os.Signal, 4)
-				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 				defer signal.Stop(sigs)
 				return runWorkers(cmd.Context(), cfg, args, sigs, cmd.ErrOrStderr())
 			}
@@ -336,9 +338,11 @@ func workerNote(cfg serveConfig) string {
 func runServe(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	host, _, _ := net.SplitHostPort(cfg.Addr)
 	var err error
-	if cfg.tlsConf, cfg.tlsNote, err = cfg.TLS.config(host); err != nil {
+	var certs *certReloader
+	if cfg.tlsConf, cfg.tlsNote, certs, err = cfg.TLS.config(host); err != nil {
 		return err
 	}
+	defer watchReload(certs, log)()
 	if cfg.Engine == "" || cfg.Engine == "nethttp" {
 		return runNetHTTP(ctx, cfg, log)
 	}

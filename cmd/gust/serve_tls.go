@@ -84,27 +84,28 @@ func (f serveTLSFlags) check() error {
 // config returns the server's tls.Config and the start-up
 // line that describes its certificate; nil without HTTPS. host is --addr's
 // host, added to a self-signed certificate's names.
-func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
+func (f serveTLSFlags) config(host string) (*tls.Config, string, *certReloader, error) {
 	if !f.on() {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	var cert tls.Certificate
 	var note string
+	var reloader *certReloader
 	if f.SelfSigned {
 		hosts := selfSignedHosts(host)
 		c, fp, err := transport.SelfSigned(hosts, 0)
 		if err != nil {
-			return nil, "", fmt.Errorf("serve: --tls-self-signed: %w", err)
+			return nil, "", nil, fmt.Errorf("serve: --tls-self-signed: %w", err)
 		}
 		cert = c
 		note = fmt.Sprintf("gust serve: self-signed ECDSA P-256 certificate for %s; SHA-256 fingerprint %s", strings.Join(hosts, ", "), fp)
 	} else {
-		c, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+		r, err := newCertReloader(f.Cert, f.Key)
 		if err != nil {
-			return nil, "", fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.Cert, f.Key, err)
+			return nil, "", nil, fmt.Errorf("serve: %w", err)
 		}
-		cert = c
-		if leaf, err := x509.ParseCertificate(c.Certificate[0]); err == nil {
+		reloader = r
+		if leaf, err := x509.ParseCertificate(r.cur.Load().Certificate[0]); err == nil {
 			note = fmt.Sprintf("gust serve: certificate %s for %s; SHA-256 fingerprint %s", f.Cert, leafNames(leaf), transport.Fingerprint(leaf.Raw))
 		}
 	}
@@ -113,23 +114,27 @@ func (f serveTLSFlags) config(host string) (*tls.Config, string, error) {
 	}
 	maxVersion, err := f.maxVersion()
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	// No NextProtos: gust/server's ALPN offers http/1.1, and h2 when it
 	// serves HTTP/2; runNetHTTP names http/1.1 for net/http.
 	cfg := &tls.Config{
-		Certificates:           []tls.Certificate{cert},
 		SessionTicketsDisabled: f.NoResume,
 		MaxVersion:             maxVersion,
+	}
+	if reloader != nil {
+		cfg.GetCertificate = reloader.get // SIGHUP reads the files again
+	} else {
+		cfg.Certificates = []tls.Certificate{cert}
 	}
 	if k := os.Getenv(ticketKeyEnv); k != "" && !f.NoResume {
 		b, err := hex.DecodeString(k)
 		if err != nil || len(b) != 32 {
-			return nil, "", fmt.Errorf("serve: %s must be 64 hex digits", ticketKeyEnv)
+			return nil, "", nil, fmt.Errorf("serve: %s must be 64 hex digits", ticketKeyEnv)
 		}
 		cfg.SetSessionTicketKeys([][32]byte{[32]byte(b)})
 	}
-	return cfg, note, nil
+	return cfg, note, reloader, nil
 }
 
 // ticketKeyEnv holds the session ticket key the processes of --workers

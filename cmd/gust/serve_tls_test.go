@@ -35,7 +35,7 @@ func TestServeTLSFlagsThatCannotWork(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := (serveTLSFlags{Cert: "/nonexistent.pem", Key: "/nonexistent.key"}).config(""); err == nil || !strings.Contains(err.Error(), "--tls-cert /nonexistent.pem") {
+	if _, _, _, err := (serveTLSFlags{Cert: "/nonexistent.pem", Key: "/nonexistent.key"}).config(""); err == nil || !strings.Contains(err.Error(), "--tls-cert /nonexistent.pem") {
 		t.Fatalf("missing files: %v, want an error naming them", err)
 	}
 }
@@ -182,7 +182,7 @@ func TestServeTLSWorkersShareTicketKeys(t *testing.T) {
 		}
 	}
 	t.Setenv(ticketKeyEnv, "nothex")
-	if _, _, err := (serveTLSFlags{SelfSigned: true}).config(""); err == nil || !strings.Contains(err.Error(), ticketKeyEnv) {
+	if _, _, _, err := (serveTLSFlags{SelfSigned: true}).config(""); err == nil || !strings.Contains(err.Error(), ticketKeyEnv) {
 		t.Fatalf("a bad key: %v", err)
 	}
 }

@@ -148,6 +148,10 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 	for running > 0 {
 		select {
 		case sig := <-sigs:
+			if sig == syscall.SIGHUP && !stopping {
+				signalAll(sig) // each worker reloads; none stops
+				continue
+			}
 			stop(sig)
 		case <-done:
 			done = nil
