@@ -8,6 +8,7 @@
 //
 // # Files
 //
+//   - applicable.go: which servers have a cell in which scenarios; the cells not applicable, said once
 //   - attack.go: hostile traffic run beside a scenario's load (slowloris, idle, endless heads or bodies)
 //   - capacity.go: CapacitySearch cells: the highest open-model rate held under an objective
 //   - compare.go: gust bench compare: the change between two results.json

@@ -296,18 +296,6 @@ func (c *Conn) check(h *FrameHeader) *CloseError {
 	return nil
 }
 
-// CompressedBound returns the most a message that inflates to n bytes may
-// take compressed, as Conn accepts it: n plus the framing a deflater adds
-// to data it cannot shrink (stored blocks, a few bytes in every 4 KiB at
-// the worst; the bound zlib's deflateBound gives) and a sync flush tail.
-func CompressedBound(n int) int {
-	extra := n>>12 + n>>14 + n>>25 + 13 + 4
-	if n > math.MaxInt-extra {
-		return math.MaxInt
-	}
-	return n + extra
-}
-
 // frame acts on one whole frame whose header passed check.
 func (c *Conn) frame(out []byte, h *FrameHeader, payload []byte) ([]byte, *CloseError) {
 	switch h.Op {

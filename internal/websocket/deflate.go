@@ -3,6 +3,7 @@ package websocket
 import (
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -199,4 +200,16 @@ func appendCompressed(dst []byte, op Opcode, payload []byte, comp *compressor, m
 		Mask(dst[start+h:], *mask, 0)
 	}
 	return dst
+}
+
+// CompressedBound returns the most a message that inflates to n bytes may
+// take compressed, as Conn accepts it: n plus the framing a deflater adds
+// to data it cannot shrink (stored blocks, a few bytes in every 4 KiB at
+// the worst; the bound zlib's deflateBound gives) and a sync flush tail.
+func CompressedBound(n int) int {
+	extra := n>>12 + n>>14 + n>>25 + 13 + 4
+	if n > math.MaxInt-extra {
+		return math.MaxInt
+	}
+	return n + extra
 }

@@ -23,7 +23,7 @@
 //
 //   - closecode.go: close codes, ValidCloseCode, CloseError
 //   - conn.go: Conn, Config, Event: Feed checks frames, assembles fragments, answers control frames
-//   - deflate.go: permessage-deflate's compression and inflation, pooled, no context takeover
+//   - deflate.go: permessage-deflate's compression and inflation, pooled, no context takeover; CompressedBound
 //   - frame.go: ParseFrameHeader and AppendFrame
 //   - handshake.go: the opening handshake's pieces: AcceptKey, NewKey, client request, server check
 //   - mask.go: Mask: XOR with the masking key, eight bytes at a time, across splits
