@@ -186,9 +186,12 @@ type target struct {
 	path     string  // request-target
 	req      request // the run's one request
 	head     bool    // HEAD requests: responses carry no body
-	tls      bool    // https: a TLS handshake before the first request
-	sni      string  // the server name for SNI and verification (https)
-	ws       *wsRun  // ws:// and wss://: the WebSocket run's handshake and message; nil for HTTP
+	// idempotent: the method may be sent twice (RFC 9110 section 9.2.2),
+	// so a request a closing keep-alive connection lost is sent again.
+	idempotent bool
+	tls        bool   // https: a TLS handshake before the first request
+	sni        string // the server name for SNI and verification (https)
+	ws         *wsRun // ws:// and wss://: the WebSocket run's handshake and message; nil for HTTP
 }
 
 func (c *Config) withDefaults() Config {
@@ -308,12 +311,13 @@ func resolveTarget(c *Config) (*target, error) {
 		port = defaultPort[u.Scheme]
 	}
 	t := &target{
-		hostPort: joinHostPort(u.Hostname(), port),
-		host:     u.Host,
-		path:     u.RequestURI(),
-		head:     strings.EqualFold(c.Method, "HEAD"),
-		tls:      u.Scheme == "https" || u.Scheme == "wss",
-		sni:      u.Hostname(),
+		hostPort:   joinHostPort(u.Hostname(), port),
+		host:       u.Host,
+		path:       u.RequestURI(),
+		head:       strings.EqualFold(c.Method, "HEAD"),
+		idempotent: idempotentMethod(c.Method),
+		tls:        u.Scheme == "https" || u.Scheme == "wss",
+		sni:        u.Hostname(),
 	}
 	for _, h := range c.Header {
 		if err := http1.ValidateHeader(h[0], h[1]); err != nil {

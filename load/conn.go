@@ -20,6 +20,7 @@ type conn struct {
 	tr            transport.Conn // every read and write of the socket; nil without one
 	state         connState
 	everConnected bool  // counted in engine.connectedOnce
+	answered      bool  // a response completed on the current socket: it was reused
 	uncounted     int   // in-flight requests sent before measurement began (the oldest ones)
 	since         int64 // last progress on the oldest in-flight request (for Timeout)
 
@@ -42,7 +43,8 @@ type conn struct {
 	at      int64 // the time this connection waits for in the timer heap
 	heapIdx int   // position in the timer heap; -1 when not in it
 
-	// retries are requests a GOAWAY sent back unprocessed (HTTP/2), sent
+	// retries are requests a GOAWAY sent back unprocessed (HTTP/2), or
+	// that a reused connection lost unanswered (HTTP/1.1, retry.go), sent
 	// again before any new one; they outlive the socket.
 	retries []exchange
 
@@ -86,6 +88,7 @@ func (c *conn) resetIO() {
 	c.tr = nil
 	c.tls = nil
 	c.uncounted = 0
+	c.answered = false
 	c.woff, c.wleft = 0, 0
 	c.ses.reset()
 }

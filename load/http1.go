@@ -69,6 +69,10 @@ func (s *h1session) reset() {
 	s.pending = s.pending[:0]
 }
 
+// untouched reports that no byte of the oldest response in flight has
+// arrived.
+func (s *h1session) untouched() bool { return s.phase == phHead && len(s.pending) == 0 }
+
 func (s *h1session) eof(k sink) {
 	if s.phase == phUntilClose && s.sent.len() > 0 {
 		s.done(k)

@@ -80,6 +80,10 @@ func (l *loop) connectFailed(c *conn, kind result.ErrorKind, now int64) {
 func (l *loop) peerClosed(c *conn, now int64) {
 	l.dv = delivery{l: l, c: c, now: now}
 	c.ses.eof(&l.dv)
+	if l.takeBackUnanswered(c) {
+		l.reopen(c, now)
+		return
+	}
 	// Requests still waiting will never be answered on this connection.
 	l.countError(result.ErrClosed, c.inflight())
 	l.failInflight(c)
@@ -91,6 +95,10 @@ func (l *loop) peerClosed(c *conn, now int64) {
 // preface is wrong) uses up a request, as a failed connect does, so that a
 // run of -n requests ends even when every connection fails.
 func (l *loop) fail(c *conn, kind result.ErrorKind, now int64) {
+	if kind == result.ErrReset && l.takeBackUnanswered(c) {
+		l.reopen(c, now)
+		return
+	}
 	if c.inflight() == 0 && l.recording {
 		l.e.claim()
 	}

@@ -43,6 +43,7 @@ type delivery struct {
 func (d *delivery) complete(x exchange, status int) {
 	l, c, now := d.l, d.c, d.now
 	l.inflight--
+	c.answered = true
 	if c.inflight() > 0 {
 		c.since = now
 	}

@@ -18,6 +18,7 @@ type stats struct {
 	bytesWritten int64
 	connects     int64
 	reconnects   int64
+	retried      int64 // HTTP/1.1 requests a reused connection lost unanswered, sent again
 	late         int64
 	status       [maxStatus]int64
 	errors       [result.NumErrorKinds]int64
@@ -50,6 +51,7 @@ func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 		BytesWritten: s.bytesWritten,
 		Connects:     s.connects,
 		Reconnects:   s.reconnects,
+		Retried:      s.retried,
 		Late:         s.late,
 		Latency:      s.latency,
 		Connect:      s.connect,

@@ -133,6 +133,7 @@ func (s Summary) Result() (*result.Result, error) {
 		BytesWritten: s.BytesWritten,
 		Connects:     s.Connects,
 		Reconnects:   s.Reconnects,
+		Retried:      s.Retried,
 		Status:       make(map[int]int64, len(s.Status)),
 		Errors:       make(map[result.ErrorKind]int64),
 	}

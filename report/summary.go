@@ -70,6 +70,9 @@ type Summary struct {
 	// Reconnects counts connections reopened after the server or an error
 	// closed one.
 	Reconnects int64 `json:"reconnects"`
+	// Retried counts HTTP/1.1 requests sent again because the reused
+	// connection they went out on closed before answering; absent when 0.
+	Retried int64 `json:"retried,omitempty"`
 	// Latency describes the latency histogram, in microseconds.
 	Latency Stats `json:"latency_us"`
 	// Connect is nil when no connect times were measured.
@@ -239,6 +242,7 @@ func NewSummary(r *result.Result) Summary {
 		BytesWritten: r.BytesWritten,
 		Connects:     r.Connects,
 		Reconnects:   r.Reconnects,
+		Retried:      r.Retried,
 		Latency:      newStats(latency),
 		Status:       make(map[string]int64, len(r.Status)),
 		Errors:       make(map[string]int64, len(result.ErrorKinds())),

@@ -129,8 +129,11 @@ func outcomeFacts(r *result.Result) []fact {
 		facts = append(facts, f)
 	}
 	facts = append(facts, webSocketFacts(r)...)
-	return append(facts,
-		fact{"Connections", fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))})
+	conns := fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))
+	if r.Retried > 0 {
+		conns += fmt.Sprintf(", %s requests retried (closed unanswered)", formatCount(r.Retried))
+	}
+	return append(facts, fact{"Connections", conns})
 }
 
 // line writes one labelled line of the summary.

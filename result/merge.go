@@ -110,6 +110,7 @@ func (out *Result) Add(r *Result) {
 	out.BytesWritten += r.BytesWritten
 	out.Connects += r.Connects
 	out.Reconnects += r.Reconnects
+	out.Retried += r.Retried
 	out.Late += r.Late
 	for _, h := range [][2]*hdrhistogram.Histogram{{out.Latency, r.Latency}, {out.Connect, r.Connect}, {out.Lateness, r.Lateness}} {
 		if h[1] != nil {

@@ -73,6 +73,11 @@ type Result struct {
 	// Reconnects counts connections reopened after the server or an error
 	// closed one.
 	Reconnects int64
+	// Retried counts HTTP/1.1 requests sent again on a new connection
+	// because the reused keep-alive connection they were sent on closed
+	// before any byte of their answer arrived (idempotent requests only;
+	// HTTP/2's GOAWAY retries are HTTP2.Retried).
+	Retried int64
 
 	// Latency holds one value per response, from its (intended) send time.
 	Latency *hdrhistogram.Histogram
