@@ -56,6 +56,9 @@
 //   - h2ws_linux.go: WebSocket over an HTTP/2 extended CONNECT stream (RFC 8441)
 //   - h2wsauto_linux.go: WebSocket callbacks on HTTP/2 streams in Auto mode (wsOff, hand back)
 //   - handler.go: Handler and HandlerFunc, and what a panic or runtime.Goexit costs a handler
+//   - handover.go: ListenFiles, ListenerFiles, InheritedListeners: listeners inherited and handed on
+//   - handover_linux.go: inherited sockets checked and spread over the loops, the loops' sockets duplicated
+//   - handover_other.go: the same on the portable engine, one listener
 //   - hijack_linux.go: Hijack, the socket detached into a net.Conn
 //   - linger.go: why a close lingers (RFC 9112 section 9.6), and its bounds
 //   - linger_linux.go: the lingering close: sockets read and dropped out of one budget per loop

@@ -27,6 +27,9 @@ type engine struct {
 
 	stopping atomic.Bool
 	draining atomic.Bool
+	// lnMu guards the loops' listening sockets between a loop closing its
+	// own and ListenerFiles duplicating them for a successor.
+	lnMu sync.Mutex
 
 	acceptOne bool // AcceptOne with more than one loop: loop 0 accepts for all
 	nextLoop  int  // where loop 0 sends the next connection (only it touches this)

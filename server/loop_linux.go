@@ -382,8 +382,16 @@ func (l *loop) closeConn(c *conn) {
 	c.forget()
 }
 
+// closeListener stops the loop's accepting. The socket leaves the poller
+// first: a successor that inherited it (ListenerFiles) keeps it open, and
+// the poller would otherwise go on reporting it under a number this
+// process may give to a connection. ListenerFiles reads lnfd under the
+// same lock.
 func (l *loop) closeListener() {
+	l.e.lnMu.Lock()
+	defer l.e.lnMu.Unlock()
 	if l.lnfd >= 0 {
+		l.poller.Remove(l.lnfd)
 		unix.Close(l.lnfd)
 		l.lnfd = -1
 	}

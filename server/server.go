@@ -133,6 +133,12 @@ func (s *Server) ListenAndServe(addr string) error {
 // Listen binds addr (host:port; port 0 picks one) without serving yet, so
 // that Addr is known before Serve starts.
 func (s *Server) Listen(addr string) error {
+	return s.listen(func() (*engine, error) { return newEngine(s, addr) })
+}
+
+// listen is Listen and ListenFiles: it checks the Handler and Config,
+// prepares TLS, and sets up the engine open makes.
+func (s *Server) listen(open func() (*engine, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.listened {
@@ -154,7 +160,7 @@ func (s *Server) Listen(addr string) error {
 		return err
 	}
 	s.tlsConf = tlsConf
-	eng, err := newEngine(s, addr)
+	eng, err := open()
 	if err != nil {
 		return err
 	}
