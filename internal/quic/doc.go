@@ -14,17 +14,21 @@
 // # Files
 //
 //   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
+//   - congestion.go: NewReno: slow start, congestion avoidance, recovery periods, persistent congestion (RFC 9002 section 7)
 //   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
 //   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear
 //   - frameappend.go: frames appended: any parsed Frame, STREAM, CRYPTO, ACK from a RangeSet
 //   - frameparse.go: ParseFrame: every RFC 9000 frame, no allocation, FRAME_ENCODING_ERROR on malformed input
 //   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
 //   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret, AEAD limits
+//   - pacer.go: Pacer: a token bucket filled at 1.25 * cwnd / smoothed_rtt, an initial window of burst (RFC 9002 section 7.7)
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
+//   - recovery.go: Recovery: loss detection by packet and time thresholds, the PTO, ACKs processed, NewReno driven (RFC 9002 appendix A)
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - rtt.go: RTT: the round-trip estimate and the PTO, loss delay and ACK delay derived from it (RFC 9002)
+//   - sent.go: Space, SentPacket, and each space's sent packets in a reused ring
 //   - statelessreset.go: stateless reset tokens from a static key, Stateless Resets sent and detected
 //   - token.go: TokenProtector: address validation tokens for Retry and NEW_TOKEN, sealed and opened
 //   - transportparams.go: TransportParameters (RFC 9000 section 18): parsed, checked, appended

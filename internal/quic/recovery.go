@@ -1,0 +1,529 @@
+package quic
+
+import "time"
+
+// The loss detection constants of RFC 9002 section 6 not in rtt.go.
+const (
+	// ptoProbes is how many ack-eliciting packets a PTO sends.
+	ptoProbes = 2
+	// maxPTOBackoff bounds the PTO's exponent, so the shift cannot overflow.
+	maxPTOBackoff = 16
+)
+
+// errAckUnsent is the PROTOCOL_VIOLATION of an ACK acknowledging a packet
+// number never sent (RFC 9000 section 13.1).
+var errAckUnsent = &TransportError{Code: ProtocolViolation, Reason: "ACK of a packet never sent"}
+
+// LossHandler hears of the packets loss detection resolves, each once: it
+// finds what the packet carried by p.Frames. The pointer is valid only
+// during the call.
+type LossHandler interface {
+	// Acked is called for each packet newly acknowledged.
+	Acked(space Space, p *SentPacket)
+	// Lost is called for each packet declared lost: its frames are to be
+	// sent again if still needed.
+	Lost(space Space, p *SentPacket)
+}
+
+// RecoveryStats counts what loss detection has seen; a load report shows
+// them.
+type RecoveryStats struct {
+	PacketsSent      uint64
+	PacketsLost      uint64
+	BytesLost        uint64
+	CongestionEvents uint64 // window reductions, one per recovery period
+	PTOs             uint64 // PTO expirations, anti-deadlock ones included
+	Persistent       uint64 // persistent congestion collapses
+}
+
+// spaceRecovery is one packet number space's loss detection state.
+type spaceRecovery struct {
+	sent               sentList
+	largestAcked       uint64
+	hasAcked           bool
+	largestSent        uint64
+	hasSent            bool
+	lossTime           time.Time // when the earliest packet not yet lost will be, zero if none
+	lastAckEliciting   time.Time // time_of_last_ack_eliciting_packet
+	ackElicitingInFlit int
+	ecnCE              uint64
+	largestAckedSent   time.Time // send time of the last ACK's largest acknowledged packet
+	discarded          bool
+}
+
+// Recovery is a connection's loss detection and congestion control, RFC
+// 9002 appendix A driving the NewReno of appendix B, sans-I/O: the engine
+// tells it of packets sent and ACKs received, asks it when its timer
+// fires (LossTimeout) and calls OnLossTimeout then; acknowledged and lost
+// packets come back through a LossHandler. It reads no clock. The zero
+// value is not ready: call Init. Not safe for concurrent use.
+type Recovery struct {
+	// RTT is the path's round-trip estimate, updated by each ACK.
+	RTT RTT
+	// CC is the congestion controller; CC.CanSend(BytesInFlight()) says
+	// whether a packet may be sent.
+	CC NewReno
+	// Pacer spaces packets over the round trip; its rate follows CC and
+	// RTT. The engine asks NextSendTime.
+	Pacer Pacer
+	// MaxAckDelay is the peer's max_ack_delay transport parameter: 25 ms
+	// until the engine sets it from the peer's transport parameters.
+	MaxAckDelay time.Duration
+
+	spaces        [spaceCount]spaceRecovery
+	server        bool
+	confirmed     bool // handshake confirmed
+	peerValidated bool // the client's address is validated by the server
+	ampBlocked    bool // a server at its anti-amplification limit
+	bytesInFlight int
+	ptoCount      int
+	firstSample   time.Time // when the first RTT sample was taken
+	lastEvent     time.Time // now of the latest call that set the timer
+	handshakeKeys bool
+	stats         RecoveryStats
+	pacerWindow   int
+	pacerSmoothed time.Duration
+}
+
+// Init readies r for a server or a client connection sending datagrams of
+// up to maxDatagramSize bytes (DefaultMaxDatagramSize if 0), its sent
+// packet rings preallocated.
+func (r *Recovery) Init(server bool, maxDatagramSize int) {
+	spaces := r.spaces
+	*r = Recovery{server: server, MaxAckDelay: 25 * time.Millisecond}
+	for i := range r.spaces {
+		r.spaces[i].sent.ring = spaces[i].sent.ring
+		r.spaces[i].sent.clear()
+		if len(r.spaces[i].sent.ring) == 0 {
+			r.spaces[i].sent.grow()
+		}
+	}
+	r.CC.Init(maxDatagramSize)
+	r.Pacer.SetBurst(r.CC.InitialWindow())
+	r.updatePacer()
+}
+
+// BytesInFlight returns the bytes of packets in flight: sent, counted in
+// flight, neither acknowledged, declared lost nor discarded.
+func (r *Recovery) BytesInFlight() int { return r.bytesInFlight }
+
+// PTOCount returns how many PTOs have expired since the last ACK that
+// reset the backoff.
+func (r *Recovery) PTOCount() int { return r.ptoCount }
+
+// Stats returns the counters.
+func (r *Recovery) Stats() RecoveryStats { return r.stats }
+
+// SetHandshakeConfirmed records the handshake confirmed (RFC 9001 section
+// 4.1.2): ACK delays are capped at MaxAckDelay, the application space's
+// PTO is armed, and the peer has validated this endpoint's address.
+func (r *Recovery) SetHandshakeConfirmed() {
+	r.confirmed, r.peerValidated = true, true
+}
+
+// SetPeerAddressValidated records, on a client, that the server has
+// validated its address (a Handshake packet was acknowledged); until
+// then a client with nothing in flight keeps a PTO armed so the
+// handshake cannot deadlock on the server's amplification limit.
+// A Handshake ACK sets it too.
+func (r *Recovery) SetPeerAddressValidated() { r.peerValidated = true }
+
+// SetAmplificationBlocked records whether a server may send nothing more
+// until it hears from the client (RFC 9000 section 8.1): while it is
+// blocked no PTO is armed, as no probe could be sent.
+func (r *Recovery) SetAmplificationBlocked(blocked bool) { r.ampBlocked = blocked }
+
+// peerCompletedAddressValidation is appendix A.6's
+// PeerCompletedAddressValidation: a server assumes it of itself.
+func (r *Recovery) peerCompletedAddressValidation() bool {
+	return r.server || r.peerValidated || r.confirmed
+}
+
+// OnPacketSent records a packet sent in space at p.Time (appendix A.5).
+// Packet numbers must increase within a space. Packets that are neither
+// ack-eliciting nor in flight are kept too, so that an ACK of a packet
+// never sent can be told apart, but beyond a bound the oldest of them
+// are forgotten without a callback: give them no Frames to free.
+func (r *Recovery) OnPacketSent(space Space, p SentPacket) {
+	s := &r.spaces[space]
+	if s.discarded || (s.hasSent && p.Number <= s.largestSent) {
+		return
+	}
+	s.largestSent, s.hasSent = p.Number, true
+	s.sent.push(p)
+	s.sent.trim()
+	r.stats.PacketsSent++
+	r.lastEvent = p.Time
+	if space == SpaceHandshake {
+		r.handshakeKeys = true
+	}
+	if p.InFlight {
+		if p.AckEliciting {
+			s.lastAckEliciting = p.Time
+			s.ackElicitingInFlit++
+		}
+		r.bytesInFlight += p.Size
+		r.CC.OnPacketSent(r.bytesInFlight)
+		r.Pacer.OnSent(p.Time, p.Size)
+	}
+}
+
+// NextSendTime returns when a packet of size bytes may leave, as the
+// pacer allows.
+func (r *Recovery) NextSendTime(now time.Time, size int) time.Time {
+	return r.Pacer.NextSendTime(now, size)
+}
+
+// updatePacer sets the pacer's rate from the window and smoothed RTT when
+// either changed.
+func (r *Recovery) updatePacer() {
+	w, srtt := r.CC.Window(), r.RTT.SmoothedRTT()
+	if w != r.pacerWindow || srtt != r.pacerSmoothed {
+		r.pacerWindow, r.pacerSmoothed = w, srtt
+		r.Pacer.SetRate(w, srtt)
+	}
+}
+
+// DiscardSpace forgets space's packets when its keys are dropped
+// (appendix A.11): their bytes leave the bytes in flight, neither
+// acknowledged nor lost, and the PTO backoff restarts. Later packets and
+// ACKs of the space are ignored.
+func (r *Recovery) DiscardSpace(space Space) {
+	s := &r.spaces[space]
+	if s.discarded {
+		return
+	}
+	for i := range s.sent.len() {
+		e := s.sent.at(i)
+		if e.state == sentOutstanding && e.p.InFlight {
+			r.bytesInFlight -= e.p.Size
+		}
+	}
+	s.sent.clear()
+	s.discarded = true
+	s.ackElicitingInFlit = 0
+	s.lastAckEliciting = time.Time{}
+	s.lossTime = time.Time{}
+	r.ptoCount = 0
+	if space == SpaceInitial {
+		r.handshakeKeys = true
+	}
+}
+
+// ackElicitingInFlight reports whether any space has an ack-eliciting
+// packet in flight.
+func (r *Recovery) ackElicitingInFlight() bool {
+	for i := range r.spaces {
+		if r.spaces[i].ackElicitingInFlit > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lossTimeAndSpace is appendix A.8's GetLossTimeAndSpace: the earliest
+// loss time of any space, zero if none.
+func (r *Recovery) lossTimeAndSpace() (time.Time, Space) {
+	var t time.Time
+	space := SpaceInitial
+	for i := range r.spaces {
+		lt := r.spaces[i].lossTime
+		if !lt.IsZero() && (t.IsZero() || lt.Before(t)) {
+			t, space = lt, Space(i)
+		}
+	}
+	return t, space
+}
+
+// ptoBackoff returns d doubled once per PTO count.
+func (r *Recovery) ptoBackoff(d time.Duration) time.Duration {
+	return d << min(r.ptoCount, maxPTOBackoff)
+}
+
+// ptoTimeAndSpace is appendix A.8's GetPtoTimeAndSpace; zero if no PTO
+// is to be armed.
+func (r *Recovery) ptoTimeAndSpace() (time.Time, Space) {
+	duration := r.ptoBackoff(r.RTT.PTO(0))
+	if !r.ackElicitingInFlight() {
+		// The anti-deadlock PTO of a client, timed from its last event.
+		if r.handshakeKeys {
+			return r.lastEvent.Add(duration), SpaceHandshake
+		}
+		return r.lastEvent.Add(duration), SpaceInitial
+	}
+	var timeout time.Time
+	space := SpaceInitial
+	for i := range r.spaces {
+		s := &r.spaces[i]
+		if s.ackElicitingInFlit == 0 {
+			continue
+		}
+		if Space(i) == SpaceApp {
+			if !r.confirmed {
+				break
+			}
+			duration += r.ptoBackoff(r.MaxAckDelay)
+		}
+		t := s.lastAckEliciting.Add(duration)
+		if timeout.IsZero() || t.Before(timeout) {
+			timeout, space = t, Space(i)
+		}
+	}
+	return timeout, space
+}
+
+// LossTimeout returns when the loss detection timer fires (appendix A.8's
+// SetLossDetectionTimer): the earliest time a packet will be lost by the
+// time threshold, else the PTO of the spaces with ack-eliciting packets in
+// flight; zero when no timer is armed (nothing in flight, or a server at
+// its amplification limit).
+func (r *Recovery) LossTimeout() time.Time {
+	if t, _ := r.lossTimeAndSpace(); !t.IsZero() {
+		return t
+	}
+	if r.ampBlocked && r.server {
+		return time.Time{}
+	}
+	if !r.ackElicitingInFlight() && r.peerCompletedAddressValidation() {
+		return time.Time{}
+	}
+	t, _ := r.ptoTimeAndSpace()
+	return t
+}
+
+// OnLossTimeout handles the timer firing at now (appendix A.9): packets
+// past the time threshold are declared lost through h, or else the PTO
+// has expired and probes ack-eliciting packets are to be sent in space,
+// whatever the congestion window says (new data, data retransmitted, or a
+// PING). Called before LossTimeout, it does nothing.
+func (r *Recovery) OnLossTimeout(now time.Time, h LossHandler) (probes int, space Space) {
+	timeout := r.LossTimeout()
+	if timeout.IsZero() || now.Before(timeout) {
+		return 0, SpaceInitial
+	}
+	r.lastEvent = now
+	if t, sp := r.lossTimeAndSpace(); !t.IsZero() {
+		r.detectLost(sp, now, h)
+		r.updatePacer()
+		return 0, sp
+	}
+	r.stats.PTOs++
+	if !r.ackElicitingInFlight() {
+		// Anti-deadlock: a padded Initial or a Handshake packet.
+		_, space = r.ptoTimeAndSpace()
+		probes = 1
+	} else {
+		_, space = r.ptoTimeAndSpace()
+		probes = ptoProbes
+	}
+	r.ptoCount++
+	return probes, space
+}
+
+// OnAckReceived processes an ACK frame's ranges received in space at now,
+// its ACK Delay decoded (see AckDelay), as appendix A.7 does: newly
+// acknowledged packets update the RTT (the largest of them, if it is the
+// ACK's largest and any is ack-eliciting), losses are detected, and the
+// acknowledged packets leave the bytes in flight and grow the window. h
+// hears of each lost packet, then of each acknowledged one; it must not
+// call back into r. An ACK of a packet number never sent is a
+// PROTOCOL_VIOLATION, and changes nothing. ACKs of a discarded space are
+// ignored.
+func (r *Recovery) OnAckReceived(space Space, ack AckRangeReader, ackDelay time.Duration, now time.Time, h LossHandler) error {
+	s := &r.spaces[space]
+	if s.discarded {
+		return nil
+	}
+	largest, ok, err := r.checkAck(s, ack)
+	if err != nil || !ok {
+		return err
+	}
+	if !s.hasAcked || largest > s.largestAcked {
+		s.largestAcked, s.hasAcked = largest, true
+	}
+	if space == SpaceHandshake {
+		r.peerValidated = true
+	}
+	if i := s.sent.search(largest); i < s.sent.len() && s.sent.at(i).p.Number == largest {
+		s.largestAckedSent = s.sent.at(i).p.Time
+	}
+	// DetectAndRemoveAckedPackets: marked pending until losses are found.
+	var newest *sentEntry
+	newly, eliciting := 0, false
+	for rd := ack; ; {
+		lo, hi, more := rd.Next()
+		if !more {
+			break
+		}
+		i, j := s.sent.span(lo, hi)
+		for k := j - 1; k >= i; k-- {
+			e := s.sent.at(k)
+			if e.state != sentOutstanding {
+				continue
+			}
+			e.state = sentAckPending
+			if newest == nil {
+				newest = e
+			}
+			newly++
+			eliciting = eliciting || e.p.AckEliciting
+		}
+	}
+	r.lastEvent = now
+	if newly == 0 {
+		return nil
+	}
+	if newest.p.Number == largest && eliciting {
+		if !r.RTT.HasSample() {
+			r.firstSample = now
+		}
+		if space == SpaceInitial {
+			// An Initial ACK is never delayed (RFC 9002 section 5.3).
+			ackDelay = 0
+		}
+		r.RTT.Update(now.Sub(newest.p.Time), ackDelay, r.confirmed, r.MaxAckDelay)
+	}
+	r.detectLost(space, now, h)
+	// OnPacketsAcked.
+	for rd := ack; ; {
+		lo, hi, more := rd.Next()
+		if !more {
+			break
+		}
+		i, j := s.sent.span(lo, hi)
+		for k := j - 1; k >= i; k-- {
+			e := s.sent.at(k)
+			if e.state != sentAckPending {
+				continue
+			}
+			e.state = sentAcked
+			if e.p.InFlight {
+				r.bytesInFlight -= e.p.Size
+				if e.p.AckEliciting {
+					s.ackElicitingInFlit--
+				}
+				r.CC.OnAcked(e.p.Time, e.p.Size)
+			}
+			h.Acked(space, &e.p)
+		}
+	}
+	s.sent.popDone()
+	if r.peerCompletedAddressValidation() {
+		r.ptoCount = 0
+	}
+	r.updatePacer()
+	return nil
+}
+
+// checkAck walks an ACK's ranges before anything changes, and returns its
+// largest acknowledged number; errAckUnsent if it acknowledges a number
+// above the largest sent, or one between the oldest and newest packets
+// kept that was skipped.
+func (r *Recovery) checkAck(s *spaceRecovery, ack AckRangeReader) (largest uint64, ok bool, err error) {
+	for {
+		lo, hi, more := ack.Next()
+		if !more {
+			return largest, ok, nil
+		}
+		if !ok {
+			largest, ok = hi, true
+		}
+		if !s.hasSent || hi > s.largestSent || lo > hi {
+			return 0, false, errAckUnsent
+		}
+		if s.sent.len() == 0 {
+			continue
+		}
+		lo = max(lo, s.sent.at(0).p.Number)
+		if lo > hi {
+			continue
+		}
+		if i, j := s.sent.span(lo, hi); uint64(j-i) != hi-lo+1 {
+			return 0, false, errAckUnsent
+		}
+	}
+}
+
+// detectLost is appendix A.10's DetectAndRemoveLostPackets followed by
+// A.9's OnPacketsLost: the outstanding packets up to the largest
+// acknowledged that were sent a loss delay ago or PacketThreshold numbers
+// below it are lost, and the earliest time another will be is the
+// space's loss time. Losses are a congestion event, and persistent
+// congestion if two ack-eliciting packets lost, sent after the first RTT
+// sample with no acknowledged packet between them, were sent more than
+// the persistent congestion duration apart (RFC 9002 section 7.6; in this
+// space only).
+func (r *Recovery) detectLost(space Space, now time.Time, h LossHandler) {
+	s := &r.spaces[space]
+	s.lossTime = time.Time{}
+	if !s.hasAcked {
+		return
+	}
+	lossDelay := r.RTT.LossDelay()
+	lostSendTime := now.Add(-lossDelay)
+	pcDuration := r.RTT.PersistentCongestion(r.MaxAckDelay)
+	var lastLoss, runStart time.Time
+	persistent := false
+	for i := range s.sent.len() {
+		e := s.sent.at(i)
+		if e.p.Number > s.largestAcked {
+			break
+		}
+		switch e.state {
+		case sentAcked, sentAckPending:
+			runStart = time.Time{}
+			continue
+		case sentLost:
+			continue
+		}
+		if e.p.Time.After(lostSendTime) && s.largestAcked < e.p.Number+PacketThreshold {
+			// Later packets were sent later still: none of them is lost.
+			s.lossTime = e.p.Time.Add(lossDelay)
+			break
+		}
+		e.state = sentLost
+		r.stats.PacketsLost++
+		if e.p.InFlight {
+			r.bytesInFlight -= e.p.Size
+			r.stats.BytesLost += uint64(e.p.Size)
+			if e.p.AckEliciting {
+				s.ackElicitingInFlit--
+			}
+			if e.p.Time.After(lastLoss) {
+				lastLoss = e.p.Time
+			}
+		}
+		if e.p.AckEliciting && !r.firstSample.IsZero() && e.p.Time.After(r.firstSample) {
+			if runStart.IsZero() {
+				runStart = e.p.Time
+			} else if e.p.Time.Sub(runStart) > pcDuration {
+				persistent = true
+			}
+		}
+		h.Lost(space, &e.p)
+	}
+	if !lastLoss.IsZero() && r.CC.OnCongestionEvent(lastLoss, now) {
+		r.stats.CongestionEvents++
+	}
+	if persistent {
+		r.CC.OnPersistentCongestion()
+		r.stats.Persistent++
+	}
+	s.sent.popDone()
+}
+
+// OnECN processes the ECN-CE count of an ACK of type 0x03 received in
+// space at now, after OnAckReceived: a count above the last one is a
+// congestion event for the ACK's largest acknowledged packet
+// (appendix A.7's ProcessECN).
+func (r *Recovery) OnECN(space Space, ceCount uint64, now time.Time) {
+	s := &r.spaces[space]
+	if s.discarded || ceCount <= s.ecnCE {
+		return
+	}
+	s.ecnCE = ceCount
+	if !s.largestAckedSent.IsZero() && r.CC.OnCongestionEvent(s.largestAckedSent, now) {
+		r.stats.CongestionEvents++
+		r.updatePacer()
+	}
+}

@@ -1,0 +1,258 @@
+package quic
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// t0 is the synthetic clock's origin.
+var t0 = time.Unix(1_000_000, 0)
+
+// at returns t0 plus d.
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+// recorder is a LossHandler noting the numbers it hears of.
+type recorder struct{ acked, lost []uint64 }
+
+func (h *recorder) Acked(_ Space, p *SentPacket) { h.acked = append(h.acked, p.Number) }
+func (h *recorder) Lost(_ Space, p *SentPacket)  { h.lost = append(h.lost, p.Number) }
+
+// ackOf returns the ranges of an ACK frame acknowledging ranges, each
+// {smallest, largest}, largest first, written and parsed as on the wire.
+func ackOf(t testing.TB, ranges ...[2]uint64) AckRangeReader {
+	t.Helper()
+	b := AppendVarint(nil, uint64(FrameAck))
+	b = AppendVarint(b, ranges[0][1])
+	b = AppendVarint(b, 0)
+	b = AppendVarint(b, uint64(len(ranges)-1))
+	b = AppendVarint(b, ranges[0][1]-ranges[0][0])
+	for i := 1; i < len(ranges); i++ {
+		b = AppendVarint(b, ranges[i-1][0]-ranges[i][1]-2)
+		b = AppendVarint(b, ranges[i][1]-ranges[i][0])
+	}
+	f, _, err := ParseFrame(b)
+	if err != nil {
+		t.Fatalf("ACK of %v: %v", ranges, err)
+	}
+	return f.AckRanges()
+}
+
+// newRecovery returns a client Recovery for 1200-byte datagrams.
+func newRecovery(server bool) *Recovery {
+	r := new(Recovery)
+	r.Init(server, 1200)
+	return r
+}
+
+// send records full-sized ack-eliciting packets numbered pns, sent at
+// the times given (the last one repeated for the rest).
+func send(r *Recovery, space Space, times []time.Duration, pns ...uint64) {
+	for i, pn := range pns {
+		d := times[min(i, len(times)-1)]
+		r.OnPacketSent(space, SentPacket{Number: pn, Time: at(d), Size: 1200, AckEliciting: true, InFlight: true})
+	}
+}
+
+func TestRecoveryPacketThreshold(t *testing.T) {
+	// Packets 0-5 sent 1 ms apart, acknowledged 100 ms after the ACK's
+	// largest was sent: the loss delay is 9/8 * 100 ms = 112.5 ms, longer
+	// than the spread of sending times, so only the packet threshold (3
+	// numbers below the largest acknowledged) declares losses.
+	tests := []struct {
+		name     string
+		acks     [][2]uint64
+		lost     []uint64
+		acked    []uint64
+		lossTime time.Duration // of the first packet still outstanding below the largest acked
+	}{
+		{"acking 3 loses 0 alone", [][2]uint64{{3, 3}}, []uint64{0}, []uint64{3}, 1*ms + 112500*time.Microsecond},
+		{"acking 5 loses 0, 1 and 2", [][2]uint64{{5, 5}}, []uint64{0, 1, 2}, []uint64{5}, 3*ms + 112500*time.Microsecond},
+		{"acking 2 loses nothing", [][2]uint64{{1, 2}}, nil, []uint64{2, 1}, 0*ms + 112500*time.Microsecond},
+		{"acking 4 and 0 loses 1", [][2]uint64{{4, 4}, {0, 0}}, []uint64{1}, []uint64{4, 0}, 2*ms + 112500*time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecovery(false)
+			send(r, SpaceApp, []time.Duration{0, 1 * ms, 2 * ms, 3 * ms, 4 * ms, 5 * ms}, 0, 1, 2, 3, 4, 5)
+			largest := tt.acks[0][1]
+			var h recorder
+			if err := r.OnAckReceived(SpaceApp, ackOf(t, tt.acks...), 0, at(time.Duration(largest)*ms+100*ms), &h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.lost, tt.lost) || !slices.Equal(h.acked, tt.acked) {
+				t.Errorf("lost %v acked %v, want lost %v acked %v", h.lost, h.acked, tt.lost, tt.acked)
+			}
+			if want := 1200 * (6 - len(tt.lost) - len(tt.acked)); r.BytesInFlight() != want {
+				t.Errorf("bytes in flight %d, want %d", r.BytesInFlight(), want)
+			}
+			if got := r.LossTimeout(); !got.Equal(at(tt.lossTime)) {
+				t.Errorf("loss timeout %v, want %v", got.Sub(t0), tt.lossTime)
+			}
+			if st := r.Stats(); st.PacketsSent != 6 || st.PacketsLost != uint64(len(tt.lost)) {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+func TestRecoveryTimeThreshold(t *testing.T) {
+	// Packet 0 is sent at `first`, packet 1 at 50 ms and acknowledged at
+	// 150 ms: latest_rtt = smoothed_rtt = 100 ms, so the loss delay is
+	// 9/8 * 100 = 112.5 ms and packets sent at or before 37.5 ms are lost.
+	tests := []struct {
+		name     string
+		first    time.Duration
+		lost     bool
+		lossTime time.Duration
+	}{
+		{"sent 150 ms before the ACK is lost", 0, true, 0},
+		{"sent exactly the loss delay before is lost", 37500 * time.Microsecond, true, 0},
+		{"sent 110 ms before waits", 40 * ms, false, 40*ms + 112500*time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecovery(false)
+			send(r, SpaceApp, []time.Duration{tt.first, 50 * ms}, 0, 1)
+			var h recorder
+			if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{1, 1}), 0, at(150*ms), &h); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(h.lost) == 1; got != tt.lost {
+				t.Fatalf("lost %v, want lost %v", h.lost, tt.lost)
+			}
+			if tt.lost {
+				return
+			}
+			if got := r.LossTimeout(); !got.Equal(at(tt.lossTime)) {
+				t.Fatalf("loss timeout %v, want %v", got.Sub(t0), tt.lossTime)
+			}
+			if probes, _ := r.OnLossTimeout(at(tt.lossTime-time.Microsecond), &h); probes != 0 || len(h.lost) != 0 {
+				t.Fatal("the timer acted before its time")
+			}
+			if probes, _ := r.OnLossTimeout(at(tt.lossTime), &h); probes != 0 || !slices.Equal(h.lost, []uint64{0}) {
+				t.Fatalf("at the loss time: probes %d, lost %v", probes, h.lost)
+			}
+		})
+	}
+}
+
+func TestRecoveryLossDelayUsesLargerRTT(t *testing.T) {
+	// A first sample of 100 ms, then one of 40 ms: smoothed_rtt =
+	// 7/8*100 + 1/8*40 = 92.5 ms is larger than latest_rtt, so the loss
+	// delay is 9/8 * 92.5 = 104.0625 ms: packet 1, sent 90 ms before the
+	// ACK, is lost 104.0625 ms after it was sent.
+	r := newRecovery(false)
+	var h recorder
+	send(r, SpaceApp, []time.Duration{0}, 0)
+	if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{0, 0}), 0, at(100*ms), &h); err != nil {
+		t.Fatal(err)
+	}
+	send(r, SpaceApp, []time.Duration{250 * ms, 300 * ms}, 1, 2)
+	if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{2, 2}), 0, at(340*ms), &h); err != nil {
+		t.Fatal(err)
+	}
+	if want := at(250*ms + 104062500*time.Nanosecond); !r.LossTimeout().Equal(want) {
+		t.Errorf("loss timeout %v, want %v", r.LossTimeout().Sub(t0), want.Sub(t0))
+	}
+}
+
+func TestRecoveryAckOfUnsentPacket(t *testing.T) {
+	// Packets 0, 1, 3 and 4 are sent: 2 was skipped, 5 not sent yet.
+	tests := []struct {
+		name   string
+		ranges [][2]uint64
+		bad    bool
+	}{
+		{"above the largest sent", [][2]uint64{{5, 5}}, true},
+		{"a range running past it", [][2]uint64{{3, 7}}, true},
+		{"the skipped number", [][2]uint64{{2, 2}}, true},
+		{"a range over the skipped number", [][2]uint64{{0, 4}}, true},
+		{"a second range holding it", [][2]uint64{{4, 4}, {1, 2}}, true},
+		{"every number sent", [][2]uint64{{3, 4}, {0, 1}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecovery(false)
+			send(r, SpaceHandshake, []time.Duration{0}, 0, 1, 3, 4)
+			var h recorder
+			err := r.OnAckReceived(SpaceHandshake, ackOf(t, tt.ranges...), 0, at(10*ms), &h)
+			var te *TransportError
+			if got := errors.As(err, &te) && te.Code == ProtocolViolation; got != tt.bad {
+				t.Fatalf("error %v, want PROTOCOL_VIOLATION %v", err, tt.bad)
+			}
+			if tt.bad && (r.BytesInFlight() != 4*1200 || len(h.acked)+len(h.lost) != 0 || r.RTT.HasSample()) {
+				t.Errorf("a refused ACK changed state: %d in flight, %v %v", r.BytesInFlight(), h.acked, h.lost)
+			}
+		})
+	}
+	t.Run("nothing sent in the space", func(t *testing.T) {
+		r := newRecovery(false)
+		send(r, SpaceApp, []time.Duration{0}, 0)
+		if err := r.OnAckReceived(SpaceInitial, ackOf(t, [2]uint64{0, 0}), 0, at(ms), &recorder{}); err == nil {
+			t.Fatal("accepted")
+		}
+	})
+}
+
+func TestRecoveryAckDelayCap(t *testing.T) {
+	// A first sample of 100 ms; then a packet acknowledged 200 ms after it
+	// was sent with 50 ms of reported ACK delay, max_ack_delay 25 ms. Once
+	// the handshake is confirmed the delay counts as 25 ms: adjusted 175,
+	// smoothed 7/8*100 + 1/8*175 = 109.375 ms. Before, it counts whole:
+	// adjusted 150, smoothed 106.25 ms.
+	tests := []struct {
+		name      string
+		confirmed bool
+		smoothed  time.Duration
+	}{
+		{"capped after confirmation", true, 109375 * time.Microsecond},
+		{"whole before confirmation", false, 106250 * time.Microsecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecovery(true)
+			if tt.confirmed {
+				r.SetHandshakeConfirmed()
+			}
+			var h recorder
+			send(r, SpaceApp, []time.Duration{0}, 0)
+			if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{0, 0}), 0, at(100*ms), &h); err != nil {
+				t.Fatal(err)
+			}
+			send(r, SpaceApp, []time.Duration{time.Second}, 1)
+			if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{1, 1}), 50*ms, at(time.Second+200*ms), &h); err != nil {
+				t.Fatal(err)
+			}
+			if r.RTT.Smoothed != tt.smoothed {
+				t.Errorf("smoothed_rtt %v, want %v", r.RTT.Smoothed, tt.smoothed)
+			}
+		})
+	}
+}
+
+func TestRecoveryDiscardSpace(t *testing.T) {
+	r := newRecovery(false)
+	send(r, SpaceInitial, []time.Duration{0}, 0, 1)
+	r.OnPacketSent(SpaceApp, SentPacket{Number: 0, Time: at(ms), Size: 1000, AckEliciting: true, InFlight: true})
+	if r.BytesInFlight() != 3400 {
+		t.Fatalf("bytes in flight %d, want 3400", r.BytesInFlight())
+	}
+	r.DiscardSpace(SpaceInitial)
+	if r.BytesInFlight() != 1000 {
+		t.Fatalf("after discarding Initial: %d in flight, want 1000", r.BytesInFlight())
+	}
+	var h recorder
+	if err := r.OnAckReceived(SpaceInitial, ackOf(t, [2]uint64{0, 1}), 0, at(50*ms), &h); err != nil || len(h.acked) != 0 {
+		t.Fatalf("an ACK of a discarded space: %v, acked %v", err, h.acked)
+	}
+	r.OnPacketSent(SpaceInitial, SentPacket{Number: 2, Time: at(2 * ms), Size: 1200, AckEliciting: true, InFlight: true})
+	if r.BytesInFlight() != 1000 {
+		t.Fatalf("a packet of a discarded space counted: %d in flight", r.BytesInFlight())
+	}
+	r.DiscardSpace(SpaceInitial)
+	if r.BytesInFlight() != 1000 {
+		t.Fatalf("discarding twice: %d in flight", r.BytesInFlight())
+	}
+}
