@@ -88,6 +88,12 @@ type serveConfig struct {
 	// HTTP2 accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1:
 	// gust/server's H2C, or net/http's Protocols with unencrypted HTTP/2.
 	HTTP2 bool
+	// PidFile, if set, is where the serving process writes its pid (a
+	// copy started by SIGUSR2 writes its own; serve_upgrade.go).
+	PidFile string
+	// DrainTimeout bounds a graceful shutdown: on SIGINT or SIGTERM, and
+	// for the old process of an upgrade.
+	DrainTimeout time.Duration
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -155,7 +161,12 @@ func newServeCmd() *cobra.Command {
 			"again (in every worker): new connections get the renewed certificate, open ones keep\n" +
 			"theirs; a pair that does not load leaves the old one served. A worker that dies is started again\n" +
 			"within a second (said on stderr) while the others serve; one that keeps dying as\n" +
-			"soon as it starts stops them all.",
+			"soon as it starts stops them all.\n\n" +
+			"SIGUSR2 upgrades without downtime (--engine gust, without --workers): this process\n" +
+			"starts its executable again with the same flags, hands it the listening sockets, and\n" +
+			"once the new process serves (its pid in --pid-file), drains within --drain-timeout and\n" +
+			"exits. Listening sockets passed by systemd's socket activation (LISTEN_FDS) are served\n" +
+			"instead of --addr's.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("body-size") {
@@ -169,6 +180,9 @@ func newServeCmd() *cobra.Command {
 				if err := cfg.Handler.useJSON(bodyJSON, cmd.Flags().Changed("body-size")); err != nil {
 					return err
 				}
+			}
+			if cfg.DrainTimeout <= 0 {
+				return fmt.Errorf("serve: --drain-timeout is %s; give a duration above 0, e.g. 30s", cfg.DrainTimeout)
 			}
 			if cfg.Handler.Delay < 0 {
 				return fmt.Errorf("serve: --delay is %s; give a duration of 0 or more, e.g. 2s", cfg.Handler.Delay)
@@ -203,10 +217,17 @@ func newServeCmd() *cobra.Command {
 						return err
 					}
 				}
+				if err := writePidFile(cfg.PidFile); err != nil {
+					return err
+				}
+				defer removePidFile(cfg.PidFile)
 				sigs := make(chan os.Signal, 4)
-				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+				signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR2)
 				defer signal.Stop(sigs)
 				return runWorkers(cmd.Context(), cfg, args, sigs, cmd.ErrOrStderr())
+			}
+			if cfg.Worker != "" {
+				signal.Ignore(syscall.SIGUSR2) // the parent's to answer
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -235,6 +256,8 @@ func newServeCmd() *cobra.Command {
 	f.DurationVar(&cfg.WSPing, "ws-ping", 0, "gust engine: ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
 	f.BoolVar(&cfg.WSDeflate, "ws-deflate", false, "gust engine: accept permessage-deflate on the WebSocket paths (/ws echoes, /ws/broadcast sends to every connection on it)")
 	f.StringVar(&cfg.Root, "root", "", "serve the files under this directory (GET and HEAD, ranges, validators, precompressed .br/.zst/.gz siblings) instead of Hello, Go!")
+	f.StringVar(&cfg.PidFile, "pid-file", "", "write the serving process's pid to this file (after SIGUSR2, the new process's)")
+	f.DurationVar(&cfg.DrainTimeout, "drain-timeout", shutdownGrace, "how long a graceful shutdown (SIGINT, SIGTERM, or the old process of a SIGUSR2 upgrade) waits for requests in flight")
 	addTLSFlags(f, &cfg.TLS)
 	return cmd
 }
@@ -355,9 +378,9 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	if cfg.Worker != "" {
 		lc.Control = setReusePort
 	}
-	ln, err := lc.Listen(context.Background(), "tcp", cfg.Addr)
+	ln, err := netHTTPListener(cfg, lc)
 	if err != nil {
-		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
+		return err
 	}
 	if cfg.tlsConf != nil {
 		tc := cfg.tlsConf.Clone()
@@ -399,10 +422,26 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", listeners[1].Addr())
 	}
 
+	if err := writePidFile(cfg.PidFile); err != nil {
+		for _, l := range listeners {
+			l.Close()
+		}
+		return err
+	}
+	defer removePidFile(cfg.PidFile)
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	defer signal.Stop(usr2)
+	go func() {
+		for range usr2 {
+			fmt.Fprintln(log, "gust serve: SIGUSR2: upgrades need --engine gust; still serving")
+		}
+	}()
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { errc <- srv.Serve(listeners[i]) }()
 	}
+	sayReady()
 
 	var serveErr error
 	select {
@@ -411,13 +450,13 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		serveErr = fmt.Errorf("serve: %w", serveErr)
 	}
 
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
 	defer cancel()
 	for _, srv := range servers {
 		if err := srv.Shutdown(sctx); err != nil {
 			srv.Close()
 			if serveErr == nil {
-				serveErr = fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
+				serveErr = fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.DrainTimeout, err)
 			}
 		}
 	}

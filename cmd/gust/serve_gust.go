@@ -103,8 +103,8 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	default:
 		srv.Handler = ws.Native(newNativeHello(cfg.Handler))
 	}
-	if err := srv.Listen(cfg.Addr); err != nil {
-		return fmt.Errorf("serve: listen on --addr %q: %w", cfg.Addr, err)
+	if err := listenGust(srv, cfg); err != nil {
+		return err
 	}
 	var debug *http.Server
 	var debugAddr net.Addr
@@ -128,17 +128,30 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		fmt.Fprintf(log, "gust serve: debug endpoints on http://%s/debug/\n", debugAddr)
 	}
 
+	if err := writePidFile(cfg.PidFile); err != nil {
+		srv.Close()
+		return err
+	}
+	defer removePidFile(cfg.PidFile)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve() }()
+	sayReady()
+	var upgraded <-chan int
+	if cfg.Worker == "" {
+		var stop func()
+		upgraded, stop = watchUpgrade(srv, log)
+		defer stop()
+	}
 	select {
 	case <-ctx.Done():
+	case <-upgraded:
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
+		return fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.DrainTimeout, err)
 	}
 	if err := <-errc; !errors.Is(err, server.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)

@@ -49,11 +49,11 @@ func checkWorkers(cfg serveConfig) error {
 }
 
 // workerArgs returns the command line of a worker: serve with every flag
-// that was set, except --workers.
+// that was set, except --workers and --pid-file (the parent's).
 func workerArgs(flags *pflag.FlagSet) []string {
 	args := []string{"serve"}
 	flags.Visit(func(f *pflag.Flag) {
-		if f.Name != "workers" {
+		if f.Name != "workers" && f.Name != "pid-file" {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
@@ -150,6 +150,10 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 		case sig := <-sigs:
 			if sig == syscall.SIGHUP && !stopping {
 				signalAll(sig) // each worker reloads; none stops
+				continue
+			}
+			if sig == syscall.SIGUSR2 {
+				fmt.Fprintln(log, "gust serve: SIGUSR2: upgrades need a single process (without --workers); still serving")
 				continue
 			}
 			stop(sig)
