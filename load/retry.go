@@ -4,12 +4,13 @@ import "github.com/gust-http/gust/result"
 
 // Retries: requests sent back unprocessed go out again before any new
 // request, on the conn's next socket, still charged from their first
-// intended time. Two kinds come back: those an HTTP/2 server's GOAWAY
-// returned (sink.retry queues them), and HTTP/1.1 requests whose reused
+// intended time. Three kinds come back: those an HTTP/2 server's GOAWAY
+// returned and WebSocket messages in flight when the server closed with
+// 1001 or 1012 (sink.retry queues them), and HTTP/1.1 requests whose reused
 // keep-alive connection closed before a byte of their answer arrived
 // (takeBackUnanswered): the server closed it as they were sent, which is
 // what every graceful shutdown risks, and like browsers and net/http's
-// Transport gust load sends an idempotent one again. Both are counted as
+// Transport gust load sends an idempotent one again. All are counted as
 // retried in the report, never hidden.
 
 // resend sends c's requests taken back, before any new one, as long as
@@ -25,12 +26,12 @@ func (l *loop) resend(c *conn, now int64) {
 
 // dropRetries gives up on c's requests waiting to be retried, when c
 // cannot connect again: they count as lost to the GOAWAY (HTTP/2) or to
-// the closed connection (HTTP/1.1), so that a run whose server went away
-// still ends.
+// the closed connection (HTTP/1.1, WebSocket), so that a run whose server
+// went away still ends.
 func (l *loop) dropRetries(c *conn) {
-	kind := result.ErrGoAway
-	if _, ok := c.ses.(*h1session); ok {
-		kind = result.ErrClosed
+	kind := result.ErrClosed
+	if _, ok := c.ses.(*h2session); ok {
+		kind = result.ErrGoAway
 	}
 	l.inflight -= len(c.retries)
 	l.countError(kind, len(c.retries))

@@ -23,8 +23,9 @@ type sink interface {
 	// code (HTTP/2's RST_STREAM); the connection goes on.
 	reset(x exchange, code uint32)
 	// retry takes x back: the peer promised it never processed it
-	// (HTTP/2's GOAWAY below its stream), so it is sent again, on a new
-	// connection, charged from the time it was first meant to go.
+	// (HTTP/2's GOAWAY below its stream) or went away before answering
+	// (a WebSocket closed with 1001 or 1012), so it is sent again, on a
+	// new connection, charged from the time it was first meant to go.
 	retry(x exchange)
 	// goAway counts the peer's GOAWAY with its error code.
 	goAway(code uint32)
@@ -97,7 +98,12 @@ func (d *delivery) retry(x exchange) {
 	// Still in flight for the loop (l.inflight), so that the run waits for
 	// it; resend takes it out again.
 	c.retries = append(c.retries, x)
-	if l.recording {
+	if !l.recording {
+		return
+	}
+	if _, ws := c.ses.(*wsSession); ws {
+		l.stats.retried++
+	} else {
 		l.stats.h2.retried++
 	}
 }

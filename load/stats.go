@@ -18,7 +18,7 @@ type stats struct {
 	bytesWritten int64
 	connects     int64
 	reconnects   int64
-	retried      int64 // HTTP/1.1 requests a reused connection lost unanswered, sent again
+	retried      int64 // sent again: lost unanswered by a closing HTTP/1.1 or WebSocket connection
 	late         int64
 	status       [maxStatus]int64
 	errors       [result.NumErrorKinds]int64

@@ -202,15 +202,27 @@ func (s *wsSession) deliver(k sink) {
 			s.st.pongs++
 		case websocket.EventClose:
 			// The engine queued the close reply; the messages in flight
-			// will not come back on this socket.
+			// will not come back on this socket. A server going away
+			// (1001, a graceful shutdown or an upgrade) or restarting
+			// (1012) did not fail them: they go out again on the next
+			// connection, counted as retried.
 			s.st.closed(ev.Code)
 			s.phase = wsClosed
+			goingAway := ev.Code == websocket.CloseGoingAway || ev.Code == closeServiceRestart
 			for s.sent.len() > 0 {
-				k.abandon(s.pop(), result.ErrClosed)
+				if goingAway {
+					k.retry(s.pop())
+				} else {
+					k.abandon(s.pop(), result.ErrClosed)
+				}
 			}
 		}
 	}
 }
+
+// closeServiceRestart is the close code of a server restarting (1012,
+// registered with IANA after RFC 6455).
+const closeServiceRestart = 1012
 
 // open reports whether the connection is upgraded and not closing.
 func (s *wsSession) open() bool { return s.phase == wsOpen }

@@ -160,29 +160,41 @@ func TestWebSocketRefusedUpgradeIsAnErrorKindOfItsOwn(t *testing.T) {
 	}
 }
 
+// TestWebSocketServerCloseIsCountedByCode: a server that closes on every
+// fifth message has its closes counted by code. With an application's
+// code the message in flight is lost (counted closed); with 1001 (going
+// away) or 1012 (restarting) it goes out again on the next connection,
+// counted retried, and every message is echoed.
 func TestWebSocketServerCloseIsCountedByCode(t *testing.T) {
-	var mu sync.Mutex
-	seen := map[*server.WSConn]int{}
-	ws := &server.WebSocket{OnMessage: func(c *server.WSConn, typ server.WSMessageType, data []byte) {
-		mu.Lock()
-		seen[c]++
-		k := seen[c]
-		mu.Unlock()
-		if k == 5 {
-			c.Close(4001, "enough") // the fifth message is not echoed
-			return
-		}
-		c.Send(typ, data)
-	}}
-	addr := wsServer(t, ws, nil)
-	res := wsRunOK(t, Config{URL: "ws://" + addr + "/ws", Connections: 2, Loops: 1, Requests: 60})
-	w := res.WebSocket
-	closes := w.Closes[4001]
-	if closes < 10 || res.Errors[result.ErrClosed] != closes || res.Requests+closes != 60 {
-		t.Errorf("closes %v, requests %d, errors %v: want every fifth message closed by 4001 and counted closed", w.Closes, res.Requests, res.Errors)
-	}
-	if res.Reconnects < closes || w.Upgrades < closes {
-		t.Errorf("reconnects %d, upgrades %d after %d closes: the connections were not reopened", res.Reconnects, w.Upgrades, closes)
+	for _, code := range []int{4001, 1001, 1012} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			var mu sync.Mutex
+			seen := map[*server.WSConn]int{}
+			ws := &server.WebSocket{OnMessage: func(c *server.WSConn, typ server.WSMessageType, data []byte) {
+				mu.Lock()
+				seen[c]++
+				k := seen[c]
+				mu.Unlock()
+				if k == 5 {
+					c.Close(code, "enough") // the fifth message is not echoed
+					return
+				}
+				c.Send(typ, data)
+			}}
+			addr := wsServer(t, ws, nil)
+			res := wsRunOK(t, Config{URL: "ws://" + addr + "/ws", Connections: 2, Loops: 1, Requests: 60})
+			w := res.WebSocket
+			closes := w.Closes[code]
+			if code == 4001 && (closes < 10 || res.Errors[result.ErrClosed] != closes || res.Requests+closes != 60 || res.Retried != 0) {
+				t.Errorf("closes %v, requests %d, errors %v, retried %d: want every fifth message closed by 4001 and counted closed", w.Closes, res.Requests, res.Errors, res.Retried)
+			}
+			if code != 4001 && (closes < 10 || res.ErrorCount() != 0 || res.Requests != 60 || res.Retried != closes) {
+				t.Errorf("closes %v, requests %d, errors %v, retried %d: want every fifth message sent again and all 60 echoed", w.Closes, res.Requests, res.Errors, res.Retried)
+			}
+			if res.Reconnects < closes || w.Upgrades < closes {
+				t.Errorf("reconnects %d, upgrades %d after %d closes: the connections were not reopened", res.Reconnects, w.Upgrades, closes)
+			}
+		})
 	}
 }
 

@@ -70,8 +70,10 @@ type Summary struct {
 	// Reconnects counts connections reopened after the server or an error
 	// closed one.
 	Reconnects int64 `json:"reconnects"`
-	// Retried counts HTTP/1.1 requests sent again because the reused
-	// connection they went out on closed before answering; absent when 0.
+	// Retried counts requests sent again because the connection they went
+	// out on ended before answering them (an HTTP/1.1 keep-alive
+	// connection closed, a WebSocket closed as the server went away);
+	// absent when 0.
 	Retried int64 `json:"retried,omitempty"`
 	// Latency describes the latency histogram, in microseconds.
 	Latency Stats `json:"latency_us"`

@@ -131,7 +131,7 @@ func outcomeFacts(r *result.Result) []fact {
 	facts = append(facts, webSocketFacts(r)...)
 	conns := fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))
 	if r.Retried > 0 {
-		conns += fmt.Sprintf(", %s requests retried (closed unanswered)", formatCount(r.Retried))
+		conns += fmt.Sprintf(", %s retried (closed unanswered)", formatCount(r.Retried))
 	}
 	return append(facts, fact{"Connections", conns})
 }

@@ -73,10 +73,12 @@ type Result struct {
 	// Reconnects counts connections reopened after the server or an error
 	// closed one.
 	Reconnects int64
-	// Retried counts HTTP/1.1 requests sent again on a new connection
-	// because the reused keep-alive connection they were sent on closed
-	// before any byte of their answer arrived (idempotent requests only;
-	// HTTP/2's GOAWAY retries are HTTP2.Retried).
+	// Retried counts requests sent again on a new connection because
+	// the one they went out on ended before answering them: an HTTP/1.1
+	// keep-alive connection reused and closed before any byte of the
+	// answer (idempotent requests only), or WebSocket messages in flight
+	// when the server closed with 1001 or 1012 (going away, restarting).
+	// HTTP/2's GOAWAY retries are HTTP2.Retried.
 	Retried int64
 
 	// Latency holds one value per response, from its (intended) send time.
@@ -99,6 +101,10 @@ type Result struct {
 	// Endpoints, with a Source, holds each endpoint that had a response or
 	// an error, in endpoint id order; nil without a Source.
 	Endpoints []Endpoint
+
+	// Flows, for a run of user journeys (gust load --flow), holds its
+	// iterations and checks; its steps are Endpoints. Nil otherwise.
+	Flows *Flows
 
 	// Agents, in the result of Merge, describes each result merged, so
 	// that skew between agents shows; nil for a single run.

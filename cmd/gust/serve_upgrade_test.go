@@ -126,9 +126,10 @@ func (sp *servingProcess) stop() {
 }
 
 // TestServeUpgradesOnSIGUSR2WithoutAFailedRequest upgrades gust serve
-// three times under an open-model load over HTTP/1.1, h2c and TLS: every
-// request is answered 200, none fails, each old process exits, and the
-// log says each step.
+// three times under an open-model load over HTTP/1.1, h2c, TLS and
+// WebSocket: every request is answered 200 (every message echoed), none
+// fails, WebSocket clients get 1001 and reconnect, each old process
+// exits, and the log says each step.
 func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -139,6 +140,7 @@ func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 		{"HTTP/1.1", nil, "http", false},
 		{"h2c", []string{"--http2"}, "http", true},
 		{"TLS", []string{"--tls-self-signed"}, "https", false},
+		{"WebSocket", nil, "ws", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			port := freePort(t)
@@ -146,7 +148,7 @@ func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 			sp := startServing(t, nil, nil, append([]string{"--addr=" + addr, "--loops=2"}, tc.flags...)...)
 			const upgrades = 3
 			cfg := load.Config{
-				URL: tc.scheme + "://" + addr + "/", Connections: 20, Rate: 2000, Loops: 1,
+				URL: tc.scheme + "://" + addr + "/" + map[bool]string{true: "ws"}[tc.scheme == "ws"], Connections: 20, Rate: 2000, Loops: 1,
 				Duration: 60 * time.Second, HTTP2: tc.http2, Timeout: 5 * time.Second,
 				TLS: load.TLSConfig{Insecure: true},
 			}
@@ -190,6 +192,9 @@ func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 			if n := res.ErrorCount(); n > 0 {
 				t.Errorf("%d requests failed across %d upgrades: %v", n, upgrades, res.Errors)
 			}
+			if tc.scheme == "ws" && res.WebSocket.Closes[1001] == 0 {
+				t.Errorf("closes %v: the WebSocket clients were not told 1001 going away", res.WebSocket.Closes)
+			}
 			for code, n := range res.Status {
 				if code != 200 {
 					t.Errorf("%d responses %d", n, code)
@@ -202,7 +207,7 @@ func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 			if res.HTTP2 != nil {
 				goAwayRetried = res.HTTP2.Retried
 			}
-			t.Logf("%d responses, %d retried (HTTP/1.1), %d retried (GOAWAY), %d reconnects", res.Requests, res.Retried, goAwayRetried, res.Reconnects)
+			t.Logf("%d responses, %d retried (closed unanswered), %d retried (GOAWAY), %d reconnects", res.Requests, res.Retried, goAwayRetried, res.Reconnects)
 			sp.stop()
 			log := sp.log.String()
 			if got := strings.Count(log, "serves now;"); got != upgrades {
