@@ -21,10 +21,10 @@ import (
 // SO_REUSEPORT and never starts workers of its own.
 const workerEnv = "GUST_SERVE_WORKER"
 
-// workerKillAfter is how long after forwarding a signal the parent waits
-// before it kills workers that have not exited: a worker's own graceful
-// shutdown is bounded by shutdownGrace.
-const workerKillAfter = shutdownGrace + 5*time.Second
+// workerKillAfter is how long past a worker's own bound on its graceful
+// shutdown (--drain-timeout) the parent waits, after forwarding a signal,
+// before it kills workers that have not exited.
+const workerKillAfter = 5 * time.Second
 
 // checkWorkers refuses --workers settings that cannot work.
 func checkWorkers(cfg serveConfig) error {
@@ -77,8 +77,8 @@ const (
 // when all have exited. A worker that exits on its own is started again
 // (said on log, within a second) while the others go on serving; one
 // that keeps exiting as soon as it starts stops them all, and runWorkers
-// returns its error. A worker still running workerKillAfter after a
-// forwarded signal is killed.
+// returns its error. A worker still running workerKillAfter past its
+// --drain-timeout after a forwarded signal is killed.
 func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan os.Signal, log io.Writer) error {
 	n := cfg.Workers
 	exe, err := os.Executable()
@@ -142,7 +142,11 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 		signalAll(sig)
 		if !stopping {
 			stopping = true
-			kill = time.After(workerKillAfter)
+			drain := cfg.DrainTimeout
+			if drain <= 0 {
+				drain = shutdownGrace // the workers' default
+			}
+			kill = time.After(drain + workerKillAfter)
 		}
 	}
 	for running > 0 {

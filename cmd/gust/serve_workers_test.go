@@ -114,7 +114,7 @@ func (w *workersRun) stop(t *testing.T, sig os.Signal) error {
 	select {
 	case err := <-w.done:
 		return err
-	case <-time.After(workerKillAfter + 5*time.Second):
+	case <-time.After(shutdownGrace + workerKillAfter + 5*time.Second):
 		t.Fatalf("gust serve --workers still running after %s", sig)
 		return nil
 	}

@@ -11,7 +11,9 @@
 #   4. runs/long with one agent's pod deleted mid-run: run-load.sh fails,
 #      and its report merges the other three, the missing shard flagged;
 #   5. runs/unschedulable: run-load.sh gives up with the scheduler's reason
-#      on one line, soon after the begin time.
+#      on one line, soon after the begin time;
+#   6. a rolling update of the server's Deployment (kubectl rollout
+#      restart) during runs/long: the merged report has no failed request.
 #
 # Then it prints kubectl get pods, the memory of the cluster and the times
 # taken. The cluster stays up (deploy/cluster/down.sh stops it) unless
@@ -142,6 +144,34 @@ cat "$out/unschedulable.err" >&2
 [[ "$status" -eq 1 ]] || die "run-load.sh exited $status for an unschedulable Job, not 1"
 tail -n 1 "$out/unschedulable.err" | grep -q "Insufficient cpu" || die "run-load.sh's last line does not give the scheduler's reason"
 log "the unschedulable Job ended in $((SECONDS - t0))s with the scheduler's reason"
+
+log "6. a rolling update of gust-server during runs/long"
+"$repo_root/deploy/k8s/run-load.sh" -k "$cluster_dir/runs/long" -a 15 --threshold 'error_rate<=0' \
+  > "$out/rolling.txt" 2> "$out/rolling.err" &
+run=$!
+# Three seconds into the 20 s run, once its agents run (the ConfigMap's
+# START_AT is this run's then).
+agents=
+for ((i = 0; i < 60; i++)); do
+  agents="$(kubectl get pods -l job-name=gust-load --field-selector=status.phase=Running -o name 2>/dev/null || true)"
+  [[ -z "$agents" ]] || break
+  sleep 1
+done
+[[ -n "$agents" ]] || die "the agents of the rolling update's run never ran"
+start_at="$(kubectl get configmap gust-load -o jsonpath='{.data.START_AT}')"
+wait_s=$(($(date -u -d "$start_at" +%s) + 3 - $(date -u +%s)))
+((wait_s <= 0)) || sleep "$wait_s"
+t0=$SECONDS
+kubectl rollout restart deployment/gust-server >&2
+kubectl rollout status deployment/gust-server --timeout=120s >&2
+rolled=$((SECONDS - t0))
+status=0
+wait "$run" || status=$?
+cat "$out/rolling.err" >&2
+cat "$out/rolling.txt"
+[[ "$status" -eq 0 ]] || die "run-load.sh exited $status across the rolling update (error_rate<=0 failed: requests were lost)"
+grep -q "^Errors *none" "$out/rolling.txt" || die "the merged report of the rolling update shows errors"
+log "the rolling update (${rolled}s) lost no request: $(grep '^Connections' "$out/rolling.txt")"
 checks=$((SECONDS - checks))
 
 # The memory of the running cluster: the control plane's processes, the
