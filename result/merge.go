@@ -87,6 +87,7 @@ func Merge(parts []Part, maxSkew time.Duration) (*Result, error) {
 	}
 	out.Timeline = timeline
 	out.Endpoints = mergeEndpoints(parts)
+	out.Flows = mergeFlows(parts)
 	out.Agents = agents(parts, start, maxSkew)
 	return out, nil
 }

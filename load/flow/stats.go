@@ -1,0 +1,72 @@
+package flow
+
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gust-http/gust/result"
+)
+
+// Stats is one loop's flow counters: iterations, their durations and
+// each check's outcomes. Only its loop writes it. A nil *Stats counts
+// nothing (before measurement starts).
+type Stats struct {
+	iterations int64
+	aborted    int64
+	duration   *hdrhistogram.Histogram
+	passed     []int64 // by check id
+	failed     []int64
+}
+
+// NewStats returns empty counters for f.
+func (f *Flow) NewStats() *Stats {
+	return &Stats{duration: result.NewHistogram(), passed: make([]int64, len(f.checks)), failed: make([]int64, len(f.checks))}
+}
+
+// Reset forgets every count, keeping the memory.
+func (s *Stats) Reset() {
+	s.iterations, s.aborted = 0, 0
+	s.duration.Reset()
+	clear(s.passed)
+	clear(s.failed)
+}
+
+func (s *Stats) iteration(ns int64, aborted bool) {
+	if s == nil {
+		return
+	}
+	s.iterations++
+	if aborted {
+		s.aborted++
+	}
+	us := max(ns/1000, result.HistMin)
+	s.duration.RecordValue(min(us, result.HistMax))
+}
+
+func (s *Stats) check(id int, ok bool) {
+	if s == nil {
+		return
+	}
+	if ok {
+		s.passed[id]++
+	} else {
+		s.failed[id]++
+	}
+}
+
+// Result adds up the loops' counters into the run's result.Flows.
+func (f *Flow) Result(loops []*Stats) *result.Flows {
+	out := &result.Flows{Duration: result.NewHistogram()}
+	for _, c := range f.checks {
+		out.Checks = append(out.Checks, result.FlowCheck{Step: c.step, Check: c.check})
+	}
+	for _, s := range loops {
+		out.Iterations += s.iterations
+		out.Aborted += s.aborted
+		out.Duration.Merge(s.duration)
+		for i := range out.Checks {
+			out.Checks[i].Passed += s.passed[i]
+			out.Checks[i].Failed += s.failed[i]
+		}
+	}
+	return out
+}

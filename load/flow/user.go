@@ -1,0 +1,279 @@
+package flow
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"unsafe"
+)
+
+// Status is what a user does next (Next).
+type Status uint8
+
+const (
+	// Send: a request is ready (User.Request).
+	Send Status = iota
+	// Wait: the user thinks until the time Next returned.
+	Wait
+	// Ended: the iteration is over; Begin starts the next.
+	Ended
+)
+
+// User is one virtual user's state: where it is in the flow, its
+// variables (a fixed slice by variable number, no map), its cookies and
+// the request it is building. It is driven by one loop, with the
+// connection it is bound to; nothing in it is shared.
+type User struct {
+	f        *Flow
+	vu       int
+	users    int
+	iter     int // iterations begun, the current one included
+	vals     [][]byte
+	counters []int32
+	prog     []op
+	pc       int
+	inOnce   bool
+	onceDone bool
+	active   bool
+	aborted  bool
+	step     int   // the step sent, waiting for Done; -1 when none
+	wake     int64 // thinking until then
+	start    int64 // the iteration's start
+	rng      *rand.Rand
+	jar      []cookie
+	arena    []byte
+	marks    []int
+	req      Request
+}
+
+// cookie is one cookie of a user's jar.
+type cookie struct{ name, value []byte }
+
+// Request is a step's request as built for one user; its slices view
+// the user's buffers until its next request.
+type Request struct {
+	Step   int // the step's number: its endpoint
+	Method string
+	Target []byte
+	Header [][2]string
+	Body   []byte
+}
+
+// NewUser returns user vu (numbered from 1) of users, its random choices
+// seeded with seed.
+func (f *Flow) NewUser(vu, users int, seed uint64) *User {
+	u := &User{f: f, vu: vu, users: max(users, 1), step: -1,
+		vals:     make([][]byte, len(f.vars)),
+		counters: make([]int32, f.slots),
+		rng:      rand.New(rand.NewPCG(seed, uint64(vu))),
+	}
+	u.vals[varVU] = strconv.AppendInt(nil, int64(vu), 10)
+	return u
+}
+
+// Begin starts an iteration at start (its intended start in the open
+// model), after the once steps the first time.
+func (u *User) Begin(start int64) {
+	f := u.f
+	u.active, u.aborted = true, false
+	u.start, u.wake, u.pc, u.step = start, 0, 0, -1
+	u.vals[varIter] = strconv.AppendInt(u.vals[varIter][:0], int64(u.iter), 10)
+	if f.ncols > 0 && (u.iter == 0 || f.perIter) {
+		row := f.rows[(u.vu-1+u.iter*u.users)%len(f.rows)]
+		for i := 0; i < f.ncols; i++ {
+			u.vals[firstColumn+i] = append(u.vals[firstColumn+i][:0], row[i]...)
+		}
+	}
+	u.iter++
+	u.prog, u.inOnce = f.main, false
+	if !u.onceDone && len(f.once) > 0 {
+		u.prog, u.inOnce = f.once, true
+	}
+}
+
+// Active reports whether u is within an iteration.
+func (u *User) Active() bool { return u.active }
+
+// Waiting reports whether u sent a request and waits for its Done.
+func (u *User) Waiting() bool { return u.step >= 0 }
+
+// Next moves u on at now: to its next request (Send), a pause (Wait,
+// until the time returned), or the end of its iteration (Ended, counted
+// in st, which may be nil while nothing is measured).
+func (u *User) Next(now int64, st *Stats) (Status, int64) {
+	if !u.active {
+		return Ended, 0
+	}
+	if u.wake > now {
+		return Wait, u.wake
+	}
+	for {
+		if u.pc >= len(u.prog) {
+			if u.inOnce {
+				u.inOnce, u.onceDone = false, true
+				u.prog, u.pc, u.aborted = u.f.main, 0, false
+				u.start = max(u.start, now) // the once steps are not the iteration's
+				continue
+			}
+			u.active = false
+			st.iteration(now-u.start, u.aborted)
+			return Ended, 0
+		}
+		o := &u.prog[u.pc]
+		switch o.kind {
+		case opStep:
+			u.pc++
+			u.step = o.arg
+			u.build(o.arg)
+			return Send, 0
+		case opChoose:
+			x := u.rng.IntN(o.cum[len(o.cum)-1])
+			i := 0
+			for o.cum[i] <= x {
+				i++
+			}
+			u.pc = o.to[i]
+		case opJump:
+			u.pc = o.arg
+		case opRepeat:
+			u.counters[o.arg] = int32(o.n)
+			u.pc++
+		case opLoop:
+			u.counters[o.arg]--
+			if u.counters[o.arg] > 0 {
+				u.pc = o.n
+			} else {
+				u.pc++
+			}
+		}
+	}
+}
+
+// Request returns the request Next made ready; valid until the next.
+func (u *User) Request() *Request { return &u.req }
+
+// build fills u.req for step i from u's variables and cookies.
+func (u *User) build(i int) {
+	s := &u.f.steps[i]
+	a := s.url.append(u.arena[:0], u.vals)
+	u.marks = append(u.marks[:0], len(a))
+	for _, h := range s.headers {
+		a = h.value.append(a, u.vals)
+		u.marks = append(u.marks, len(a))
+	}
+	cookies := u.f.cookies && len(u.jar) > 0
+	if cookies {
+		for k, c := range u.jar {
+			if k > 0 {
+				a = append(a, "; "...)
+			}
+			a = append(a, c.name...)
+			a = append(a, '=')
+			a = append(a, c.value...)
+		}
+		u.marks = append(u.marks, len(a))
+	}
+	a = s.body.append(a, u.vals)
+	u.arena = a // no more appends: the views below stay put
+	r := &u.req
+	r.Step, r.Method, r.Target = i, s.method, a[:u.marks[0]]
+	r.Header = r.Header[:0]
+	for k, h := range s.headers {
+		r.Header = append(r.Header, [2]string{h.name, view(a[u.marks[k]:u.marks[k+1]])})
+	}
+	if cookies {
+		k := len(s.headers)
+		r.Header = append(r.Header, [2]string{"Cookie", view(a[u.marks[k]:u.marks[k+1]])})
+	}
+	r.Body = a[u.marks[len(u.marks)-1]:]
+}
+
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// Done gives u the response to the request it sent, at now: captures
+// set its variables, Set-Cookie fills its jar, checks are counted in st
+// (nil while nothing is measured), and the step's think time starts. A
+// failed request (Status 0) fails the step's checks and ends the
+// iteration, as does a failed check of a step with abort.
+func (u *User) Done(r *Response, now int64, st *Stats) {
+	if u.step < 0 {
+		return
+	}
+	s := &u.f.steps[u.step]
+	u.step = -1
+	if r.Status == 0 {
+		for i := range s.checks {
+			st.check(s.checks[i].id, false)
+		}
+		u.aborted, u.pc = true, len(u.prog)
+		return
+	}
+	for i := range s.captures {
+		c := &s.captures[i]
+		u.vals[c.v] = c.apply(u.vals[c.v], r)
+	}
+	if u.f.cookies {
+		r.fields(func(n, v []byte) bool {
+			if asciiEqualFold(n, "Set-Cookie") {
+				u.setCookie(v)
+			}
+			return true
+		})
+	}
+	failed := false
+	for i := range s.checks {
+		ok := s.checks[i].pass(r)
+		st.check(s.checks[i].id, ok)
+		failed = failed || !ok
+	}
+	if failed && s.abort {
+		u.aborted, u.pc = true, len(u.prog)
+		return
+	}
+	u.wake = now + min(s.think.draw(u.rng), maxThink)
+}
+
+// setCookie stores the cookie of a Set-Cookie value in u's jar, or
+// removes it when it has expired (Max-Age=0 or less).
+func (u *User) setCookie(v []byte) {
+	pair, attrs, _ := bytes.Cut(v, []byte{';'})
+	name, value, ok := bytes.Cut(pair, []byte{'='})
+	name = bytes.TrimSpace(name)
+	if !ok || len(name) == 0 {
+		return
+	}
+	value = bytes.Trim(bytes.TrimSpace(value), `"`)
+	gone := false
+	for len(attrs) > 0 {
+		var a []byte
+		a, attrs, _ = bytes.Cut(attrs, []byte{';'})
+		k, val, _ := bytes.Cut(bytes.TrimSpace(a), []byte{'='})
+		if asciiEqualFold(k, "Max-Age") {
+			if n, err := strconv.Atoi(string(val)); err == nil && n <= 0 {
+				gone = true
+			}
+		}
+	}
+	for i := range u.jar {
+		if bytes.Equal(u.jar[i].name, name) {
+			if gone {
+				u.jar = append(u.jar[:i], u.jar[i+1:]...)
+				return
+			}
+			u.jar[i].value = append(u.jar[i].value[:0], value...)
+			return
+		}
+	}
+	if !gone {
+		u.jar = append(u.jar, cookie{name: bytes.Clone(name), value: bytes.Clone(value)})
+	}
+}
+
+// Value returns the current value of variable name, for tests and
+// debugging; nil when the flow has no such variable.
+func (u *User) Value(name string) []byte {
+	if i := u.f.varIndex(name); i >= 0 {
+		return u.vals[i]
+	}
+	return nil
+}
