@@ -27,7 +27,7 @@ layers='
 leaves: internal/ascii internal/mailbox internal/sys internal/poll internal/hello
 request head: internal/head
 packets: internal/quic
-wire: internal/http1 internal/http2 internal/http3 internal/websocket internal/transport internal/datagram
+wire: internal/http1 internal/http2 internal/http3 internal/sse internal/websocket internal/transport internal/datagram
 internal services: internal/fileserve internal/...
 data: result report/chart report/table
 flows: load/flow

@@ -70,8 +70,23 @@ func (h *ResponseHead) parseField(name, value []byte, conn *connTokens) error {
 		if ascii.EqualLower(name, "transfer-encoding") {
 			return h.parseTransferEncoding(value)
 		}
+	case len("content-type"):
+		if ascii.EqualLower(name, "content-type") {
+			h.EventStream = isEventStream(value)
+		}
 	}
 	return nil
+}
+
+// isEventStream reports whether a Content-Type value's media type is
+// text/event-stream, in any case, with or without parameters.
+func isEventStream(v []byte) bool {
+	const mt = "text/event-stream"
+	if len(v) < len(mt) || !ascii.EqualLower(v[:len(mt)], mt) {
+		return false
+	}
+	rest := v[len(mt):]
+	return len(rest) == 0 || rest[0] == ';' || rest[0] == ' ' || rest[0] == '\t'
 }
 
 // parseContentLength merges a Content-Length value into h.ContentLength.

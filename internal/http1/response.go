@@ -18,6 +18,9 @@ type ResponseHead struct {
 	// HTTP/1.0 with Transfer-Encoding (RFC 9112 section 6.1).
 	Close   bool
 	HeadLen int // bytes of the status line and header section including the blank line
+	// EventStream reports a Content-Type of text/event-stream: the body
+	// is a stream of Server-Sent Events.
+	EventStream bool
 
 	// transferEncoding records that a Transfer-Encoding field was present,
 	// so that Body can tell a final coding other than chunked from none.

@@ -351,3 +351,28 @@ func BenchmarkParseResponseHead(b *testing.B) {
 		}
 	}
 }
+
+func TestParseResponseHeadEventStream(t *testing.T) {
+	for _, tc := range []struct {
+		ctype string
+		want  bool
+	}{
+		{"text/event-stream", true},
+		{"Text/Event-Stream", true},
+		{"text/event-stream; charset=utf-8", true},
+		{"text/event-stream ;charset=utf-8", true},
+		{"text/event-streams", false},
+		{"text/plain", false},
+		{"application/json", false},
+		{"", false},
+	} {
+		raw := "HTTP/1.1 200 OK\r\nContent-Type: " + tc.ctype + "\r\n\r\n"
+		var h ResponseHead
+		if _, err := ParseResponseHead([]byte(raw), 0, &h); err != nil {
+			t.Fatalf("%q: %v", tc.ctype, err)
+		}
+		if h.EventStream != tc.want {
+			t.Errorf("Content-Type %q: EventStream %v, want %v", tc.ctype, h.EventStream, tc.want)
+		}
+	}
+}

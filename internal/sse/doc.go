@@ -1,0 +1,11 @@
+// Package sse reads Server-Sent Events streams (the HTML Living
+// Standard's text/event-stream) as a load generator needs them: it finds
+// where each event ends in bytes fed piece by piece, keeping a few bytes
+// of state and copying nothing, so that a stream's events can be timed as
+// they arrive. It does not keep the events' fields; a client that wants
+// them parses them itself.
+//
+// # Files
+//
+//   - scanner.go: Scanner: events counted as their blank lines arrive, any line ending, comments and fields
+package sse
