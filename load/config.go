@@ -129,6 +129,9 @@ type Config struct {
 	// divided by Speed: 1 keeps the recorded pace, 2 is twice as fast.
 	// 0 means not at recorded times; Speed and Rate exclude each other.
 	Speed float64
+	// Flow, if set, runs user journeys instead of the one request: each
+	// connection is a virtual user (see FlowRun).
+	Flow *FlowRun
 
 	// Shard, if set, runs one of Shard.Count equal shares of the run the
 	// rest of the Config describes: Connections, Requests and Rate are
@@ -232,6 +235,11 @@ func (c *Config) speaksHTTP2() bool { return c.HTTP2 || c.AutoProtocol }
 
 // validate checks a defaulted Config and resolves its target.
 func (c *Config) validate() (*target, error) {
+	if c.Flow != nil {
+		if err := c.checkFlowRun(); err != nil {
+			return nil, err
+		}
+	}
 	if len(c.Stages) > 0 {
 		if err := c.checkStagesRun(); err != nil {
 			return nil, err
@@ -246,7 +254,7 @@ func (c *Config) validate() (*target, error) {
 		return nil, fmt.Errorf("duration must not be negative, got %s", c.Duration)
 	case c.Warmup < 0:
 		return nil, fmt.Errorf("warmup must not be negative, got %s", c.Warmup)
-	case c.Requests == 0 && c.Duration == 0 && (c.Source == nil || pickable(c.Source)):
+	case c.Requests == 0 && c.Duration == 0 && (c.Source == nil || pickable(c.Source)) && c.Flow == nil:
 		return nil, ErrNoStop
 	case c.Speed < 0:
 		return nil, fmt.Errorf("speed must not be negative, got %g", c.Speed)

@@ -3,7 +3,7 @@
 // wss://), the protocol (HTTP/1.1 with pipelining, HTTP/2 with streams,
 // either as ALPN picks, or WebSocket messages over HTTP/1.1 or HTTP/2) and
 // the schedule (closed, constant rate, stages, recorded times, held
-// WebSockets); Run drives event loops over non-blocking sockets and
+// WebSockets, user journeys); Run drives event loops over non-blocking sockets and
 // returns a result.Result with HdrHistogram latencies.
 //
 // The pipeline, one noun a file: a target's requests (Config's one
@@ -23,6 +23,7 @@
 //   - data_picker.go: request data picked in each loop as it sends, no feeder
 //   - data_source.go: DataSource (--targets, --data-csv): templates compiled, rows sharded
 //   - endpoints.go: per-endpoint counters and histograms per loop, merged into Result.Endpoints
+//   - flow_run.go: FlowRun (Config.Flow): user journeys checked, shared between shards, their result
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries
@@ -40,6 +41,7 @@
 //   - run.go: Run: the start-up probe, the loops started and stopped, their stats merged
 //   - schedule.go: the schedule seam: what to send and when, asked at each turning point
 //   - schedule_closed.go: the closed model: the next request sent as a response arrives
+//   - schedule_flow.go: user journeys: a virtual user per connection, its steps, thinks and iterations
 //   - schedule_hold.go: --ws-hold: no messages, a ping per connection on the timer heap
 //   - schedule_rate.go: a constant rate: each connection's share, staggered, charged from its time
 //   - schedule_recorded.go: a Source's requests at their recorded times, scaled or flat

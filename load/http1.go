@@ -28,7 +28,8 @@ type h1session struct {
 	forceClose bool  // the requests said Connection: close (no keep-alive)
 	remaining  int64 // body bytes left in phLength
 	chunk      http1.ChunkedDecoder
-	pending    []byte // an incomplete response head carried to the next read
+	pending    []byte    // an incomplete response head carried to the next read
+	keep       *flowResp // a flow user's answer, kept for its captures and checks; nil otherwise
 }
 
 // newH1Session returns a session keeping up to depth requests in flight.
@@ -59,6 +60,9 @@ func (s *h1session) pop() exchange { return s.sent.pop() }
 // done completes the oldest exchange with the current status.
 func (s *h1session) done(k sink) {
 	s.phase = phHead
+	if s.keep != nil {
+		s.keep.onDone()
+	}
 	k.complete(s.pop(), s.status)
 }
 
@@ -99,6 +103,9 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			if err != nil {
 				return result.ErrProtocol, false
 			}
+			if s.keep != nil && s.head.StatusCode >= 200 {
+				s.keep.onHead(data[:n], s.head.StatusCode)
+			}
 			data = data[n:]
 			if s.head.StatusCode < 200 {
 				if s.head.StatusCode == 101 {
@@ -124,21 +131,30 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			}
 		case phLength:
 			k64 := min(int64(len(data)), s.remaining)
+			if s.keep != nil {
+				s.keep.onBody(data[:k64])
+			}
 			data = data[k64:]
 			s.remaining -= k64
 			if s.remaining == 0 {
 				s.done(k)
 			}
 		case phChunked:
-			n, _, done, err := s.chunk.Decode(data)
+			n, body, done, err := s.chunk.Decode(data)
 			if err != nil {
 				return result.ErrProtocol, false
+			}
+			if s.keep != nil {
+				s.keep.onBody(body)
 			}
 			data = data[n:]
 			if done {
 				s.done(k)
 			}
 		case phUntilClose:
+			if s.keep != nil {
+				s.keep.onBody(data)
+			}
 			data = data[len(data):]
 		}
 	}

@@ -117,7 +117,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 			stats:       newStats(),
 			scanEvery:   scan,
 			secHist:     result.NewHistogram(),
-			perEndpoint: e.cfg.Source != nil,
+			perEndpoint: e.cfg.Source != nil || e.cfg.Flow != nil,
 		}
 		loops[i].hs.Init(p.Wake)
 		if e.pickers != nil {

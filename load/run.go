@@ -288,6 +288,9 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	if e.cfg.Source != nil {
 		res.Endpoints = mergeEndpoints(loops, e.cfg.Source.Endpoints())
 	}
+	if e.cfg.Flow != nil {
+		e.flowResult(loops, res)
+	}
 	if e.curve != nil {
 		// The pool as it ended: -c, grown toward MaxConnections.
 		res.Connections = 0

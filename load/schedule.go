@@ -34,6 +34,8 @@ type schedule interface {
 // newSchedule returns the schedule cfg asks for, for the loop-th loop.
 func (e *engine) newSchedule(loop int) schedule {
 	switch {
+	case e.cfg.Flow != nil:
+		return e.newFlowSchedule(loop)
 	case e.feed != nil:
 		return &recordedSchedule{feeder: e.feed, timed: e.feed.timed()}
 	case e.cfg.WebSocket.Hold:

@@ -23,6 +23,11 @@ func (c *Config) applyShard() error {
 		return errors.New("a replay cannot be sharded: give each agent a log of its own")
 	}
 	n := int64(s.Count)
+	if c.Flow != nil {
+		if err := c.shareFlow(s); err != nil {
+			return err
+		}
+	}
 	if c.Connections > 0 {
 		if int64(c.Connections) < n {
 			return fmt.Errorf("%d connections cannot be shared by %d shards: give at least %d (-c)", c.Connections, s.Count, s.Count)

@@ -10,6 +10,9 @@ type Flows struct {
 	// Aborted counts the iterations a failed check with abort, or a
 	// failed request, ended early.
 	Aborted int64
+	// Dropped counts iterations the open model (--iterations-rate) did
+	// not begin: no user was free when they came due.
+	Dropped int64
 	// Duration holds one value per iteration, in microseconds, from
 	// NewHistogram: from its start (its intended start in the open
 	// model) to the end of its last step.
@@ -53,6 +56,7 @@ func (f *Flows) Add(o *Flows) {
 	}
 	f.Iterations += o.Iterations
 	f.Aborted += o.Aborted
+	f.Dropped += o.Dropped
 	if o.Duration != nil {
 		if f.Duration == nil {
 			f.Duration = NewHistogram()

@@ -1,0 +1,98 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gust-http/gust/load/flow"
+	"github.com/gust-http/gust/result"
+)
+
+// FlowRun, in Config.Flow, runs user journeys: every connection is a
+// virtual user running the flow's steps over and over, its state (a
+// flow.User) living with the connection in its loop. Each step is an
+// endpoint of the Result; iterations and checks are its Flows.
+type FlowRun struct {
+	// Flow is the compiled flow every user runs.
+	Flow *flow.Flow
+	// IterationRate, if positive, is the open model: iterations begun
+	// per second in total, each by a user free at that moment (a start
+	// that finds none is dropped and counted). 0 is the closed model:
+	// each user begins its next iteration as soon as one ends.
+	IterationRate float64
+	// Iterations, if positive, stops the run once this many iterations
+	// have begun and ended; it is a bound like Requests or Duration.
+	Iterations int64
+	// BodyLimit is how many bytes of each response body a user keeps
+	// for its captures and checks (default 64 KiB).
+	BodyLimit int
+
+	// firstVU numbers this shard's users after the other shards' (set
+	// by applyShard); begun counts iterations begun over every loop.
+	firstVU int
+	begun   *atomic.Int64
+}
+
+// checkFlowRun checks a run of user journeys and gives it the run's own
+// counter of iterations begun.
+func (c *Config) checkFlowRun() error {
+	f := c.Flow
+	switch {
+	case f.Flow == nil:
+		return errors.New("a flow run needs its compiled flow")
+	case c.Source != nil || c.Rate > 0 || len(c.Stages) > 0 || c.Requests > 0:
+		return errors.New("a flow sends its own steps: drop --targets, --rate, --stages and -n (use --iterations and --iterations-rate)")
+	case c.HTTP2 || c.AutoProtocol || isWebSocketURL(c.URL):
+		return errors.New("flows speak HTTP/1.1 for now: drop --http2 and --proto")
+	case c.Pipeline > 1:
+		return errors.New("a user waits for each answer: drop --pipeline")
+	case f.IterationRate < 0 || f.Iterations < 0 || f.BodyLimit < 0:
+		return errors.New("--iterations and --iterations-rate must not be negative")
+	case f.Iterations == 0 && c.Duration == 0:
+		return errors.New("give a duration (-d) or a number of iterations (--iterations)")
+	}
+	run := *f
+	run.begun = new(atomic.Int64)
+	if run.BodyLimit == 0 {
+		run.BodyLimit = 64 << 10
+	}
+	c.Flow = &run
+	return nil
+}
+
+// shareFlow gives this shard its share of the iterations and their rate,
+// and numbers its users after the earlier shards'. It runs before the
+// connections are shared.
+func (c *Config) shareFlow(s result.Shard) error {
+	f := c.Flow
+	if f.Iterations > 0 {
+		if f.Iterations < int64(s.Count) {
+			return fmt.Errorf("%d iterations cannot be shared by %d shards: give at least %d (--iterations)", f.Iterations, s.Count, s.Count)
+		}
+		f.Iterations = s.Share(f.Iterations)
+	}
+	if f.IterationRate > 0 {
+		f.IterationRate = s.ShareRate(f.IterationRate)
+	}
+	for i := 0; i < s.Index; i++ {
+		f.firstVU += int(result.Shard{Index: i, Count: s.Count}.Share(int64(c.Connections)))
+	}
+	return nil
+}
+
+// flowResult adds the loops' flow counts and step endpoints to res.
+func (e *engine) flowResult(loops []*loop, res *result.Result) {
+	f := e.cfg.Flow
+	res.Endpoints = mergeEndpoints(loops, f.Flow.Steps())
+	stats := make([]*flow.Stats, 0, len(loops))
+	var dropped int64
+	for _, l := range loops {
+		if s, ok := l.sched.(*flowSchedule); ok {
+			stats = append(stats, s.stats)
+			dropped += s.dropped
+		}
+	}
+	res.Flows = f.Flow.Result(stats)
+	res.Flows.Dropped = dropped
+}

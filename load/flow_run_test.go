@@ -1,0 +1,97 @@
+package load
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/load/flow"
+)
+
+const testFlow = `steps:
+  - name: login
+    method: POST
+    url: /login
+    body: '{"user":"u{{vu}}"}'
+    capture: {token: {json: token}}
+    check: {status: 200}
+  - name: items
+    url: /items
+    headers: {Authorization: "Bearer {{token}}"}
+    check: {status: 200, body: {contains: items}}
+    think: 1ms
+`
+
+// tokenServer hands out a token per user at /login (chunked, to cover
+// the decoder's path) and counts /items calls with a wrong token.
+func tokenServer(t *testing.T, wrong *atomic.Int64) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/login":
+			var body [64]byte
+			n, _ := r.Body.Read(body[:])
+			user := strings.TrimSuffix(strings.TrimPrefix(string(body[:n]), `{"user":"`), `"}`)
+			w.Write([]byte(`{"token":"t-` + user + `"}`))
+			w.(http.Flusher).Flush()
+		case "/items":
+			if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer t-u") {
+				wrong.Add(1)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			w.Write([]byte(`{"items":[1,2]}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestFlowRunClosed(t *testing.T) {
+	var wrong atomic.Int64
+	srv := tokenServer(t, &wrong)
+	f, err := flow.Compile([]byte(testFlow), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: srv.URL, Connections: 8, Loops: 2, Flow: &FlowRun{Flow: f, Iterations: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := res.Flows
+	if fl == nil || fl.Iterations != 200 || wrong.Load() != 0 {
+		t.Fatalf("flows %+v, wrong tokens %d", fl, wrong.Load())
+	}
+	if fl.ChecksPassed() != 600 || fl.ChecksFailed() != 0 {
+		t.Fatalf("checks passed %d failed %d, want 600 and 0: %+v", fl.ChecksPassed(), fl.ChecksFailed(), fl.Checks)
+	}
+	if len(res.Endpoints) != 2 || res.Endpoints[0].Name != "login" || res.Endpoints[0].Requests != 200 || res.Endpoints[1].Requests != 200 {
+		t.Fatalf("endpoints %+v", res.Endpoints)
+	}
+	if res.Requests != 400 {
+		t.Fatalf("requests %d, want 400", res.Requests)
+	}
+}
+
+func TestFlowRunOpen(t *testing.T) {
+	var wrong atomic.Int64
+	srv := tokenServer(t, &wrong)
+	f, err := flow.Compile([]byte(testFlow), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: srv.URL, Connections: 10, Loops: 2, Flow: &FlowRun{Flow: f, Iterations: 100, IterationRate: 400}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := res.Flows; fl.Iterations != 100 || wrong.Load() != 0 || fl.ChecksFailed() != 0 {
+		t.Fatalf("flows %+v, wrong tokens %d", fl, wrong.Load())
+	}
+}

@@ -1,0 +1,225 @@
+package load
+
+import (
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/load/flow"
+)
+
+// flowSchedule runs user journeys (Config.Flow): each connection is a
+// user, its next request the flow's next step for it, sent when the
+// answer to the last one is in and its think time is over (a timer on
+// the loop's heap). Closed: a user begins its next iteration as soon as
+// one ends. Open (IterationRate): the loop's share of the rate begins
+// iterations on the users free at each start, the others wait.
+type flowSchedule struct {
+	run   *FlowRun
+	stats *flow.Stats
+	// recorded: stats were reset when measurement began.
+	recorded bool
+	// The open model: the loop's interval between iteration starts, the
+	// next start, the users free to take one, starts that found none.
+	interval int64
+	next     int64
+	free     []*conn
+	dropped  int64
+	// active counts this loop's users within an iteration.
+	active int
+	digits []byte
+}
+
+// flowUser is a user bound to its connection: its flow state, the
+// response its session keeps for it, and when its request went out.
+type flowUser struct {
+	u    *flow.User
+	resp flowResp
+	sent int64
+	req  request // the request being sent, viewing the user's buffers
+	// inIter: within an iteration; free: in the open model's free list.
+	inIter, free bool
+}
+
+// flowResp is the answer an HTTP/1.1 session keeps for its user: the
+// head as received and the body up to a limit. A nil *flowResp keeps
+// nothing.
+type flowResp struct {
+	head   []byte
+	body   []byte
+	limit  int
+	status int
+	done   bool
+}
+
+// onHead keeps a final response's head, forgetting the last answer.
+func (r *flowResp) onHead(h []byte, status int) {
+	r.head = append(r.head[:0], h...)
+	r.body = r.body[:0]
+	r.status, r.done = status, false
+}
+
+// onBody keeps the body's next bytes, up to the limit.
+func (r *flowResp) onBody(p []byte) {
+	if room := r.limit - len(r.body); room > 0 {
+		r.body = append(r.body, p[:min(len(p), room)]...)
+	}
+}
+
+// onDone marks the response complete.
+func (r *flowResp) onDone() { r.done = true }
+
+func (e *engine) newFlowSchedule(loop int) *flowSchedule {
+	s := &flowSchedule{run: e.cfg.Flow, stats: e.cfg.Flow.Flow.NewStats()}
+	if r := e.cfg.Flow.IterationRate; r > 0 {
+		s.interval = int64(float64(e.cfg.Loops) * 1e9 / r)
+		s.next = int64(float64(loop) * 1e9 / r) // the loops' starts interleaved
+	}
+	return s
+}
+
+// place binds user j (numbered from 1, after earlier shards') to c.
+func (s *flowSchedule) place(c *conn, j int) {
+	fu := &flowUser{}
+	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.firstVU+j+1, uint64(j)*0x9e3779b97f4a7c15+1)
+	fu.resp.limit = s.run.BodyLimit
+	c.user = fu
+	if h1, ok := c.ses.(*h1session); ok {
+		h1.keep = &fu.resp
+	}
+}
+
+func (s *flowSchedule) begin(c *conn, start int64) {}
+
+// measure resets the counts once measurement begins, and starts the open
+// model's clock then.
+func (s *flowSchedule) measure(l *loop) {
+	if !l.recording || s.recorded {
+		return
+	}
+	s.recorded = true
+	s.stats.Reset()
+	s.dropped = 0
+	if s.interval > 0 {
+		s.next += l.e.measureStart.Load()
+	}
+}
+
+func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
+	fu := c.user
+	if c.inflight() > 0 {
+		return // a user waits for each answer
+	}
+	if !l.recording && l.e.cfg.Warmup == 0 {
+		return // users begin when measurement does
+	}
+	s.measure(l)
+	st := s.counting(l)
+	u := fu.u
+	if u.Waiting() {
+		r := &fu.resp
+		resp := flow.Response{Latency: now - fu.sent}
+		if r.done {
+			resp.Status, resp.Head, resp.Body = r.status, r.head, r.body
+		}
+		r.done, r.status = false, 0
+		u.Done(&resp, now, st)
+	}
+	for {
+		switch what, at := u.Next(now, st); what {
+		case flow.Send:
+			q := u.Request()
+			s.build(l, fu, q)
+			fu.sent = now
+			l.send(c, &fu.req, now, requestMeta(q.Step, q.Method == "HEAD"), now)
+			return
+		case flow.Wait:
+			l.wait(c, at)
+			return
+		case flow.Ended:
+			if fu.inIter {
+				fu.inIter = false
+				s.active--
+			}
+			if s.interval > 0 {
+				if !fu.free {
+					fu.free = true
+					s.free = append(s.free, c)
+				}
+				return
+			}
+			if !s.claim() {
+				return
+			}
+			u.Begin(now)
+			fu.inIter = true
+			s.active++
+		}
+	}
+}
+
+// counting returns the stats to count in, nil before measurement.
+func (s *flowSchedule) counting(l *loop) *flow.Stats {
+	if l.recording {
+		return s.stats
+	}
+	return nil
+}
+
+// claim takes one iteration of the run's budget.
+func (s *flowSchedule) claim() bool {
+	n := s.run.Iterations
+	return n == 0 || s.run.begun.Add(1) <= n
+}
+
+// build fills fu's request for q: its head built as HTTP/1.1 writes it,
+// viewing the user's buffers.
+func (s *flowSchedule) build(l *loop, fu *flowUser, q *flow.Request) {
+	r := &fu.req
+	s.digits = http1.BuildHead(&r.head, &http1.Request{Method: q.Method, Target: view(q.Target),
+		Host: view(l.e.target.req.head.Host), Header: q.Header, Body: q.Body, UserAgent: "gust"}, s.digits[:0])
+	r.body, r.wire, r.kept = q.Body, nil, false
+}
+
+// dispatch, in the open model, begins the iterations due on free users.
+func (s *flowSchedule) dispatch(l *loop, now int64) {
+	s.measure(l)
+	if s.interval == 0 || !s.recorded {
+		return
+	}
+	for s.next <= now {
+		if len(s.free) == 0 {
+			s.dropped++
+			s.next += s.interval
+			continue
+		}
+		if !s.claim() {
+			s.free = s.free[:0]
+			return
+		}
+		c := s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		l.recordLateness(now - s.next)
+		c.user.free, c.user.inIter = false, true
+		c.user.u.Begin(s.next)
+		s.active++
+		s.next += s.interval
+		if c.state == stActive {
+			l.refill(c, now)
+		}
+	}
+}
+
+func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
+	if s.interval == 0 || !s.recorded {
+		return -1
+	}
+	return s.next
+}
+
+func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 { return now }
+func (s *flowSchedule) connectFailed(l *loop, now int64) int { return 1 }
+
+// exhausted reports that the run's iterations are all begun and none of
+// this loop's users is within one.
+func (s *flowSchedule) exhausted(l *loop) bool {
+	n := s.run.Iterations
+	return n > 0 && s.run.begun.Load() >= n && s.active == 0
+}
