@@ -154,6 +154,7 @@ func newServeCmd() *cobra.Command {
 		Long: "Run a small target server for trying gust and for tests. It answers every path and\n" +
 			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given,\n" +
 			"on gust/server's event loops (--engine gust, the default) or on net/http.\n" +
+			"GET /events?n=N&interval=D streams N Server-Sent Events, one every D (default 10, 100ms).\n" +
 			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
 			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
 			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +
@@ -392,7 +393,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	}
 	// Timeouts stay zero on purpose: a target under load should not cut the
 	// connections the generator is measuring.
-	handler := newHelloHandler(cfg.Handler)
+	handler := eventsNetHTTP(newHelloHandler(cfg.Handler))
 	if cfg.Root != "" {
 		handler = netHTTPFiles(cfg.Root)
 	}
@@ -450,13 +451,13 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		serveErr = fmt.Errorf("serve: %w", serveErr)
 	}
 
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout())
 	defer cancel()
 	for _, srv := range servers {
 		if err := srv.Shutdown(sctx); err != nil {
 			srv.Close()
 			if serveErr == nil {
-				serveErr = fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.DrainTimeout, err)
+				serveErr = fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.drainTimeout(), err)
 			}
 		}
 	}

@@ -99,9 +99,9 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		defer closeFiles()
 		srv.Handler = ws.Native(files)
 	case cfg.API == "nethttp":
-		srv.Handler = server.HTTPHandler(ws.NetHTTP(newHelloHandler(cfg.Handler)))
+		srv.Handler = server.HTTPHandler(ws.NetHTTP(eventsNetHTTP(newHelloHandler(cfg.Handler))))
 	default:
-		srv.Handler = ws.Native(newNativeHello(cfg.Handler))
+		srv.Handler = ws.Native(eventsNative(newNativeHello(cfg.Handler), cfg.Mode))
 	}
 	if err := listenGust(srv, cfg); err != nil {
 		return err
@@ -148,10 +148,10 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.drainTimeout())
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.DrainTimeout, err)
+		return fmt.Errorf("serve: shutdown: requests still running after %s were cut off: %w", cfg.drainTimeout(), err)
 	}
 	if err := <-errc; !errors.Is(err, server.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)

@@ -234,3 +234,12 @@ func listenGust(srv *server.Server, cfg serveConfig) error {
 	}
 	return nil
 }
+
+// drainTimeout is --drain-timeout, shutdownGrace when unset (a
+// serveConfig made in code).
+func (c serveConfig) drainTimeout() time.Duration {
+	if c.DrainTimeout <= 0 {
+		return shutdownGrace
+	}
+	return c.DrainTimeout
+}

@@ -142,11 +142,7 @@ func runWorkers(ctx context.Context, cfg serveConfig, args []string, sigs <-chan
 		signalAll(sig)
 		if !stopping {
 			stopping = true
-			drain := cfg.DrainTimeout
-			if drain <= 0 {
-				drain = shutdownGrace // the workers' default
-			}
-			kill = time.After(drain + workerKillAfter)
+			kill = time.After(cfg.drainTimeout() + workerKillAfter)
 		}
 	}
 	for running > 0 {
