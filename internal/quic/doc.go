@@ -25,7 +25,8 @@
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
-//   - recovery.go: Recovery: loss detection by packet and time thresholds, the PTO, ACKs processed, NewReno driven (RFC 9002 appendix A)
+//   - recovery.go: Recovery: packets sent, the loss detection timer (time threshold, PTO, anti-deadlock), spaces discarded (RFC 9002 appendix A)
+//   - recovery_ack.go: ACKs received: RTT samples, losses by packet and time thresholds, NewReno driven, ECN-CE
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - rtt.go: RTT: the round-trip estimate and the PTO, loss delay and ACK delay derived from it (RFC 9002)
 //   - sent.go: Space, SentPacket, and each space's sent packets in a reused ring
