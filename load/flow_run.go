@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gust-http/gust/load/flow"
 	"github.com/gust-http/gust/result"
@@ -24,6 +25,11 @@ type FlowRun struct {
 	// Iterations, if positive, stops the run once this many iterations
 	// have begun and ended; it is a bound like Requests or Duration.
 	Iterations int64
+	// Stages, in the closed model, ramp how many users are busy: from 0,
+	// linearly to each stage's Target (users) over its Duration; users
+	// past the count finish their iteration and wait. Connections must
+	// hold the most users the stages ask for.
+	Stages []Stage
 	// BodyLimit is how many bytes of each response body a user keeps
 	// for its captures and checks (default 64 KiB).
 	BodyLimit int
@@ -38,6 +44,9 @@ type FlowRun struct {
 // counter of iterations begun.
 func (c *Config) checkFlowRun() error {
 	f := c.Flow
+	if len(f.Stages) > 0 && c.Duration == 0 {
+		c.Duration = stagesDuration(f.Stages)
+	}
 	switch {
 	case f.Flow == nil:
 		return errors.New("a flow run needs its compiled flow")
@@ -49,8 +58,15 @@ func (c *Config) checkFlowRun() error {
 		return errors.New("a user waits for each answer: drop --pipeline")
 	case f.IterationRate < 0 || f.Iterations < 0 || f.BodyLimit < 0:
 		return errors.New("--iterations and --iterations-rate must not be negative")
+	case len(f.Stages) > 0 && f.IterationRate > 0:
+		return errors.New("stages ramp the closed model's busy users: drop the iteration rate")
 	case f.Iterations == 0 && c.Duration == 0:
 		return errors.New("give a duration (-d) or a number of iterations (--iterations)")
+	}
+	if len(f.Stages) > 0 {
+		if err := checkStages(f.Stages); err != nil {
+			return err
+		}
 	}
 	run := *f
 	run.begun = new(atomic.Int64)
@@ -79,6 +95,16 @@ func (c *Config) shareFlow(s result.Shard) error {
 		f.firstVU += int(result.Shard{Index: i, Count: s.Count}.Share(int64(c.Connections)))
 	}
 	return nil
+}
+
+// busyAt returns how many users the stages want busy elapsed after
+// measurement began, over every shard; -1 without stages.
+func (f *FlowRun) busyAt(elapsed int64) int {
+	if len(f.Stages) == 0 {
+		return -1
+	}
+	c := Config{Stages: f.Stages}
+	return int(c.TargetRateAt(time.Duration(elapsed)) + 0.5)
 }
 
 // flowResult adds the loops' flow counts and step endpoints to res.

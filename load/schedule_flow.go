@@ -1,6 +1,8 @@
 package load
 
 import (
+	"time"
+
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/load/flow"
 )
@@ -145,6 +147,13 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 				}
 				return
 			}
+			if s.resting(l, u, now) {
+				if !fu.free {
+					fu.free = true
+					s.free = append(s.free, c)
+				}
+				return
+			}
 			if !s.claim() {
 				return
 			}
@@ -154,6 +163,33 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 		}
 	}
 }
+
+// resting reports whether the stages leave u without an iteration at now.
+func (s *flowSchedule) resting(l *loop, u *flow.User, now int64) bool {
+	busy := s.run.busyAt(now - l.e.measureStart.Load())
+	return busy >= 0 && u.VU() > busy
+}
+
+// wake, with stages, begins the iterations of resting users the stages
+// want busy again.
+func (s *flowSchedule) wake(l *loop, now int64) {
+	for i := 0; i < len(s.free); {
+		c := s.free[i]
+		if s.resting(l, c.user.u, now) {
+			i++
+			continue
+		}
+		s.free[i] = s.free[len(s.free)-1]
+		s.free = s.free[:len(s.free)-1]
+		c.user.free = false
+		if c.state == stActive {
+			l.refill(c, now)
+		}
+	}
+}
+
+// stageCheck is how often users resting under stages look again.
+const stageCheck = int64(20 * time.Millisecond)
 
 // counting returns the stats to count in, nil before measurement.
 func (s *flowSchedule) counting(l *loop) *flow.Stats {
@@ -181,6 +217,10 @@ func (s *flowSchedule) build(l *loop, fu *flowUser, q *flow.Request) {
 // dispatch, in the open model, begins the iterations due on free users.
 func (s *flowSchedule) dispatch(l *loop, now int64) {
 	s.measure(l)
+	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
+		s.wake(l, now)
+		return
+	}
 	if s.interval == 0 || !s.recorded {
 		return
 	}
@@ -208,6 +248,9 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 }
 
 func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
+	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
+		return now + stageCheck
+	}
 	if s.interval == 0 || !s.recorded {
 		return -1
 	}

@@ -19,6 +19,7 @@
 //   - csv.go: the per-second timeline as CSV
 //   - distribution.go: the text summary's latency distribution bars
 //   - endpoints.go: the per-endpoint table, for text and HTML
+//   - flows.go: FlowsStats, the flows section (gust load --flow): iterations, their durations, checks by step
 //   - format.go: number and duration formats
 //   - hdrlog.go: the HdrHistogram interval log
 //   - html.go: the self-contained HTML page: tables and inline SVG charts

@@ -178,6 +178,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if r.Endpoints, err = readEndpoints(s.Endpoints); err != nil {
 		return nil, err
 	}
+	if r.Flows, err = flowsResult(s.Flows); err != nil {
+		return nil, err
+	}
 	for _, sec := range s.Timeline {
 		r.Timeline = append(r.Timeline, result.Second{
 			Second:     sec.Second,

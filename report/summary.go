@@ -104,6 +104,9 @@ type Summary struct {
 	// Endpoints, for a replay or a gust load --targets run, holds one row
 	// per endpoint, busiest first.
 	Endpoints []EndpointStats `json:"endpoints,omitempty"`
+	// Flows, for a run of user journeys (gust load --flow), holds its
+	// iterations and checks; its steps are Endpoints.
+	Flows *FlowsStats `json:"flows,omitempty"`
 	// Input, for a replay, says what was read from the log.
 	Input *result.Input `json:"input,omitempty"`
 	// Agents, for a merged result (gust merge), describes each agent's
@@ -251,6 +254,7 @@ func NewSummary(r *result.Result) Summary {
 		ErrorTotal:   r.ErrorCount(),
 		Timeline:     make([]Second, 0, len(r.Timeline)),
 		Endpoints:    endpointStats(r),
+		Flows:        newFlowsStats(r.Flows),
 		Input:        r.Input,
 		TLS:          newTLSStats(r.TLS),
 		WebSocket:    newWebSocketStats(r.WebSocket),

@@ -64,6 +64,10 @@ func Text(w io.Writer, r *result.Result) error {
 		b.WriteByte('\n')
 		writeEndpoints(&b, rows)
 	}
+	if r.Flows != nil {
+		b.WriteByte('\n')
+		writeFlows(&b, r.Flows)
+	}
 	if len(r.Agents) > 0 {
 		b.WriteByte('\n')
 		writeAgents(&b, r.Agents)

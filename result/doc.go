@@ -29,6 +29,7 @@
 //   - result.go: Result, what a run measured, and Second, one second of its timeline
 //   - shard.go: Shard (I/N), shares that add up to the whole exactly
 //   - threshold.go: Threshold (--threshold), ParseThreshold, Judge into Verdicts
+//   - threshold_flow.go: thresholds on a flow run: checks, a step's latency or error_rate, an iteration's duration
 //   - tls.go: TLS, a TLS run's handshakes: versions, suites, ALPN, resumption, errors
 //   - websocket.go: WebSocket, a ws:// run's upgrades, messages, bytes, closes and pings
 package result

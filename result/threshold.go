@@ -21,6 +21,7 @@ const (
 	MetricErrorRate  Metric = "error_rate" // failed / (responses + errors), see FailStatus
 	MetricLateRate   Metric = "late_rate"  // requests sent more than LateThreshold late / requests sent
 	MetricRPS        Metric = "rps"        // responses per second over the measured time
+	MetricChecks     Metric = "checks"     // a flow's checks passed / checks made
 )
 
 // Latency reports whether m is measured in microseconds of latency.
@@ -43,6 +44,10 @@ type Threshold struct {
 	// Limit is the right-hand side: microseconds for latency, a fraction
 	// for a rate, responses per second for rps.
 	Limit float64
+	// Scope narrows the metric to a flow's step ("step:login") or its
+	// iterations ("iteration", whose latency is an iteration's duration);
+	// "" is the whole run.
+	Scope string
 }
 
 // ParseThreshold reads an expression METRIC OP VALUE: METRIC is a latency
@@ -68,6 +73,9 @@ func ParseThreshold(expr string) (Threshold, error) {
 	}
 	name := strings.TrimSpace(t.Expr[:i])
 	value := strings.TrimSpace(rest)
+	if err := t.setScope(&name); err != nil {
+		return t, fmt.Errorf("threshold %q: %w", expr, err)
+	}
 	if err := t.setMetric(name); err != nil {
 		return t, fmt.Errorf("threshold %q: %w", expr, err)
 	}
@@ -85,7 +93,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 // setMetric reads the metric's name.
 func (t *Threshold) setMetric(name string) error {
 	switch m := Metric(strings.ToLower(name)); m {
-	case MetricMin, MetricMean, MetricMax, MetricErrorRate, MetricLateRate, MetricRPS:
+	case MetricMin, MetricMean, MetricMax, MetricErrorRate, MetricLateRate, MetricRPS, MetricChecks:
 		t.Metric = m
 		return nil
 	}
@@ -99,7 +107,7 @@ func (t *Threshold) setMetric(name string) error {
 	if name == "" {
 		return errors.New("no metric before the operator: write e.g. p99<250ms")
 	}
-	return fmt.Errorf("unknown metric %q: use a latency (p50, p99, p99.9, mean, min, max), error_rate, late_rate or rps", name)
+	return fmt.Errorf("unknown metric %q: use a latency (p50, p99, p99.9, mean, min, max), error_rate, late_rate, rps or checks", name)
 }
 
 // latencyUnits are the units a latency limit may be given in, in
@@ -129,7 +137,7 @@ func parseLimit(m Metric, v string) (float64, error) {
 			}
 		}
 		return 0, fmt.Errorf("give the latency %q with a unit: us, ms or s (e.g. 250ms)", v)
-	case m == MetricErrorRate || m == MetricLateRate:
+	case m == MetricErrorRate || m == MetricLateRate || m == MetricChecks:
 		if s, ok := strings.CutSuffix(v, "%"); ok {
 			f, err := num(s)
 			if err == nil && f > 100 {
@@ -179,6 +187,9 @@ type Verdict struct {
 // empty run) fails with a Note: a threshold must not pass unmeasured.
 func (t Threshold) Judge(r *Result, fail StatusSet) Verdict {
 	v := Verdict{Threshold: t}
+	if t.Scope != "" || t.Metric == MetricChecks {
+		return t.judgeFlow(r, fail)
+	}
 	switch t.Metric {
 	case MetricMin, MetricMean, MetricMax, MetricPercentile:
 		if r.Latency == nil || r.Latency.TotalCount() == 0 {

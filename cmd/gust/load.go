@@ -50,6 +50,7 @@ type loadFlags struct {
 	stage            stageFlags
 	ws               wsFlags
 	reqData          dataFlags
+	flow             flowFlags
 	judge            thresholdFlags
 	find             findFlags
 	metrics          metricsFlags
@@ -191,6 +192,7 @@ throughput.`,
 	addStageFlags(fl, &f.stage)
 	addWSFlags(fl, &f.ws)
 	addDataFlags(fl, &f.reqData)
+	addFlowFlags(fl, &f.flow)
 	addThresholdFlags(fl, &f.judge)
 	addFindFlags(fl, &f.find)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
@@ -292,8 +294,12 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	case f.data != "":
 		cfg.Body = []byte(f.data)
 	}
-	if err := f.reqData.apply(&cfg, url, f.requests != 0 || f.duration != 0, f.data != "" || f.dataFile != ""); err != nil {
+	if err := f.flow.apply(&cfg, f); err != nil {
 		return cfg, err
+	} else if !f.flow.given() {
+		if err := f.reqData.apply(&cfg, url, f.requests != 0 || f.duration != 0, f.data != "" || f.dataFile != ""); err != nil {
+			return cfg, err
+		}
 	}
 	// JSON carries every second's histogram so that gust merge can add
 	// timelines exactly.

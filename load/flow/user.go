@@ -277,3 +277,6 @@ func (u *User) Value(name string) []byte {
 	}
 	return nil
 }
+
+// VU returns u's number, from 1.
+func (u *User) VU() int { return u.vu }

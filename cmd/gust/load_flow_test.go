@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// journeyServer is a login/items API: /login hands each user a fresh
+// token (and a session cookie naming the user), /items wants the latest
+// token of the user its cookie names and counts every other one as wrong.
+type journeyServer struct {
+	mu     sync.Mutex
+	tokens map[string]string
+	issued int
+	logins atomic.Int64
+	items  atomic.Int64
+	wrong  atomic.Int64
+	after  atomic.Int64 // requests to /after, which an aborted iteration never reaches
+}
+
+func newJourneyServer(t *testing.T) (*journeyServer, *httptest.Server) {
+	j := &journeyServer{tokens: map[string]string{}}
+	srv := httptest.NewServer(http.HandlerFunc(j.serve))
+	t.Cleanup(srv.Close)
+	return j, srv
+}
+
+func (j *journeyServer) serve(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/login":
+		j.logins.Add(1)
+		var in struct{ User string }
+		body, _ := io.ReadAll(r.Body)
+		if r.Method != http.MethodPost || json.Unmarshal(body, &in) != nil || in.User == "" {
+			http.Error(w, "bad login", http.StatusBadRequest)
+			return
+		}
+		j.mu.Lock()
+		j.issued++
+		tok := in.User + "-" + strconv.Itoa(j.issued)
+		j.tokens[in.User] = tok
+		j.mu.Unlock()
+		http.SetCookie(w, &http.Cookie{Name: "sid", Value: in.User})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"ok": true, "token": "` + tok + `"}`))
+	case "/items":
+		j.items.Add(1)
+		c, err := r.Cookie("sid")
+		j.mu.Lock()
+		ok := err == nil && r.Header.Get("Authorization") == "Bearer "+j.tokens[c.Value]
+		j.mu.Unlock()
+		if !ok {
+			j.wrong.Add(1)
+			http.Error(w, "wrong token", http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"items": [1, 2, 3]}`))
+	case "/fail":
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	case "/after":
+		j.after.Add(1)
+	}
+}
+
+const journeyFlow = `steps:
+  - name: login
+    method: POST
+    url: /login
+    headers: {Content-Type: application/json}
+    body: '{"user":"u{{vu}}"}'
+    capture: {token: {json: token}}
+    check: {status: 200}
+  - name: items
+    method: GET
+    url: /items
+    headers: {Authorization: "Bearer {{token}}"}
+    check: {status: 200, json: {path: "items[2]", equals: 3}}
+    think: 1ms
+`
+
+// flowSummary is the part of -o json a flow run is judged by.
+type flowSummary struct {
+	Requests  int64 `json:"requests"`
+	Endpoints []struct {
+		Endpoint string `json:"endpoint"`
+		Count    int64  `json:"count"`
+	} `json:"endpoints"`
+	Flows struct {
+		Iterations   int64 `json:"iterations"`
+		Aborted      int64 `json:"aborted"`
+		ChecksPassed int64 `json:"checks_passed"`
+		ChecksFailed int64 `json:"checks_failed"`
+		Checks       []struct {
+			Step   string `json:"step"`
+			Check  string `json:"check"`
+			Passed int64  `json:"passed"`
+			Failed int64  `json:"failed"`
+		} `json:"checks"`
+	} `json:"flows"`
+}
+
+func flowRun(t *testing.T, args ...string) flowSummary {
+	t.Helper()
+	out, stderr, err := gust(t, append([]string{"load", "--quiet", "-o", "json"}, args...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var s flowSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return s
+}
+
+// TestLoadFlowFiftyUsersKeepTheirTokens: 50 users each log in and use
+// their own token (and cookie) on the next call: no wrong token, every
+// iteration two requests, every check passed.
+func TestLoadFlowFiftyUsersKeepTheirTokens(t *testing.T) {
+	j, srv := newJourneyServer(t)
+	f := dataFiles(t, map[string]string{"flow.yaml": journeyFlow})
+	s := flowRun(t, "--flow", f["flow.yaml"], "--vus", "50", "--iterations", "1000", srv.URL)
+	if j.wrong.Load() != 0 {
+		t.Fatalf("%d requests with a wrong token", j.wrong.Load())
+	}
+	fl := s.Flows
+	if fl.Iterations != 1000 || j.logins.Load() != 1000 || j.items.Load() != 1000 || s.Requests != 2000 {
+		t.Fatalf("iterations %d, logins %d, items %d, requests %d; want 1000, 1000, 1000, 2000",
+			fl.Iterations, j.logins.Load(), j.items.Load(), s.Requests)
+	}
+	if fl.ChecksPassed != 3000 || fl.ChecksFailed != 0 || fl.Aborted != 0 || len(fl.Checks) != 3 {
+		t.Fatalf("flows %+v, want 3000 checks passed", fl)
+	}
+	if len(s.Endpoints) != 2 || s.Endpoints[0].Count != 1000 || s.Endpoints[1].Count != 1000 {
+		t.Fatalf("endpoints %+v, want login and items 1000 each", s.Endpoints)
+	}
+}
+
+// TestLoadFlowFailedChecksAndAbort: a failed check is counted; with
+// abort the iteration ends before its next step.
+func TestLoadFlowFailedChecksAndAbort(t *testing.T) {
+	j, srv := newJourneyServer(t)
+	const src = "steps:\n  - name: fail\n    url: /fail\n    check: {status: 200, body: {contains: no}}\n    abort: %s\n  - name: after\n    url: /after\n"
+	for _, abort := range []string{"false", "true"} {
+		j.after.Store(0)
+		f := dataFiles(t, map[string]string{"flow.yaml": strings.Replace(src, "%s", abort, 1)})
+		s := flowRun(t, "--flow", f["flow.yaml"], "--vus", "4", "--iterations", "40", srv.URL)
+		fl := s.Flows
+		if fl.Iterations != 40 || fl.ChecksFailed != 40 || fl.ChecksPassed != 40 {
+			t.Fatalf("abort %s: flows %+v, want 40 iterations, 40 checks failed and 40 passed", abort, fl)
+		}
+		wantAfter, wantAborted := int64(40), int64(0)
+		if abort == "true" {
+			wantAfter, wantAborted = 0, 40
+		}
+		if j.after.Load() != wantAfter || fl.Aborted != wantAborted {
+			t.Fatalf("abort %s: /after seen %d times, %d aborted; want %d and %d", abort, j.after.Load(), fl.Aborted, wantAfter, wantAborted)
+		}
+	}
+}
+
+// TestLoadFlowShardsMergeExactly: two shards' JSON merged count what one
+// run of the whole counts.
+func TestLoadFlowShardsMergeExactly(t *testing.T) {
+	j, srv := newJourneyServer(t)
+	dir := t.TempDir()
+	f := dataFiles(t, map[string]string{"flow.yaml": journeyFlow})
+	whole := flowRun(t, "--flow", f["flow.yaml"], "--vus", "10", "--iterations", "101", srv.URL)
+	var files []string
+	for _, shard := range []string{"0/2", "1/2"} {
+		out, stderr, err := gust(t, "load", "--quiet", "-o", "json", "--shard", shard, "--flow", f["flow.yaml"], "--vus", "10", "--iterations", "101", srv.URL)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		path := filepath.Join(dir, strings.ReplaceAll(shard, "/", "of")+".json")
+		files = append(files, path)
+		writeTestFile(t, path, out)
+	}
+	out, _, err := gust(t, "merge", "-o", "json", files[0], files[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merged flowSummary
+	if err := json.Unmarshal([]byte(out), &merged); err != nil {
+		t.Fatal(err)
+	}
+	if merged.Flows.Iterations != whole.Flows.Iterations || merged.Flows.ChecksPassed != whole.Flows.ChecksPassed ||
+		merged.Flows.ChecksFailed != whole.Flows.ChecksFailed || merged.Requests != whole.Requests || whole.Flows.Iterations != 101 {
+		t.Fatalf("merged %+v\nwhole %+v", merged.Flows, whole.Flows)
+	}
+	if j.wrong.Load() != 0 {
+		t.Fatalf("%d wrong tokens: shards numbered their users alike", j.wrong.Load())
+	}
+}
+
+// TestLoadFlowThresholds: checks, a step's latency and the iterations'
+// duration judged, and a failing one exits 99.
+func TestLoadFlowThresholds(t *testing.T) {
+	_, srv := newJourneyServer(t)
+	f := dataFiles(t, map[string]string{"flow.yaml": journeyFlow})
+	out, _, err := gust(t, "load", "--quiet", "--flow", f["flow.yaml"], "--vus", "4", "--iterations", "40",
+		"--threshold", "checks>99.9%", "--threshold", "step:login p99<5s", "--threshold", "iteration p95<10s", srv.URL)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Iterations", "Checks", "login", "checks>99.9%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	_, _, err = gust(t, "load", "--quiet", "--flow", f["flow.yaml"], "--vus", "2", "--iterations", "4",
+		"--threshold", "step:items p99<1us", srv.URL)
+	if e, ok := err.(exitError); !ok || e.code != exitThresholds {
+		t.Fatalf("err = %v, want exit status %d", err, exitThresholds)
+	}
+}
+
+// TestLoadFlowRejectsBadFiles: a bad flow file is one line naming its
+// line and field; an unknown variable names its step.
+func TestLoadFlowRejectsBadFiles(t *testing.T) {
+	f := dataFiles(t, map[string]string{
+		"unknown.yaml": "steps:\n  - name: items\n    url: /items\n    headers: {Authorization: 'Bearer {{tokn}}'}\n",
+		"status.yaml":  "steps:\n  - url: /a\n    check: {status: ok}\n",
+	})
+	_, _, err := gust(t, "load", "--flow", f["unknown.yaml"], "--iterations", "1", "http://127.0.0.1:1/")
+	wantOneLineError(t, err, `unknown.yaml:4: headers.Authorization: step "items": unknown variable {{tokn}}`)
+	_, _, err = gust(t, "load", "--flow", f["status.yaml"], "--iterations", "1", "http://127.0.0.1:1/")
+	wantOneLineError(t, err, "status.yaml:3: check.status:")
+	_, _, err = gust(t, "load", "--flow", f["status.yaml"], "-n", "5", "http://127.0.0.1:1/")
+	wantOneLineError(t, err, "--flow counts iterations")
+	_, _, err = gust(t, "load", "--vus", "5", "http://127.0.0.1:1/")
+	wantOneLineError(t, err, "--vus needs --flow")
+}
+
+func writeTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

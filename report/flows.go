@@ -1,0 +1,101 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gust-http/gust/result"
+)
+
+// FlowsStats is the flows section of a run of user journeys (gust load
+// --flow): iterations, their durations, and every check's outcomes by
+// step. Its counts and histogram merge exactly across agents.
+type FlowsStats struct {
+	// Iterations counts finished iterations, aborted ones included.
+	Iterations int64 `json:"iterations"`
+	// Aborted counts iterations a failed check (abort) or request ended.
+	Aborted int64 `json:"aborted"`
+	// Dropped counts iterations the open model could not begin: no user
+	// was free.
+	Dropped int64 `json:"dropped"`
+	// ChecksPassed and ChecksFailed count checks over every step.
+	ChecksPassed int64 `json:"checks_passed"`
+	ChecksFailed int64 `json:"checks_failed"`
+	// Duration describes the iterations' durations in microseconds.
+	Duration Stats `json:"iteration_duration_us"`
+	// DurationHdr holds their histogram, encoded as LatencyHdr is.
+	DurationHdr string `json:"iteration_duration_hdr"`
+	// Checks holds each check of each step, in the flow's order.
+	Checks []FlowCheckStats `json:"checks"`
+}
+
+// FlowCheckStats is one check of one step.
+type FlowCheckStats struct {
+	Step   string `json:"step"`
+	Check  string `json:"check"`
+	Passed int64  `json:"passed"`
+	Failed int64  `json:"failed"`
+}
+
+// newFlowsStats summarizes f; nil for a run without flows.
+func newFlowsStats(f *result.Flows) *FlowsStats {
+	if f == nil {
+		return nil
+	}
+	h := orEmpty(f.Duration)
+	s := &FlowsStats{Iterations: f.Iterations, Aborted: f.Aborted, Dropped: f.Dropped,
+		ChecksPassed: f.ChecksPassed(), ChecksFailed: f.ChecksFailed(),
+		Duration: newStats(h), DurationHdr: encode(h), Checks: []FlowCheckStats{}}
+	for _, c := range f.Checks {
+		s.Checks = append(s.Checks, FlowCheckStats{Step: c.Step, Check: c.Check, Passed: c.Passed, Failed: c.Failed})
+	}
+	return s
+}
+
+// flowsResult rebuilds result.Flows from its summary, for gust merge.
+func flowsResult(s *FlowsStats) (*result.Flows, error) {
+	if s == nil {
+		return nil, nil
+	}
+	h, err := decodeHistogram("flows iteration_duration_hdr", s.DurationHdr, nil)
+	if err != nil {
+		return nil, err
+	}
+	if h.TotalCount() != s.Iterations {
+		return nil, fmt.Errorf("flows: iteration_duration_hdr holds %d values but iterations is %d: the result was changed or cut", h.TotalCount(), s.Iterations)
+	}
+	f := &result.Flows{Iterations: s.Iterations, Aborted: s.Aborted, Dropped: s.Dropped, Duration: h}
+	for _, c := range s.Checks {
+		f.Checks = append(f.Checks, result.FlowCheck{Step: c.Step, Check: c.Check, Passed: c.Passed, Failed: c.Failed})
+	}
+	if f.ChecksPassed() != s.ChecksPassed || f.ChecksFailed() != s.ChecksFailed {
+		return nil, fmt.Errorf("flows: checks_passed and checks_failed differ from the checks listed: the result was changed")
+	}
+	return f, nil
+}
+
+// writeFlows writes the text report's flows section.
+func writeFlows(b *strings.Builder, f *result.Flows) {
+	its := plural(f.Iterations, "iteration", "iterations")
+	if f.Aborted > 0 {
+		its += ", " + formatCount(f.Aborted) + " aborted"
+	}
+	if f.Dropped > 0 {
+		its += ", " + formatCount(f.Dropped) + " dropped (no user free)"
+	}
+	line(b, "Iterations", its)
+	if h := orEmpty(f.Duration); h.TotalCount() > 0 {
+		line(b, "Iteration", fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s",
+			formatMicros(float64(h.ValueAtQuantile(50))), formatMicros(float64(h.ValueAtQuantile(90))),
+			formatMicros(float64(h.ValueAtQuantile(99))), formatMicros(float64(h.Max()))))
+	}
+	passed, failed := f.ChecksPassed(), f.ChecksFailed()
+	line(b, "Checks", fmt.Sprintf("%s passed, %s failed (%s passed)", formatCount(passed), formatCount(failed), percent(passed, passed+failed)))
+	for _, c := range f.Checks {
+		mark := "ok"
+		if c.Failed > 0 {
+			mark = "FAILED " + formatCount(c.Failed)
+		}
+		line(b, "", fmt.Sprintf("%-24s %-24s %s passed  %s", c.Step, c.Check, formatCount(c.Passed), mark))
+	}
+}
