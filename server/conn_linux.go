@@ -89,6 +89,11 @@ type conn struct {
 	// them, so the worker reads them itself.
 	moreToRead bool
 	parsedBody bool // parsed's body is still arriving
+	// fresh: no byte has arrived since the connection was accepted (or
+	// since its TLS handshake ended); its deadline is then that moment
+	// plus ReadHeaderTimeout. Shutdown leaves it freshGrace to send its
+	// first request.
+	fresh bool
 
 	// The loop's.
 	we wheelEntry

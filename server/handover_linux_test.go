@@ -229,3 +229,58 @@ func TestInheritedListenersReadsSystemdsVariables(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownLetsANewConnectionSendItsFirstRequest: a connection accepted
+// just before Shutdown, whose request is still on its way, is answered
+// (with Connection: close), not closed as idle; one that never sends is
+// closed a moment later and Shutdown returns.
+func TestShutdownLetsANewConnectionSendItsFirstRequest(t *testing.T) {
+	s := &Server{Handler: hello, Config: Config{ErrorLog: discardLog()}}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	sender, senderR := rawConn(t, s)
+	silent, silentR := rawConn(t, s)
+	// Both are accepted before Shutdown begins.
+	if !waitFor(5*time.Second, func() bool { return s.Stats().OpenConns == 2 }) {
+		t.Fatalf("%d connections open, want 2", s.Stats().OpenConns)
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- s.Shutdown(ctx)
+	}()
+	// Shutdown has begun: the listener is gone.
+	if !waitFor(5*time.Second, func() bool {
+		c, err := net.DialTimeout("tcp", s.Addr().String(), 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	}) {
+		t.Fatal("the listener still accepts after Shutdown began")
+	}
+	if _, err := io.WriteString(sender, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(senderR, nil)
+	if err != nil {
+		t.Fatalf("the new connection's first request was not answered: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !resp.Close {
+		t.Errorf("status %d, close %v: want 200 with Connection: close", resp.StatusCode, resp.Close)
+	}
+	if !closedByPeer(silent, silentR, 10*time.Second) {
+		t.Error("the connection that never sent was not closed")
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if err := <-done; err != ErrServerClosed {
+		t.Errorf("Serve: %v", err)
+	}
+}

@@ -18,6 +18,9 @@ import (
 const (
 	loopReadBuf = 64 << 10
 	wheelTick   = int64(100 * time.Millisecond)
+	// freshGrace is how long Shutdown leaves a new connection to send its
+	// first request before closing it as idle (closeIdleConns).
+	freshGrace = time.Second
 )
 
 // loop is one event loop: a listener, an epoll instance and the
@@ -273,6 +276,7 @@ func (l *loop) register(fd int, now int64) {
 		return
 	}
 	c := newConn(l, fd)
+	c.fresh = true
 	for fd >= len(l.byFD) {
 		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
 	}
@@ -401,12 +405,21 @@ func (l *loop) closeListener() {
 // Shutdown). A request that arrived but whose event the loop has not
 // handled yet is served first (its response says Connection: close):
 // closing a socket with unread bytes would reset the connection, and the
-// client would lose a request it had every right to send.
+// client would lose a request it had every right to send. So is a new
+// connection's first request, likely on its way: a connection in its TLS
+// handshake, or accepted less than freshGrace ago with nothing read yet,
+// is left for a later call (Shutdown calls again every 10ms), as nginx
+// leaves one waiting for its first request. A client's request on a
+// fresh connection closed under it is not retried (only one on a reused
+// connection is), so closing it would fail a request.
 func (l *loop) closeIdleConns() {
 	now := l.e.now()
 	l.closingIdle = true
 	for _, c := range l.byFD {
 		if c == nil || c.state.Load() != stIdle {
+			continue
+		}
+		if c.handshaking || c.fresh && now < c.deadline.Load()-int64(l.srv.cfg.ReadHeaderTimeout)+int64(freshGrace) {
 			continue
 		}
 		if !c.lingering && c.proto.shutdown(c) {
