@@ -14,8 +14,8 @@
 //   - connectflags.go: --connect-rate and --source-addrs of gust load
 //   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
-//   - flowflags.go: --flow, --vus, --iterations, --iterations-rate, --data-per of gust load: a flow file into a load.FlowRun
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
+//   - flowflags.go: --flow and its flags (--vus, --iterations, ...): a flow file into a load.FlowRun
 //   - load.go: gust load: flags into a load.Config, the progress line, the report
 //   - main.go: the root command, one-line errors, the only place that picks an exit code
 //   - merge.go: gust merge: agents' JSON read, added with result.Merge and reported
