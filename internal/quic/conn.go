@@ -1,0 +1,453 @@
+package quic
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Config configures a Conn. The zero value of each limit picks the
+// default its comment gives; TLSConfig is required (a server's with its
+// certificates, a client's with ServerName and the roots to trust), and
+// its MinVersion is raised to TLS 1.3.
+type Config struct {
+	TLSConfig *tls.Config
+
+	// MaxIdleTimeout closes a connection that hears nothing from its peer
+	// for this long (the smaller of both sides' values). 0: 30 seconds.
+	MaxIdleTimeout time.Duration
+	// MaxData is the connection's receive window. 0: 4 MiB.
+	MaxData uint64
+	// MaxStreamData is each stream's receive window. 0: 1 MiB.
+	MaxStreamData uint64
+	// MaxStreamsBidi and MaxStreamsUni are how many streams of each kind
+	// the peer may have open at once. 0: 100.
+	MaxStreamsBidi, MaxStreamsUni uint64
+	// MaxSendBuffer bounds the bytes a stream holds written and not yet
+	// acknowledged; Write takes less past it. 0: 1 MiB.
+	MaxSendBuffer int
+	// MaxDatagramSize is the largest datagram sent once the peer allows
+	// it (max_udp_payload_size). 0: 1200, the size every path carries.
+	MaxDatagramSize int
+	// ConnIDLen is the length of this endpoint's connection IDs, 4 to 20.
+	// 0: 8.
+	ConnIDLen int
+	// ActiveConnIDLimit is how many connection IDs of the peer this end
+	// keeps. 0: 4.
+	ActiveConnIDLimit uint64
+	// StatelessResetKey, on a server, derives the reset tokens of its
+	// connection IDs; nil draws random ones.
+	StatelessResetKey *StatelessResetKey
+	// Rand is the source of connection IDs and reset tokens. nil:
+	// crypto/rand.
+	Rand io.Reader
+}
+
+// The defaults of Config's zero values.
+const (
+	defaultIdleTimeout   = 30 * time.Second
+	defaultMaxData       = 4 << 20
+	defaultMaxStreamData = 1 << 20
+	defaultMaxStreams    = 100
+	defaultSendBuffer    = 1 << 20
+	defaultConnIDLen     = 8
+	defaultActiveCIDs    = 4
+	ackDelayExponent     = 3
+	maxAckDelay          = 25 * time.Millisecond
+	maxCryptoBuffer      = 64 << 10
+)
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.MaxIdleTimeout == 0 {
+		d.MaxIdleTimeout = defaultIdleTimeout
+	}
+	if d.MaxData == 0 {
+		d.MaxData = defaultMaxData
+	}
+	if d.MaxStreamData == 0 {
+		d.MaxStreamData = defaultMaxStreamData
+	}
+	if d.MaxStreamsBidi == 0 {
+		d.MaxStreamsBidi = defaultMaxStreams
+	}
+	if d.MaxStreamsUni == 0 {
+		d.MaxStreamsUni = defaultMaxStreams
+	}
+	if d.MaxSendBuffer == 0 {
+		d.MaxSendBuffer = defaultSendBuffer
+	}
+	if d.MaxDatagramSize < minUDPPayloadSize {
+		d.MaxDatagramSize = minUDPPayloadSize
+	}
+	if d.ConnIDLen == 0 {
+		d.ConnIDLen = defaultConnIDLen
+	}
+	d.ConnIDLen = min(max(d.ConnIDLen, 4), MaxConnIDLen)
+	if d.ActiveConnIDLimit < minActiveConnIDLimit {
+		d.ActiveConnIDLimit = defaultActiveCIDs
+	}
+	if d.Rand == nil {
+		d.Rand = rand.Reader
+	}
+	return d
+}
+
+// spaceID names a packet number space (RFC 9000 section 12.3).
+type spaceID uint8
+
+const (
+	spaceInitial spaceID = iota
+	spaceHandshake
+	spaceApp
+	numSpaces
+)
+
+// level returns the TLS encryption level of the space.
+func (s spaceID) level() tls.QUICEncryptionLevel {
+	switch s {
+	case spaceInitial:
+		return tls.QUICEncryptionLevelInitial
+	case spaceHandshake:
+		return tls.QUICEncryptionLevelHandshake
+	}
+	return tls.QUICEncryptionLevelApplication
+}
+
+// pnSpace is one packet number space's state: keys, packet numbers sent
+// and received, the ACK owed, the crypto stream both ways.
+type pnSpace struct {
+	read, write *Keys
+	dropped     bool
+
+	nextPN          uint64
+	largestAcked    int64 // by the peer; -1 before any
+	largestRecv     int64 // -1 before any
+	largestRecvTime time.Time
+	recv            RangeSet
+	ackEliciting    int       // ack-eliciting packets received since the last ACK sent
+	ackDeadline     time.Time // when the ACK is owed; zero: none
+	ackNew          bool      // packets received since the last ACK sent
+
+	cryptoSend sendBuf
+	cryptoRecv recvBuf
+}
+
+// connState is where a connection is in its life.
+type connState uint8
+
+const (
+	stateHandshake connState = iota
+	stateActive
+	stateClosing  // this end closed: CONNECTION_CLOSE answers what arrives
+	stateDraining // the peer closed: nothing is sent
+	stateClosed
+)
+
+// Conn is one QUIC version 1 connection, either role, sans-I/O: the
+// caller hands it each datagram that arrives (Receive), asks it for
+// datagrams to send (AppendDatagram) until it has none, and calls
+// OnTimeout at NextTimeout. What happens to streams and to the connection
+// comes out of NextEvent. A Conn serves one goroutine at a time and reads
+// no clock: every time is an argument.
+type Conn struct {
+	cfg      Config
+	isClient bool
+	tls      *tls.QUICConn
+	state    connState
+	spaces   [numSpaces]pnSpace
+
+	handshakeComplete  bool // TLS finished
+	handshakeConfirmed bool // RFC 9001 section 4.1.2
+	handshakeDoneOwed  bool // server: HANDSHAKE_DONE to send
+	receivedAny        bool // a packet was processed
+	retried            bool // client: a Retry was accepted
+	token              []byte
+	addrValidated      bool
+	bytesRecv          uint64 // before address validation
+	bytesSent          uint64
+
+	keys  keyUpdate
+	cids  connIDs
+	peer  TransportParameters
+	flow  connFlow
+	strms streamSet
+	loss  lossTracker
+	recs  packetRecs
+
+	maxDatagram int
+	idleTimeout time.Duration
+	idleAt      time.Time
+	lastRecv    time.Time
+	closeAt     time.Time // end of closing or draining
+	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
+	closeSpace  spaceID
+	closeOwed   bool // send the CONNECTION_CLOSE again
+	err         error
+
+	pathResponse    [8]byte
+	pathResponseDue bool
+	probeOwed       [numSpaces]int // ack-eliciting packets a PTO asks for
+
+	events    []Event
+	eventHead int
+	scratch   []byte
+}
+
+// ErrVersionNegotiation is the error of a client connection whose server
+// does not speak QUIC version 1.
+var ErrVersionNegotiation = errors.New("quic: the server does not support QUIC version 1")
+
+// ErrStatelessReset is the error of a connection the peer reset with a
+// Stateless Reset.
+var ErrStatelessReset = errors.New("quic: stateless reset by the peer")
+
+// ErrIdleTimeout is the error of a connection closed by its idle timeout.
+var ErrIdleTimeout = errors.New("quic: idle timeout")
+
+// CloseError is how a connection ended by a CONNECTION_CLOSE: the peer's
+// (Remote) or this end's, a transport error code or an application one.
+type CloseError struct {
+	Remote      bool
+	Application bool
+	Code        uint64
+	Reason      string
+}
+
+// Error describes the close.
+func (e *CloseError) Error() string {
+	who := "local"
+	if e.Remote {
+		who = "peer"
+	}
+	if e.Application {
+		return "quic: closed by " + who + ": application error " + itoa(e.Code) + ": " + e.Reason
+	}
+	return "quic: closed by " + who + ": " + TransportErrorCode(e.Code).String() + ": " + e.Reason
+}
+
+func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// newConn sets up what both roles share.
+func newConn(cfg *Config, isClient bool) *Conn {
+	c := &Conn{cfg: cfg.withDefaults(), isClient: isClient, maxDatagram: minUDPPayloadSize}
+	for i := range c.spaces {
+		c.spaces[i].largestAcked, c.spaces[i].largestRecv = -1, -1
+	}
+	c.idleTimeout = c.cfg.MaxIdleTimeout
+	c.flow.init(c.cfg.MaxData)
+	c.strms.init(c)
+	c.loss.init()
+	c.scratch = make([]byte, 0, 2048)
+	return c
+}
+
+// randomID returns n random bytes.
+func (c *Conn) randomID(n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(c.cfg.Rand, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// IsClient reports whether this end is the client.
+func (c *Conn) IsClient() bool { return c.isClient }
+
+// HandshakeComplete reports whether the TLS handshake is done: streams
+// may carry data.
+func (c *Conn) HandshakeComplete() bool { return c.handshakeComplete }
+
+// ConnectionState returns the TLS state: the ALPN protocol, the peer's
+// certificates.
+func (c *Conn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
+
+// Err returns why the connection ended, or nil while it is open.
+func (c *Conn) Err() error { return c.err }
+
+// Closed reports whether the connection is over: nothing more to send or
+// receive, its state may be dropped.
+func (c *Conn) Closed() bool { return c.state == stateClosed }
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+// The events a Conn reports.
+const (
+	EventNone           EventKind = iota
+	EventHandshakeDone            // the handshake completed
+	EventStreamOpened             // the peer opened StreamID
+	EventStreamReadable           // StreamID has data, a FIN or a reset to read
+	EventStreamWritable           // StreamID takes writes again, or the peer stopped it
+	EventConnClosed               // the connection ended with Err
+)
+
+// Event is something that happened on a connection.
+type Event struct {
+	Kind     EventKind
+	StreamID uint64
+	Err      error
+}
+
+// NextEvent returns the next event, EventNone when there is none.
+func (c *Conn) NextEvent() Event {
+	if c.eventHead == len(c.events) {
+		c.events, c.eventHead = c.events[:0], 0
+		return Event{}
+	}
+	e := c.events[c.eventHead]
+	c.eventHead++
+	return e
+}
+
+func (c *Conn) event(kind EventKind, id uint64) {
+	c.events = append(c.events, Event{Kind: kind, StreamID: id})
+}
+
+// Close closes the connection with an application error code and reason:
+// a CONNECTION_CLOSE goes out with the next datagrams, then the
+// connection waits three PTOs before it is Closed.
+func (c *Conn) Close(code uint64, reason string, now time.Time) {
+	if c.state >= stateClosing {
+		return
+	}
+	c.closeWith(&CloseError{Application: true, Code: code, Reason: reason}, now)
+}
+
+// fail closes the connection on a transport error of this end.
+func (c *Conn) fail(err error, now time.Time) {
+	if c.state >= stateClosing {
+		return
+	}
+	var te *TransportError
+	if !errors.As(err, &te) {
+		te = &TransportError{Code: InternalError, Reason: err.Error()}
+	}
+	c.closeWith(&CloseError{Code: uint64(te.Code), Reason: te.Reason}, now)
+}
+
+// closeWith enters the closing state with the frame of e.
+func (c *Conn) closeWith(e *CloseError, now time.Time) {
+	c.err = e
+	c.state = stateClosing
+	c.closeAt = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
+	sp := spaceInitial
+	for s := spaceApp; ; s-- {
+		if c.spaces[s].write != nil && !c.spaces[s].dropped && (s != spaceApp || c.handshakeComplete) {
+			sp = s
+			break
+		}
+		if s == spaceInitial {
+			break
+		}
+	}
+	c.closeSpace = sp
+	reason := e.Reason
+	if len(reason) > 256 {
+		reason = reason[:256]
+	}
+	f := Frame{Type: FrameConnectionClose, Code: e.Code, Data: []byte(reason)}
+	if e.Application {
+		if sp == spaceApp {
+			f.Type = FrameConnectionCloseApp
+		} else {
+			f.Code, f.Data = uint64(ApplicationError), nil
+		}
+	}
+	c.closeFrame = AppendFrame(nil, &f)
+	c.closeOwed = c.spaces[sp].write != nil
+	c.event(EventConnClosed, 0)
+	c.events[len(c.events)-1].Err = e
+}
+
+// drain enters the draining state: the peer closed, or reset.
+func (c *Conn) drain(err error, now time.Time) {
+	if c.state >= stateDraining {
+		return
+	}
+	if c.state != stateClosing {
+		c.err = err
+		c.event(EventConnClosed, 0)
+		c.events[len(c.events)-1].Err = err
+	}
+	c.state = stateDraining
+	c.closeAt = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
+}
+
+// finish ends the connection for good.
+func (c *Conn) finish(err error) {
+	if c.state == stateClosed {
+		return
+	}
+	if c.err == nil {
+		c.err = err
+		c.event(EventConnClosed, 0)
+		c.events[len(c.events)-1].Err = err
+	}
+	c.state = stateClosed
+	c.tls.Close()
+}
+
+// peerMaxAckDelay returns the peer's max_ack_delay.
+func (c *Conn) peerMaxAckDelay() time.Duration {
+	return time.Duration(c.peer.MaxAckDelay) * time.Millisecond
+}
+
+// NextTimeout returns when OnTimeout is due next; the zero time when
+// nothing is pending.
+func (c *Conn) NextTimeout() time.Time {
+	switch c.state {
+	case stateClosed:
+		return time.Time{}
+	case stateClosing, stateDraining:
+		return c.closeAt
+	}
+	t := c.idleAt
+	for i := range c.spaces {
+		t = earliest(t, c.spaces[i].ackDeadline)
+	}
+	return earliest(t, c.loss.timeout(c))
+}
+
+// earliest returns the earlier of two times, a zero time meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// OnTimeout runs what is due at now: the idle timeout, the end of closing,
+// loss detection and probes. ACKs that are due go out with the next
+// AppendDatagram.
+func (c *Conn) OnTimeout(now time.Time) {
+	switch c.state {
+	case stateClosed:
+		return
+	case stateClosing, stateDraining:
+		if !now.Before(c.closeAt) {
+			c.finish(c.err)
+		}
+		return
+	}
+	if !c.idleAt.IsZero() && !now.Before(c.idleAt) {
+		c.finish(ErrIdleTimeout)
+		return
+	}
+	if t := c.loss.timeout(c); !t.IsZero() && !now.Before(t) {
+		c.loss.onTimeout(c, now)
+	}
+}
+
+// touchIdle restarts the idle timer at now (RFC 9000 section 10.1).
+func (c *Conn) touchIdle(now time.Time) {
+	d := c.idleTimeout
+	if d == 0 {
+		c.idleAt = time.Time{}
+		return
+	}
+	c.idleAt = now.Add(max(d, 3*c.loss.pto(c.peerMaxAckDelay())))
+}

@@ -1,0 +1,261 @@
+package quic
+
+import (
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// connPair runs a client Conn and a server Conn against each other in
+// memory on a synthetic clock. drop and reorder, when set, pick datagrams
+// (numbered from 0 in sending order) to lose or to deliver late.
+type connPair struct {
+	t              *testing.T
+	client, server *Conn
+	cfg            Config
+	now            time.Time
+	sent           int
+	drop           func(n int) bool
+	reorder        func(n int) bool
+	late           [][]byte // held back, each to the conn at the same index of lateTo
+	lateTo         []*Conn
+	buf            []byte
+}
+
+func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
+	t.Helper()
+	cert, pool := selfSigned(t)
+	p := &connPair{t: t, now: time.Unix(1_700_000_000, 0), buf: make([]byte, 0, 2048)}
+	ccfg := Config{TLSConfig: &tls.Config{ServerName: "localhost", RootCAs: pool, NextProtos: []string{"gust-test"}}}
+	scfg := Config{TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"gust-test"}}}
+	if tweak != nil {
+		tweak(&ccfg)
+		tweak(&scfg)
+	}
+	p.cfg = scfg
+	c, err := NewClientConn(&ccfg, p.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.client = c
+	return p
+}
+
+// deliver hands d to the conn to, making the server on the first one.
+func (p *connPair) deliver(to *Conn, d []byte) {
+	if to == nil {
+		h, err := ParseLongHeader(d)
+		if err != nil {
+			p.t.Fatalf("first datagram: %v", err)
+		}
+		s, err := NewServerConn(&p.cfg, h.DstConnID, nil, p.now)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		p.server = s
+		to = s
+	}
+	to.Receive(d, p.now)
+}
+
+// flush moves every datagram both ways once; it reports whether any moved.
+func (p *connPair) flush() bool {
+	moved := false
+	for _, from := range []*Conn{p.client, p.server} {
+		if from == nil {
+			continue
+		}
+		for {
+			d, ok := from.AppendDatagram(p.buf[:0], p.now)
+			if !ok {
+				break
+			}
+			moved = true
+			to := p.server
+			if from == p.server {
+				to = p.client
+			}
+			n := p.sent
+			p.sent++
+			switch {
+			case p.drop != nil && p.drop(n):
+			case p.reorder != nil && p.reorder(n):
+				p.late = append(p.late, bytes.Clone(d))
+				p.lateTo = append(p.lateTo, to)
+			default:
+				p.deliver(to, d)
+			}
+		}
+	}
+	if !moved && len(p.late) > 0 {
+		for i, d := range p.late {
+			p.deliver(p.lateTo[i], d)
+		}
+		p.late, p.lateTo = p.late[:0], p.lateTo[:0]
+		moved = true
+	}
+	return moved
+}
+
+// run exchanges datagrams, advancing the clock to the next timeout when
+// none moves, until done reports true.
+func (p *connPair) run(what string, done func() bool) {
+	p.t.Helper()
+	for i := 0; i < 200000; i++ {
+		if done() {
+			return
+		}
+		if p.flush() {
+			continue
+		}
+		next := p.client.NextTimeout()
+		if p.server != nil {
+			next = earliest(next, p.server.NextTimeout())
+		}
+		if next.IsZero() {
+			break
+		}
+		if next.After(p.now) {
+			p.now = next
+		}
+		p.client.OnTimeout(p.now)
+		if p.server != nil {
+			p.server.OnTimeout(p.now)
+		}
+	}
+	p.t.Fatalf("%s: not done; client err %v, server err %v", what, p.client.Err(), p.server.Err())
+}
+
+func (p *connPair) handshake() {
+	p.run("handshake", func() bool {
+		return p.server != nil && p.client.HandshakeComplete() && p.server.handshakeConfirmed && p.client.handshakeConfirmed
+	})
+}
+
+func TestConnHandshake(t *testing.T) {
+	p := newConnPair(t, nil)
+	p.handshake()
+	if got := p.client.ConnectionState().NegotiatedProtocol; got != "gust-test" {
+		t.Errorf("ALPN %q", got)
+	}
+	if !p.client.spaces[spaceInitial].dropped || !p.client.spaces[spaceHandshake].dropped ||
+		!p.server.spaces[spaceInitial].dropped || !p.server.spaces[spaceHandshake].dropped {
+		t.Error("Initial and Handshake keys not dropped")
+	}
+}
+
+// streamPeer reads every stream of a Conn from its events.
+type streamPeer struct {
+	c     *Conn
+	got   map[uint64][]byte
+	fins  int
+	buf   []byte
+	other map[uint64]bool
+}
+
+func newStreamPeer(c *Conn) *streamPeer {
+	return &streamPeer{c: c, got: map[uint64][]byte{}, buf: make([]byte, 4096)}
+}
+
+func (sp *streamPeer) poll(t *testing.T) {
+	for {
+		ev := sp.c.NextEvent()
+		switch ev.Kind {
+		case EventNone:
+			return
+		case EventStreamReadable:
+			for {
+				n, fin, err := sp.c.Read(ev.StreamID, sp.buf)
+				if err != nil {
+					t.Fatalf("read %d: %v", ev.StreamID, err)
+				}
+				sp.got[ev.StreamID] = append(sp.got[ev.StreamID], sp.buf[:n]...)
+				if fin {
+					sp.fins++
+					break
+				}
+				if n == 0 {
+					break
+				}
+			}
+		}
+	}
+}
+
+// payload returns the bytes sent on stream id.
+func payload(id uint64, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(id) + byte(i*7)
+	}
+	return b
+}
+
+func exchangeStreams(t *testing.T, p *connPair, n, size int) {
+	t.Helper()
+	cp, sp := newStreamPeer(p.client), newStreamPeer(p.server)
+	pending := map[*Conn]map[uint64][]byte{p.client: {}, p.server: {}}
+	for _, c := range []*Conn{p.client, p.server} {
+		for i := range n {
+			id, err := c.OpenStream(i%2 == 1)
+			if err != nil {
+				t.Fatalf("open %d: %v", i, err)
+			}
+			pending[c][id] = payload(id, size)
+		}
+	}
+	write := func() {
+		for c, m := range pending {
+			for id, rest := range m {
+				k, err := c.Write(id, rest)
+				if err != nil {
+					t.Fatalf("write %d: %v", id, err)
+				}
+				if k == len(rest) {
+					c.CloseWrite(id)
+					delete(m, id)
+				} else {
+					m[id] = rest[k:]
+				}
+			}
+		}
+	}
+	p.run("streams", func() bool {
+		write()
+		cp.poll(t)
+		sp.poll(t)
+		return cp.fins == n && sp.fins == n
+	})
+	for _, r := range []*streamPeer{cp, sp} {
+		for id, data := range r.got {
+			if !bytes.Equal(data, payload(id, size)) {
+				t.Fatalf("stream %d: got %d bytes, want %d", id, len(data), size)
+			}
+		}
+	}
+}
+
+func TestConnStreams(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		drop    func(int) bool
+		reorder func(int) bool
+	}{
+		{"clean", nil, nil},
+		{"every 7th dropped, some reordered", func(n int) bool { return n%7 == 6 }, func(n int) bool { return n%11 == 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newConnPair(t, nil)
+			p.handshake()
+			p.drop, p.reorder = tc.drop, tc.reorder
+			exchangeStreams(t, p, 100, 5000)
+			if err := p.client.Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+var _ = fmt.Sprint
