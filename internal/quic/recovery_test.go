@@ -256,3 +256,182 @@ func TestRecoveryDiscardSpace(t *testing.T) {
 		t.Fatalf("discarding twice: %d in flight", r.BytesInFlight())
 	}
 }
+
+func TestRecoveryPTO(t *testing.T) {
+	// Before any sample PTO = 333 + 4 * 333/2 = 999 ms; after one of 100 ms
+	// it is 100 + 4*50 = 300 ms, plus max_ack_delay (25 ms) in the
+	// application space. Each expiry doubles the whole period.
+	t.Run("Initial before any sample, backed off", func(t *testing.T) {
+		r := newRecovery(false)
+		send(r, SpaceInitial, []time.Duration{0}, 0)
+		for i, want := range []time.Duration{999 * ms, 1998 * ms, 3996 * ms} {
+			if got := r.LossTimeout(); !got.Equal(at(want)) {
+				t.Fatalf("PTO %d: %v, want %v", i, got.Sub(t0), want)
+			}
+			if probes, space := r.OnLossTimeout(at(want), &recorder{}); probes != 2 || space != SpaceInitial || r.PTOCount() != i+1 {
+				t.Fatalf("expiry %d: %d probes in %v, count %d", i, probes, space, r.PTOCount())
+			}
+		}
+		if r.Stats().PTOs != 3 {
+			t.Errorf("PTOs counted %d", r.Stats().PTOs)
+		}
+	})
+	t.Run("application space with max_ack_delay, backed off", func(t *testing.T) {
+		r := newRecovery(true)
+		r.SetHandshakeConfirmed()
+		sample(t, r, SpaceApp)
+		send(r, SpaceApp, []time.Duration{time.Second}, 1)
+		if got, want := r.LossTimeout(), at(time.Second+325*ms); !got.Equal(want) {
+			t.Fatalf("PTO %v, want %v", got.Sub(t0), want.Sub(t0))
+		}
+		if probes, space := r.OnLossTimeout(at(time.Second+325*ms), &recorder{}); probes != 2 || space != SpaceApp {
+			t.Fatalf("%d probes in %v", probes, space)
+		}
+		if got, want := r.LossTimeout(), at(time.Second+650*ms); !got.Equal(want) {
+			t.Fatalf("backed off PTO %v, want %v", got.Sub(t0), want.Sub(t0))
+		}
+		// An ACK resets the backoff.
+		send(r, SpaceApp, []time.Duration{2 * time.Second}, 2)
+		if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{2, 2}), 0, at(2*time.Second+100*ms), &recorder{}); err != nil {
+			t.Fatal(err)
+		}
+		if r.PTOCount() != 0 {
+			t.Errorf("PTO count %d after an ACK", r.PTOCount())
+		}
+	})
+	t.Run("no application PTO before confirmation", func(t *testing.T) {
+		r := newRecovery(true)
+		sample(t, r, SpaceHandshake)
+		send(r, SpaceApp, []time.Duration{time.Second}, 0)
+		if got := r.LossTimeout(); !got.IsZero() {
+			t.Fatalf("PTO armed at %v for unconfirmed 1-RTT data", got.Sub(t0))
+		}
+		send(r, SpaceHandshake, []time.Duration{2 * time.Second}, 1)
+		if got, want := r.LossTimeout(), at(2*time.Second+300*ms); !got.Equal(want) {
+			t.Fatalf("Handshake PTO %v, want %v (no max_ack_delay)", got.Sub(t0), want.Sub(t0))
+		}
+	})
+	t.Run("the earliest space wins", func(t *testing.T) {
+		r := newRecovery(false)
+		send(r, SpaceInitial, []time.Duration{0}, 0)
+		send(r, SpaceHandshake, []time.Duration{100 * ms}, 0)
+		if _, space := r.OnLossTimeout(at(999*ms), &recorder{}); space != SpaceInitial {
+			t.Fatalf("probes in %v", space)
+		}
+		// Backed off, Initial's is at 1998 ms and Handshake's at 2098.
+		if got := r.LossTimeout(); !got.Equal(at(1998 * ms)) {
+			t.Fatalf("PTO %v", got.Sub(t0))
+		}
+	})
+	t.Run("a server at its amplification limit arms none", func(t *testing.T) {
+		r := newRecovery(true)
+		send(r, SpaceInitial, []time.Duration{0}, 0)
+		r.SetAmplificationBlocked(true)
+		if got := r.LossTimeout(); !got.IsZero() {
+			t.Fatalf("PTO armed at %v", got.Sub(t0))
+		}
+		r.SetAmplificationBlocked(false)
+		if got := r.LossTimeout(); !got.Equal(at(999 * ms)) {
+			t.Fatalf("PTO %v, want 999ms", got.Sub(t0))
+		}
+	})
+}
+
+// sample takes an RTT sample of 100 ms in space: packet 0 sent at 0 and
+// acknowledged at 100 ms.
+func sample(t *testing.T, r *Recovery, space Space) {
+	t.Helper()
+	send(r, space, []time.Duration{0}, 0)
+	if err := r.OnAckReceived(space, ackOf(t, [2]uint64{0, 0}), 0, at(100*ms), &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRecoveryAntiDeadlockProbe(t *testing.T) {
+	// A client whose Initial was acknowledged at 100 ms has nothing in
+	// flight, but the server may be blocked by its amplification limit:
+	// the PTO (300 ms) runs from then, and asks for one packet.
+	r := newRecovery(false)
+	sample(t, r, SpaceInitial)
+	if got, want := r.LossTimeout(), at(400*ms); !got.Equal(want) {
+		t.Fatalf("anti-deadlock PTO %v, want %v", got.Sub(t0), want.Sub(t0))
+	}
+	if probes, space := r.OnLossTimeout(at(400*ms), &recorder{}); probes != 1 || space != SpaceInitial {
+		t.Fatalf("%d probes in %v, want 1 in Initial", probes, space)
+	}
+	// With Handshake keys (Initial discarded, the backoff reset) the probe
+	// is a Handshake packet, timed from the last event.
+	r.DiscardSpace(SpaceInitial)
+	if got, want := r.LossTimeout(), at(700*ms); !got.Equal(want) {
+		t.Fatalf("anti-deadlock PTO %v, want %v", got.Sub(t0), want.Sub(t0))
+	}
+	if probes, space := r.OnLossTimeout(at(700*ms), &recorder{}); probes != 1 || space != SpaceHandshake {
+		t.Fatalf("%d probes in %v, want 1 in Handshake", probes, space)
+	}
+	r.SetPeerAddressValidated()
+	if got := r.LossTimeout(); !got.IsZero() {
+		t.Fatalf("PTO armed at %v with nothing in flight and the address validated", got.Sub(t0))
+	}
+	// A server never arms it.
+	s := newRecovery(true)
+	sample(t, s, SpaceInitial)
+	if got := s.LossTimeout(); !got.IsZero() {
+		t.Fatalf("server armed %v", got.Sub(t0))
+	}
+}
+
+func TestRecoveryPersistentCongestion(t *testing.T) {
+	// A 100 ms sample at 100 ms, then packets 1 and 2 sent `gap` apart
+	// from 200 ms, 3 to 5 a millisecond after 2, and 5 acknowledged 100 ms
+	// after it was sent. The new sample leaves smoothed_rtt 100 ms and
+	// makes rttvar 3/4*50 = 37.5 ms, so the persistent congestion
+	// duration is 3 * (100 + 4*37.5 + 25) = 825 ms. Packets 1 and 2 are
+	// lost (5 >= 2+3): the window halves to 6000, or collapses to 2400
+	// if they were sent more than 825 ms apart; then the ACK of 5, sent
+	// before the recovery period began, grows only a collapsed window,
+	// whose recovery period is over: by 1200 in slow start.
+	tests := []struct {
+		name       string
+		gap        time.Duration
+		persistent bool
+		window     int
+	}{
+		{"1 s apart", time.Second, true, 3600},
+		{"825 ms apart, not more", 825 * ms, false, 6000},
+		{"500 ms apart", 500 * ms, false, 6000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecovery(true)
+			r.SetHandshakeConfirmed()
+			sample(t, r, SpaceApp)
+			two := 200*ms + tt.gap
+			send(r, SpaceApp, []time.Duration{200 * ms, two, two + ms}, 1, 2, 3, 4, 5)
+			var h recorder
+			if err := r.OnAckReceived(SpaceApp, ackOf(t, [2]uint64{5, 5}), 0, at(two+ms+100*ms), &h); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(h.lost, []uint64{1, 2}) {
+				t.Fatalf("lost %v", h.lost)
+			}
+			st := r.Stats()
+			if r.CC.Window() != tt.window || (st.Persistent == 1) != tt.persistent || st.CongestionEvents != 1 {
+				t.Errorf("window %d, stats %+v; want window %d, persistent %v", r.CC.Window(), st, tt.window, tt.persistent)
+			}
+		})
+	}
+}
+
+func TestRecoveryECN(t *testing.T) {
+	r := newRecovery(true)
+	sample(t, r, SpaceApp)
+	r.OnECN(SpaceApp, 1, at(150*ms))
+	if r.CC.Window() != 6000 || r.Stats().CongestionEvents != 1 {
+		t.Fatalf("ECN-CE: window %d", r.CC.Window())
+	}
+	r.OnECN(SpaceApp, 1, at(200*ms)) // no new marks
+	r.OnECN(SpaceApp, 2, at(250*ms)) // same recovery period: packet 0 sent before it began
+	if r.CC.Window() != 6000 || r.Stats().CongestionEvents != 1 {
+		t.Fatalf("window %d, want one reduction", r.CC.Window())
+	}
+}
