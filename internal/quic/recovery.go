@@ -38,17 +38,17 @@ type RecoveryStats struct {
 
 // spaceRecovery is one packet number space's loss detection state.
 type spaceRecovery struct {
-	sent               sentList
-	largestAcked       uint64
-	hasAcked           bool
-	largestSent        uint64
-	hasSent            bool
-	lossTime           time.Time // when the earliest packet not yet lost will be, zero if none
-	lastAckEliciting   time.Time // time_of_last_ack_eliciting_packet
-	ackElicitingInFlit int
-	ecnCE              uint64
-	largestAckedSent   time.Time // send time of the last ACK's largest acknowledged packet
-	discarded          bool
+	sent              sentList
+	largestAcked      uint64
+	hasAcked          bool
+	largestSent       uint64
+	hasSent           bool
+	lossTime          time.Time // when the earliest packet not yet lost will be, zero if none
+	lastAckEliciting  time.Time // time_of_last_ack_eliciting_packet
+	elicitingInFlight int
+	ecnCE             uint64
+	largestAckedSent  time.Time // send time of the last ACK's largest acknowledged packet
+	discarded         bool
 }
 
 // Recovery is a connection's loss detection and congestion control, RFC
@@ -107,6 +107,10 @@ func (r *Recovery) Init(server bool, maxDatagramSize int) {
 // flight, neither acknowledged, declared lost nor discarded.
 func (r *Recovery) BytesInFlight() int { return r.bytesInFlight }
 
+// CanSend reports whether the congestion window has room for a datagram
+// of the maximum size; PTO probes are sent regardless.
+func (r *Recovery) CanSend() bool { return r.CC.CanSend(r.bytesInFlight) }
+
 // PTOCount returns how many PTOs have expired since the last ACK that
 // reset the backoff.
 func (r *Recovery) PTOCount() int { return r.ptoCount }
@@ -160,7 +164,7 @@ func (r *Recovery) OnPacketSent(space Space, p SentPacket) {
 	if p.InFlight {
 		if p.AckEliciting {
 			s.lastAckEliciting = p.Time
-			s.ackElicitingInFlit++
+			s.elicitingInFlight++
 		}
 		r.bytesInFlight += p.Size
 		r.CC.OnPacketSent(r.bytesInFlight)
@@ -186,8 +190,10 @@ func (r *Recovery) updatePacer() {
 
 // DiscardSpace forgets space's packets when its keys are dropped
 // (appendix A.11): their bytes leave the bytes in flight, neither
-// acknowledged nor lost, and the PTO backoff restarts. Later packets and
-// ACKs of the space are ignored.
+// acknowledged nor lost (the engine frees their Frames itself), and the
+// PTO backoff restarts. Later packets and ACKs of the space are ignored.
+// A client discards Initial when it first sends a Handshake packet: from
+// either, its anti-deadlock probe is a Handshake packet.
 func (r *Recovery) DiscardSpace(space Space) {
 	s := &r.spaces[space]
 	if s.discarded {
@@ -201,7 +207,7 @@ func (r *Recovery) DiscardSpace(space Space) {
 	}
 	s.sent.clear()
 	s.discarded = true
-	s.ackElicitingInFlit = 0
+	s.elicitingInFlight = 0
 	s.lastAckEliciting = time.Time{}
 	s.lossTime = time.Time{}
 	r.ptoCount = 0
@@ -214,7 +220,7 @@ func (r *Recovery) DiscardSpace(space Space) {
 // packet in flight.
 func (r *Recovery) ackElicitingInFlight() bool {
 	for i := range r.spaces {
-		if r.spaces[i].ackElicitingInFlit > 0 {
+		if r.spaces[i].elicitingInFlight > 0 {
 			return true
 		}
 	}
@@ -255,7 +261,7 @@ func (r *Recovery) ptoTimeAndSpace() (time.Time, Space) {
 	space := SpaceInitial
 	for i := range r.spaces {
 		s := &r.spaces[i]
-		if s.ackElicitingInFlit == 0 {
+		if s.elicitingInFlight == 0 {
 			continue
 		}
 		if Space(i) == SpaceApp {

@@ -82,7 +82,7 @@ func (r *Recovery) OnAckReceived(space Space, ack AckRangeReader, ackDelay time.
 			if e.p.InFlight {
 				r.bytesInFlight -= e.p.Size
 				if e.p.AckEliciting {
-					s.ackElicitingInFlit--
+					s.elicitingInFlight--
 				}
 				r.CC.OnAcked(e.p.Time, e.p.Size)
 			}
@@ -169,7 +169,7 @@ func (r *Recovery) detectLost(space Space, now time.Time, h LossHandler) {
 			r.bytesInFlight -= e.p.Size
 			r.stats.BytesLost += uint64(e.p.Size)
 			if e.p.AckEliciting {
-				s.ackElicitingInFlit--
+				s.elicitingInFlight--
 			}
 			if e.p.Time.After(lastLoss) {
 				lastLoss = e.p.Time
