@@ -16,6 +16,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/lesismal/llib v1.2.4
 	github.com/lesismal/nbio v1.6.12
+	github.com/quic-go/quic-go v0.65.0
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/sys v0.49.0
 )
@@ -24,6 +25,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/andybalholm/brotli v1.3.0 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 )

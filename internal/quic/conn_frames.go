@@ -112,7 +112,7 @@ func (c *Conn) onStream(f *Frame) error {
 	if err := c.flow.onReceive(grow); err != nil {
 		return err
 	}
-	if s.recv.readable() > 0 || s.recv.finished() {
+	if s.recv.readable() > 0 || (s.recv.finished() && !s.finRead) {
 		c.strms.readable(s)
 	}
 	return nil

@@ -150,13 +150,13 @@ func TestConnHandshake(t *testing.T) {
 type streamPeer struct {
 	c     *Conn
 	got   map[uint64][]byte
-	fins  int
+	fins  map[uint64]bool
 	buf   []byte
 	other map[uint64]bool
 }
 
 func newStreamPeer(c *Conn) *streamPeer {
-	return &streamPeer{c: c, got: map[uint64][]byte{}, buf: make([]byte, 4096)}
+	return &streamPeer{c: c, got: map[uint64][]byte{}, buf: make([]byte, 4096), fins: map[uint64]bool{}}
 }
 
 func (sp *streamPeer) poll(t *testing.T) {
@@ -173,7 +173,7 @@ func (sp *streamPeer) poll(t *testing.T) {
 				}
 				sp.got[ev.StreamID] = append(sp.got[ev.StreamID], sp.buf[:n]...)
 				if fin {
-					sp.fins++
+					sp.fins[ev.StreamID] = true
 					break
 				}
 				if n == 0 {
@@ -226,7 +226,7 @@ func exchangeStreams(t *testing.T, p *connPair, n, size int) {
 		write()
 		cp.poll(t)
 		sp.poll(t)
-		return cp.fins == n && sp.fins == n
+		return len(cp.fins) == n && len(sp.fins) == n
 	})
 	for _, r := range []*streamPeer{cp, sp} {
 		for id, data := range r.got {

@@ -20,6 +20,7 @@ type stream struct {
 	recvMax     uint64 // the MAX_STREAM_DATA given
 	maxDataOwed bool
 	readQueued  bool // an EventStreamReadable is pending
+	finRead     bool // Read has returned the FIN
 
 	resetOwed   bool // RESET_STREAM to send
 	resetCode   uint64

@@ -217,6 +217,7 @@ func (c *Conn) Read(id uint64, p []byte) (n int, fin bool, err error) {
 	}
 	fin = s.recv.finished()
 	if fin {
+		s.finRead = true
 		c.strms.maybeDone(s)
 	}
 	return n, fin, nil
