@@ -28,7 +28,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %w (see '%s --help')", c.Name(), err, c.CommandPath())
 	})
-	root.AddCommand(newLoadCmd(), newMergeCmd(), newServeCmd(), newReplayCmd(), newBenchCmd())
+	root.AddCommand(newLoadCmd(), newMergeCmd(), newServeCmd(), newReplayCmd(), newBenchCmd(), newFlowCmd())
 	return root
 }
 
