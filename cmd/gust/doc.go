@@ -1,6 +1,7 @@
 // Command gust is an HTTP load generator (gust load, and gust replay for
 // access logs), target server (gust serve), benchmark lab (gust bench) and
-// the adder of load agents' results (gust merge).
+// the adder of load agents' results (gust merge), with gust flow from-har
+// to start a flow file from a browser's recording.
 //
 // Each subcommand lives in a file of its own (load.go, replay.go, serve.go,
 // bench.go, merge.go) with its flags and the wiring from them to the
@@ -14,6 +15,8 @@
 //   - connectflags.go: --connect-rate and --source-addrs of gust load
 //   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
+//   - har.go: gust flow from-har: a HAR's requests to one origin into a flow file's steps
+//   - har_capture.go: from-har's captures: values a response gave that later requests send back
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
 //   - flowflags.go: --flow and its flags (--vus, --iterations, ...): a flow file into a load.FlowRun
 //   - load.go: gust load: flags into a load.Config, the progress line, the report
@@ -24,10 +27,12 @@
 //   - replay.go: gust replay: an access log through replay into a load.Config with a Source
 //   - serve.go: gust serve: flags, the hello handler, the net/http engine
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
+//   - serve_events.go: gust serve's /events: Server-Sent Events, each flushed, on both engines
 //   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
 //   - serve_gust.go: gust serve on gust/server: native or adapter handler, mode, loops, h2c and h2
 //   - serve_reload.go: SIGHUP reads --tls-cert and --tls-key again; new connections get the renewed pair
 //   - serve_tls.go: gust serve's HTTPS flags: certificates (or a self-signed one), versions, ticket key
+//   - serve_upgrade.go: SIGUSR2 upgrades, --pid-file, listeners inherited (LISTEN_FDS)
 //   - serve_workers.go: --workers N: the prefork parent re-executing itself, forwarding signals
 //   - serve_workers_linux.go: a worker's process group, parent-death signal, SO_REUSEPORT for net/http
 //   - serve_workers_other.go: --workers refused off Linux
