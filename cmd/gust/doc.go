@@ -15,10 +15,10 @@
 //   - connectflags.go: --connect-rate and --source-addrs of gust load
 //   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
-//   - har.go: gust flow from-har: a HAR's requests to one origin into a flow file's steps
-//   - har_capture.go: from-har's captures: values a response gave that later requests send back
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
 //   - flowflags.go: --flow and its flags (--vus, --iterations, ...): a flow file into a load.FlowRun
+//   - har.go: gust flow from-har: a HAR's requests to one origin into a flow file's steps
+//   - har_capture.go: from-har's captures: values a response gave that later requests send back
 //   - load.go: gust load: flags into a load.Config, the progress line, the report
 //   - main.go: the root command, one-line errors, the only place that picks an exit code
 //   - merge.go: gust merge: agents' JSON read, added with result.Merge and reported
