@@ -38,6 +38,7 @@ type FlowRun struct {
 	// by applyShard); begun counts iterations begun over every loop.
 	firstVU int
 	begun   *atomic.Int64
+	model   string // the whole run's, for the Result
 }
 
 // checkFlowRun checks a run of user journeys and gives it the run's own
@@ -70,6 +71,14 @@ func (c *Config) checkFlowRun() error {
 	}
 	run := *f
 	run.begun = new(atomic.Int64)
+	switch {
+	case len(f.Stages) > 0:
+		run.model = "users in stages " + FormatStages(f.Stages)
+	case f.IterationRate > 0:
+		run.model = fmt.Sprintf("%g iterations/s on %d users", f.IterationRate, c.Connections)
+	default:
+		run.model = fmt.Sprintf("%d users looping", c.Connections)
+	}
 	if run.BodyLimit == 0 {
 		run.BodyLimit = 64 << 10
 	}
@@ -121,4 +130,5 @@ func (e *engine) flowResult(loops []*loop, res *result.Result) {
 	}
 	res.Flows = f.Flow.Result(stats)
 	res.Flows.Dropped = dropped
+	res.Flows.Model = f.model
 }

@@ -15,6 +15,7 @@ import (
 // iterations on the users free at each start, the others wait.
 type flowSchedule struct {
 	run   *FlowRun
+	clock func() int64
 	stats *flow.Stats
 	// recorded: stats were reset when measurement began.
 	recorded bool
@@ -49,6 +50,8 @@ type flowResp struct {
 	limit  int
 	status int
 	done   bool
+	at     int64        // when it completed
+	clock  func() int64 // the run's clock
 }
 
 // onHead keeps a final response's head, forgetting the last answer.
@@ -66,10 +69,10 @@ func (r *flowResp) onBody(p []byte) {
 }
 
 // onDone marks the response complete.
-func (r *flowResp) onDone() { r.done = true }
+func (r *flowResp) onDone() { r.done, r.at = true, r.clock() }
 
 func (e *engine) newFlowSchedule(loop int) *flowSchedule {
-	s := &flowSchedule{run: e.cfg.Flow, stats: e.cfg.Flow.Flow.NewStats()}
+	s := &flowSchedule{run: e.cfg.Flow, clock: e.now, stats: e.cfg.Flow.Flow.NewStats()}
 	if r := e.cfg.Flow.IterationRate; r > 0 {
 		s.interval = int64(float64(e.cfg.Loops) * 1e9 / r)
 		s.next = int64(float64(loop) * 1e9 / r) // the loops' starts interleaved
@@ -81,7 +84,7 @@ func (e *engine) newFlowSchedule(loop int) *flowSchedule {
 func (s *flowSchedule) place(c *conn, j int) {
 	fu := &flowUser{}
 	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.firstVU+j+1, uint64(j)*0x9e3779b97f4a7c15+1)
-	fu.resp.limit = s.run.BodyLimit
+	fu.resp.limit, fu.resp.clock = s.run.BodyLimit, s.clock
 	c.user = fu
 	if h1, ok := c.ses.(*h1session); ok {
 		h1.keep = &fu.resp
@@ -91,8 +94,10 @@ func (s *flowSchedule) place(c *conn, j int) {
 func (s *flowSchedule) begin(c *conn, start int64) {}
 
 // measure resets the counts once measurement begins, and starts the open
-// model's clock then.
-func (s *flowSchedule) measure(l *loop) {
+// model's clock then: when this loop sees it begin, which may be a wait
+// (up to maxWait) after another loop began it, so that the loop's first
+// starts are not all due at once.
+func (s *flowSchedule) measure(l *loop, now int64) {
 	if !l.recording || s.recorded {
 		return
 	}
@@ -100,7 +105,7 @@ func (s *flowSchedule) measure(l *loop) {
 	s.stats.Reset()
 	s.dropped = 0
 	if s.interval > 0 {
-		s.next += l.e.measureStart.Load()
+		s.next += max(l.e.measureStart.Load(), now)
 	}
 }
 
@@ -112,14 +117,16 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 	if !l.recording && l.e.cfg.Warmup == 0 {
 		return // users begin when measurement does
 	}
-	s.measure(l)
+	s.measure(l, now)
 	st := s.counting(l)
 	u := fu.u
 	if u.Waiting() {
 		r := &fu.resp
 		resp := flow.Response{Latency: now - fu.sent}
 		if r.done {
-			resp.Status, resp.Head, resp.Body = r.status, r.head, r.body
+			// The answer may have come before a reconnect (Connection:
+			// close): its latency is to when it completed.
+			resp.Status, resp.Head, resp.Body, resp.Latency = r.status, r.head, r.body, r.at-fu.sent
 		}
 		r.done, r.status = false, 0
 		u.Done(&resp, now, st)
@@ -216,7 +223,7 @@ func (s *flowSchedule) build(l *loop, fu *flowUser, q *flow.Request) {
 
 // dispatch, in the open model, begins the iterations due on free users.
 func (s *flowSchedule) dispatch(l *loop, now int64) {
-	s.measure(l)
+	s.measure(l, now)
 	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
 		s.wake(l, now)
 		return
@@ -225,6 +232,9 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 		return
 	}
 	for s.next <= now {
+		if n := s.run.Iterations; n > 0 && s.run.begun.Load() >= n {
+			return // every iteration begun: none is dropped
+		}
 		if len(s.free) == 0 {
 			s.dropped++
 			s.next += s.interval

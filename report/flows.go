@@ -11,6 +11,9 @@ import (
 // --flow): iterations, their durations, and every check's outcomes by
 // step. Its counts and histogram merge exactly across agents.
 type FlowsStats struct {
+	// Model says how iterations were begun: "50 users looping", "200
+	// iterations/s on 50 users", "users in stages 30s:50,1m:0".
+	Model string `json:"model"`
 	// Iterations counts finished iterations, aborted ones included.
 	Iterations int64 `json:"iterations"`
 	// Aborted counts iterations a failed check (abort) or request ended.
@@ -43,7 +46,7 @@ func newFlowsStats(f *result.Flows) *FlowsStats {
 		return nil
 	}
 	h := orEmpty(f.Duration)
-	s := &FlowsStats{Iterations: f.Iterations, Aborted: f.Aborted, Dropped: f.Dropped,
+	s := &FlowsStats{Model: f.Model, Iterations: f.Iterations, Aborted: f.Aborted, Dropped: f.Dropped,
 		ChecksPassed: f.ChecksPassed(), ChecksFailed: f.ChecksFailed(),
 		Duration: newStats(h), DurationHdr: encode(h), Checks: []FlowCheckStats{}}
 	for _, c := range f.Checks {
@@ -64,7 +67,7 @@ func flowsResult(s *FlowsStats) (*result.Flows, error) {
 	if h.TotalCount() != s.Iterations {
 		return nil, fmt.Errorf("flows: iteration_duration_hdr holds %d values but iterations is %d: the result was changed or cut", h.TotalCount(), s.Iterations)
 	}
-	f := &result.Flows{Iterations: s.Iterations, Aborted: s.Aborted, Dropped: s.Dropped, Duration: h}
+	f := &result.Flows{Model: s.Model, Iterations: s.Iterations, Aborted: s.Aborted, Dropped: s.Dropped, Duration: h}
 	for _, c := range s.Checks {
 		f.Checks = append(f.Checks, result.FlowCheck{Step: c.Step, Check: c.Check, Passed: c.Passed, Failed: c.Failed})
 	}

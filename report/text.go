@@ -174,7 +174,9 @@ func loadDescription(r *result.Result) string {
 	if r.WebSocket != nil && r.WebSocket.Hold {
 		return strings.Join(parts, ", ") // no messages: no load model
 	}
-	if r.Stages != "" {
+	if r.Flows != nil {
+		parts = append(parts, "user journeys: "+r.Flows.Model)
+	} else if r.Stages != "" {
 		parts = append(parts, "open model in stages "+r.Stages)
 	} else if r.Rate > 0 {
 		parts = append(parts, "open model at "+formatRate(r.Rate)+" req/s")

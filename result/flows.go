@@ -5,6 +5,10 @@ import "github.com/HdrHistogram/hdrhistogram-go"
 // Flows is what a run of user journeys (gust load --flow) measured beyond
 // its steps' endpoints: iterations, their durations and the checks.
 type Flows struct {
+	// Model says how iterations were begun, over the whole run (every
+	// shard's): "50 users looping", "200 iterations/s on 50 users",
+	// "users in stages 30s:50,1m:0".
+	Model string
 	// Iterations counts the iterations users finished, aborted ones too.
 	Iterations int64
 	// Aborted counts the iterations a failed check with abort, or a
@@ -53,6 +57,9 @@ func (f *Flows) ChecksFailed() int64 {
 func (f *Flows) Add(o *Flows) {
 	if o == nil {
 		return
+	}
+	if f.Model == "" {
+		f.Model = o.Model
 	}
 	f.Iterations += o.Iterations
 	f.Aborted += o.Aborted

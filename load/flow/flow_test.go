@@ -103,7 +103,7 @@ func TestFlowCaptures(t *testing.T) {
 	}{
 		{"a JSON path into an array", `{json: "a.b[1].c"}`, `x"y`},
 		{"a JSON number as written", `{json: "a.b[1].n"}`, "12.5"},
-		{"a JSON object as its text", `{json: "a.b[0]"}`, `{"c": "skip"}`},
+		{"a JSON object as its text, its space escaped in the URL", `{json: "a.b[0]"}`, `{"c":%20"skip"}`},
 		{"a JSON path that is absent", `{json: "a.q"}`, ""},
 		{"a JSON null", `{json: z}`, "null"},
 		{"a header, any case", `{header: x-request-id}`, "abc-1"},
@@ -358,5 +358,21 @@ func TestFlowIterationDuration(t *testing.T) {
 	drive(t, f.NewUser(1, 1, 1), st, func(*Request) Response { return Response{Status: 200} })
 	if got := f.Result([]*Stats{st}).Duration.Max(); got < 1990 || got > 2010 {
 		t.Fatalf("iteration took %d us, want 2000", got)
+	}
+}
+
+func TestFlowVariablesCannotBreakTheRequest(t *testing.T) {
+	src := "steps:\n  - url: /a\n    capture: {v: {json: v}}\n  - url: '/b?q={{v}}'\n    headers: {X-V: '{{v}}'}\n"
+	f := compile(t, src, Options{})
+	var target, hdr string
+	drive(t, f.NewUser(1, 1, 1), nil, func(r *Request) Response {
+		if string(r.Target) == "/a" {
+			return Response{Status: 200, Body: []byte(`{"v": "x y\r\nEvil: 1"}`)}
+		}
+		target, hdr = string(r.Target), strings.Clone(headerOf(r, "X-V"))
+		return Response{Status: 200}
+	})
+	if target != "/b?q=x%20y%0D%0AEvil:%201" || hdr != "x y  Evil: 1" {
+		t.Fatalf("target %q, header %q", target, hdr)
 	}
 }

@@ -142,8 +142,8 @@ func (p *parser) err(n *yaml.Node, field, format string, a ...any) error {
 }
 
 func (p *parser) items(n *yaml.Node, field string) ([]itemSpec, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, p.err(n, field, "want a list of steps")
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, p.err(n, field, "want a list of at least one step")
 	}
 	var out []itemSpec
 	for _, c := range n.Content {
@@ -245,6 +245,9 @@ func (p *parser) step(n *yaml.Node) (*stepSpec, error) {
 		case "method":
 			s.method, err = p.scalar(v, "method")
 			s.method = strings.ToUpper(s.method)
+			if err == nil && !isToken(s.method) {
+				err = p.err(v, "method", "want a method such as GET or POST, not %q", s.method)
+			}
 		case "url":
 			s.url, err = p.text(v, "url")
 		case "body":
@@ -310,6 +313,9 @@ func (p *parser) headers(n *yaml.Node) ([]fieldSpec, error) {
 		t, err := p.text(v, "headers."+k.Value)
 		if err != nil {
 			return nil, err
+		}
+		if !isToken(k.Value) {
+			return nil, p.err(k, "headers", "%q is not a header field name", k.Value)
 		}
 		out = append(out, fieldSpec{name: k.Value, value: t})
 	}
@@ -441,6 +447,21 @@ func mapping(n *yaml.Node) map[string]*yaml.Node {
 		m[n.Content[i].Value] = n.Content[i+1]
 	}
 	return m
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 section 5.6.2):
+// a method or a field name.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func isName(s string) bool {

@@ -156,9 +156,11 @@ func (u *User) Request() *Request { return &u.req }
 func (u *User) build(i int) {
 	s := &u.f.steps[i]
 	a := s.url.append(u.arena[:0], u.vals)
+	a = escapeTarget(a, 0)
 	u.marks = append(u.marks[:0], len(a))
 	for _, h := range s.headers {
 		a = h.value.append(a, u.vals)
+		blankControls(a[u.marks[len(u.marks)-1]:])
 		u.marks = append(u.marks, len(a))
 	}
 	cookies := u.f.cookies && len(u.jar) > 0
@@ -186,6 +188,45 @@ func (u *User) build(i int) {
 		r.Header = append(r.Header, [2]string{"Cookie", view(a[u.marks[k]:u.marks[k+1]])})
 	}
 	r.Body = a[u.marks[len(u.marks)-1]:]
+}
+
+// escapeTarget percent-encodes the spaces and control bytes of the
+// request target a[from:] (a variable's value may hold them), so that
+// the request line stays one line of three parts.
+func escapeTarget(a []byte, from int) []byte {
+	n := 0
+	for _, c := range a[from:] {
+		if c <= ' ' || c == 0x7f {
+			n++
+		}
+	}
+	if n == 0 {
+		return a
+	}
+	end := len(a)
+	a = append(a, make([]byte, 2*n)...)
+	w := len(a)
+	for r := end - 1; r >= from; r-- {
+		c := a[r]
+		if c <= ' ' || c == 0x7f {
+			w -= 3
+			a[w], a[w+1], a[w+2] = '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]
+			continue
+		}
+		w--
+		a[w] = c
+	}
+	return a
+}
+
+// blankControls turns a header value's CR, LF and NUL (a variable's value
+// may hold them) into spaces, so that a value never ends its field.
+func blankControls(v []byte) {
+	for i, c := range v {
+		if c == '\r' || c == '\n' || c == 0 {
+			v[i] = ' '
+		}
+	}
 }
 
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
