@@ -2,6 +2,7 @@ package quic
 
 import (
 	"bytes"
+	"errors"
 	"crypto/tls"
 	"fmt"
 	"testing"
@@ -242,12 +243,16 @@ func TestConnStreams(t *testing.T) {
 		name    string
 		drop    func(int) bool
 		reorder func(int) bool
+		tweak   func(*Config)
 	}{
-		{"clean", nil, nil},
-		{"every 7th dropped, some reordered", func(n int) bool { return n%7 == 6 }, func(n int) bool { return n%11 == 3 }},
+		{"clean", nil, nil, nil},
+		{"every 7th dropped, some reordered", func(n int) bool { return n%7 == 6 }, func(n int) bool { return n%11 == 3 }, nil},
+		{"small windows", nil, nil, func(c *Config) { c.MaxStreamData, c.MaxData = 3000, 20000 }},
+		{"small windows, every 7th dropped", func(n int) bool { return n%7 == 6 }, nil,
+			func(c *Config) { c.MaxStreamData, c.MaxData = 3000, 20000 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newConnPair(t, nil)
+			p := newConnPair(t, tc.tweak)
 			p.handshake()
 			p.drop, p.reorder = tc.drop, tc.reorder
 			exchangeStreams(t, p, 100, 5000)
@@ -259,3 +264,61 @@ func TestConnStreams(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+func TestConnStreamLimit(t *testing.T) {
+	p := newConnPair(t, func(c *Config) { c.MaxStreamsUni = 4 })
+	p.handshake()
+	sp := newStreamPeer(p.server)
+	opened := 0
+	for opened < 20 {
+		id, err := p.client.OpenStream(true)
+		if err == ErrStreamLimit {
+			p.run("MAX_STREAMS", func() bool {
+				sp.poll(t)
+				return p.client.strms.opened[1] < p.client.strms.limit[1]
+			})
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened++
+		p.client.Write(id, []byte("x"))
+		p.client.CloseWrite(id)
+	}
+	p.run("every stream", func() bool { sp.poll(t); return len(sp.fins) == 20 })
+}
+
+func TestConnKeyUpdateAndClose(t *testing.T) {
+	p := newConnPair(t, nil)
+	p.handshake()
+	for i := range 3 {
+		exchangeStreams(t, p, 2, 3000)
+		if err := p.client.UpdateKeys(); err != nil {
+			t.Fatalf("update %d: %v", i, err)
+		}
+		if p.client.UpdateKeys() == nil {
+			t.Fatal("a second update before the first is acknowledged")
+		}
+	}
+	exchangeStreams(t, p, 2, 3000)
+	if p.server.KeyPhase() != p.client.KeyPhase() || !p.client.KeyPhase() {
+		t.Fatalf("key phases: client %v, server %v", p.client.KeyPhase(), p.server.KeyPhase())
+	}
+	p.client.Close(7, "bye", p.now)
+	p.run("close", func() bool { return p.client.Closed() && p.server.Closed() })
+	var ce *CloseError
+	if !errors.As(p.server.Err(), &ce) || !ce.Remote || !ce.Application || ce.Code != 7 || ce.Reason != "bye" {
+		t.Fatalf("server error %v", p.server.Err())
+	}
+}
+
+func TestConnIdleTimeout(t *testing.T) {
+	p := newConnPair(t, func(c *Config) { c.MaxIdleTimeout = 5 * time.Second })
+	p.handshake()
+	start := p.now
+	p.run("idle", func() bool { return p.client.Closed() && p.server.Closed() })
+	if p.client.Err() != ErrIdleTimeout || p.now.Sub(start) < 5*time.Second {
+		t.Fatalf("client error %v after %v", p.client.Err(), p.now.Sub(start))
+	}
+}
