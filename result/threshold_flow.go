@@ -17,11 +17,12 @@ func (t *Threshold) setScope(name *string) error {
 	n := *name
 	switch {
 	case strings.HasPrefix(n, "step:"):
-		step, metric, ok := strings.Cut(strings.TrimPrefix(n, "step:"), " ")
-		if !ok || strings.TrimSpace(step) == "" {
+		rest := strings.TrimPrefix(n, "step:")
+		i := strings.LastIndexByte(rest, ' ')
+		if i < 0 || strings.TrimSpace(rest[:i]) == "" {
 			return errors.New("write a step's threshold as step:NAME METRIC, e.g. step:login p99<200ms")
 		}
-		t.Scope, *name = "step:"+step, strings.TrimSpace(metric)
+		t.Scope, *name = "step:"+strings.TrimSpace(rest[:i]), rest[i+1:]
 	case strings.HasPrefix(n, "iteration "):
 		t.Scope, *name = "iteration", strings.TrimSpace(strings.TrimPrefix(n, "iteration "))
 	default:
