@@ -185,3 +185,37 @@ func TestClientStart(t *testing.T) {
 
 // varint returns v as a QUIC variable-length integer.
 func varint(v uint64) []byte { return quic.AppendVarint(nil, v) }
+
+// discard is a ResponseHandler that keeps nothing.
+type discard struct{ n int }
+
+func (d *discard) Informational(*ResponseHead) {}
+func (d *discard) Headers(*ResponseHead)       {}
+func (d *discard) Data(p []byte)               { d.n += len(p) }
+func (d *discard) Trailers([]Field)            {}
+func (d *discard) End()                        {}
+
+func TestClientRequestReuseAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers")
+	}
+	var c Client
+	var s RequestStream
+	var h discard
+	resp := AppendHeaders(nil, section(":status", "200", "content-length", "4", "server", "gust"))
+	resp = AppendData(resp, []byte("body"))
+	req, out := section(":method", "GET", ":path", "/"), make([]byte, 0, 64)
+	run := func() {
+		if err := c.OpenRequest(&s, 0, false); err != nil {
+			t.Fatal(err)
+		}
+		out, _ = s.AppendHeaders(out[:0], req)
+		if err := s.Receive(resp, true, &h); err != nil || !s.Done() {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(100, run); n != 0 {
+		t.Errorf("%v allocations per request", n)
+	}
+}

@@ -144,10 +144,12 @@ func (r *Recovery) peerCompletedAddressValidation() bool {
 }
 
 // OnPacketSent records a packet sent in space at p.Time (appendix A.5).
-// Packet numbers must increase within a space. Packets that are neither
-// ack-eliciting nor in flight are kept too, so that an ACK of a packet
-// never sent can be told apart, but beyond a bound the oldest of them
-// are forgotten without a callback: give them no Frames to free.
+// Packet numbers must increase within a space: a packet numbered at or
+// below the last one sent, or sent in a discarded space, is ignored.
+// Packets that are neither ack-eliciting nor in flight are kept too, so
+// that an ACK of a packet never sent can be told apart, but beyond a bound
+// the oldest of them are forgotten without a callback: give them no Frames
+// to free.
 func (r *Recovery) OnPacketSent(space Space, p SentPacket) {
 	s := &r.spaces[space]
 	if s.discarded || (s.hasSent && p.Number <= s.largestSent) {
