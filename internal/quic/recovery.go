@@ -103,6 +103,15 @@ func (r *Recovery) Init(server bool, maxDatagramSize int) {
 	r.updatePacer()
 }
 
+// SetMaxDatagramSize changes the maximum datagram size (path MTU
+// discovery, the peer's max_udp_payload_size): the congestion window's
+// bounds and the pacer's burst follow it.
+func (r *Recovery) SetMaxDatagramSize(n int) {
+	r.CC.SetMaxDatagramSize(n)
+	r.Pacer.SetBurst(r.CC.InitialWindow())
+	r.updatePacer()
+}
+
 // BytesInFlight returns the bytes of packets in flight: sent, counted in
 // flight, neither acknowledged, declared lost nor discarded.
 func (r *Recovery) BytesInFlight() int { return r.bytesInFlight }

@@ -2,6 +2,7 @@ package quic
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -434,4 +435,49 @@ func TestRecoveryECN(t *testing.T) {
 	if r.CC.Window() != 6000 || r.Stats().CongestionEvents != 1 {
 		t.Fatalf("window %d, want one reduction", r.CC.Window())
 	}
+}
+
+// printer is a LossHandler that prints what it hears of.
+type printer struct{}
+
+func (printer) Acked(s Space, p *SentPacket) { fmt.Println("acked", s, p.Number, "frames", p.Frames) }
+func (printer) Lost(s Space, p *SentPacket)  { fmt.Println("lost", s, p.Number, "frames", p.Frames) }
+
+// An engine records each packet it sends, hands Recovery each ACK frame's
+// ranges, and calls OnLossTimeout when LossTimeout comes.
+func ExampleRecovery() {
+	var r Recovery
+	r.Init(false, 1200)
+	for pn := range uint64(5) {
+		if !r.CanSend() {
+			break
+		}
+		r.OnPacketSent(SpaceInitial, SentPacket{Number: pn, Time: at(time.Duration(pn) * ms), Size: 1200,
+			AckEliciting: true, InFlight: true, Frames: uint32(100 + pn)})
+	}
+	// An ACK of packets 3 and 4 arrives 50 ms after 4 was sent: 0 and 1
+	// are 3 numbers behind, lost.
+	ack, _, _ := ParseFrame([]byte{byte(FrameAck), 4, 0, 0, 1})
+	if err := r.OnAckReceived(SpaceInitial, ack.AckRanges(), 0, at(54*ms), printer{}); err != nil {
+		fmt.Println("close the connection:", err)
+	}
+	fmt.Println("in flight", r.BytesInFlight(), "RTT", r.RTT.SmoothedRTT(), "window", r.CC.Window())
+	// Nothing more arrives: packet 2 is lost 9/8 RTT after it was sent.
+	lossAt := r.LossTimeout()
+	fmt.Println("timer at", lossAt.Sub(t0))
+	r.OnLossTimeout(lossAt, printer{})
+	// A client whose address the server has not validated keeps a PTO
+	// armed with nothing in flight, lest both ends wait on the other.
+	pto := r.LossTimeout()
+	probes, space := r.OnLossTimeout(pto, printer{})
+	fmt.Println(probes, space, "probe", pto.Sub(lossAt), "after the loss")
+	// Output:
+	// lost Initial 0 frames 100
+	// lost Initial 1 frames 101
+	// acked Initial 4 frames 104
+	// acked Initial 3 frames 103
+	// in flight 1200 RTT 50ms window 6000
+	// timer at 58.25ms
+	// lost Initial 2 frames 102
+	// 1 Initial probe 150ms after the loss
 }
