@@ -75,31 +75,23 @@ func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error 
 		l.ranges[n] = Range{lo, hi}
 		n++
 	}
-	acked := func(pn uint64) bool {
-		for _, r := range l.ranges[:n] {
-			if pn >= r.Lo && pn <= r.Hi {
-				return true
-			}
-		}
-		return false
-	}
 	if int64(f.LargestAcked) > space.largestAcked {
 		space.largestAcked = int64(f.LargestAcked)
 	}
-	var largestNew *trackedPacket
+	var largestNew trackedPacket
+	hasLargest := false
 	anyEliciting := false
 	keep := l.sent[sp][:0]
 	newly := 0
 	for i := range l.sent[sp] {
 		p := l.sent[sp][i]
-		if !acked(p.pn) {
+		if !l.acked(p.pn, n) {
 			keep = append(keep, p)
 			continue
 		}
 		newly++
 		if p.pn == f.LargestAcked {
-			pp := p
-			largestNew = &pp
+			largestNew, hasLargest = p, true
 		}
 		anyEliciting = anyEliciting || p.ackEliciting
 		l.inFlight -= p.size
@@ -117,7 +109,7 @@ func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error 
 	if newly == 0 {
 		return nil
 	}
-	if largestNew != nil && anyEliciting {
+	if hasLargest && anyEliciting {
 		delay := time.Duration(0)
 		if sp == spaceApp {
 			delay = AckDelay(f.AckDelay, c.peer.AckDelayExponent)
@@ -131,6 +123,16 @@ func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error 
 	return nil
 }
 
+// acked reports whether pn is in the first n ranges read from an ACK.
+func (l *lossTracker) acked(pn uint64, n int) bool {
+	for _, r := range l.ranges[:n] {
+		if pn >= r.Lo && pn <= r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
 // detectLost declares lost the packets below the largest acknowledged by
 // the packet or the time threshold, and arms the loss timer for the rest.
 func (l *lossTracker) detectLost(c *Conn, sp spaceID, now time.Time) {
@@ -141,8 +143,6 @@ func (l *lossTracker) detectLost(c *Conn, sp spaceID, now time.Time) {
 	}
 	delay := l.rtt.LossDelay()
 	keep := l.sent[sp][:0]
-	lost := l.sent[sp][len(l.sent[sp]):cap(l.sent[sp])][:0]
-	_ = lost
 	var lostAny time.Time
 	for _, p := range l.sent[sp] {
 		if int64(p.pn) > largest {

@@ -2,8 +2,8 @@ package quic
 
 import (
 	"bytes"
-	"errors"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
