@@ -11,11 +11,26 @@
 // keys come from the client's first Destination Connection ID with
 // NewInitialKeys.
 //
+// Conn is the connection engine on these pieces, either role, with the
+// shape of internal/http2: Receive takes a datagram, AppendDatagram gives
+// the next one to send, NextTimeout and OnTimeout run the timers,
+// NextEvent reports handshake completion, streams opened by the peer,
+// streams readable or writable and the connection's end; OpenStream,
+// Write, CloseWrite, Read, ResetStream and StopSending drive the streams.
+//
 // # Files
 //
 //   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
+//   - cids.go: connection IDs both ways: NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, active_connection_id_limit, reset tokens
 //   - congestion.go: NewReno: slow start, congestion avoidance, recovery periods, persistent congestion (RFC 9002 section 7)
+//   - conn.go: Config, Conn and its state, events, close, draining, the idle timer, NextTimeout and OnTimeout
+//   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
+//   - conn_loss.go: lossTracker: packets in flight per space, ACKs, packet and time thresholds, PTO probes, a NewReno window
+//   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation, ACK scheduling
+//   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
+//   - conn_tls.go: NewClientConn, NewServerConn, crypto/tls QUICConn events, transport parameters checked, key discard and key update
 //   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
+//   - flow.go: connFlow: connection flow control both ways, MAX_DATA and DATA_BLOCKED
 //   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear
 //   - frameappend.go: frames appended: any parsed Frame, STREAM, CRYPTO, ACK from a RangeSet
 //   - frameparse.go: ParseFrame: every RFC 9000 frame, no allocation, FRAME_ENCODING_ERROR on malformed input
@@ -25,12 +40,18 @@
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
+//   - records.go: what each packet carried, by handle, resent or released when it is lost or acknowledged
 //   - recovery.go: Recovery: packets sent, the loss detection timer (time threshold, PTO, anti-deadlock), spaces discarded (RFC 9002 appendix A)
 //   - recovery_ack.go: ACKs received: RTT samples, losses by packet and time thresholds, NewReno driven, ECN-CE
+//   - recvbuf.go: recvBuf: a stream's received bytes reassembled in place, read in order
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
 //   - rtt.go: RTT: the round-trip estimate and the PTO, loss delay and ACK delay derived from it (RFC 9002)
+//   - sendbuf.go: sendBuf: a stream's bytes written, sent, acknowledged and lost
 //   - sent.go: Space, SentPacket, and each space's sent packets in a reused ring
+//   - spans.go: spanSet: sorted byte ranges of a stream
 //   - statelessreset.go: stateless reset tokens from a static key, Stateless Resets sent and detected
+//   - stream.go: stream: one stream's state both ways, final size, resets, its frames appended
+//   - streams.go: the stream API (OpenStream, Write, Read, CloseWrite, ResetStream, StopSending) and stream limits
 //   - token.go: TokenProtector: address validation tokens for Retry and NEW_TOKEN, sealed and opened
 //   - transportparams.go: TransportParameters (RFC 9000 section 18): parsed, checked, appended
 //   - varint.go: variable-length integers (RFC 9000 section 16): append, parse, length
