@@ -39,6 +39,7 @@ type FlowRun struct {
 	firstVU int
 	begun   *atomic.Int64
 	model   string // the whole run's, for the Result
+	users   int    // the whole run's, every shard's
 }
 
 // checkFlowRun checks a run of user journeys and gives it the run's own
@@ -71,6 +72,7 @@ func (c *Config) checkFlowRun() error {
 	}
 	run := *f
 	run.begun = new(atomic.Int64)
+	run.users = c.Connections
 	switch {
 	case len(f.Stages) > 0:
 		run.model = "users in stages " + FormatStages(f.Stages)

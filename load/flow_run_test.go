@@ -2,9 +2,11 @@ package load
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,5 +95,36 @@ func TestFlowRunOpen(t *testing.T) {
 	}
 	if fl := res.Flows; fl.Iterations != 100 || wrong.Load() != 0 || fl.ChecksFailed() != 0 {
 		t.Fatalf("flows %+v, wrong tokens %d", fl, wrong.Load())
+	}
+}
+
+// TestFlowRunStagesRampUsers: stages asking for at most two users keep
+// the other four resting: only users 1 and 2 ever log in.
+func TestFlowRunStagesRampUsers(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[string(body)] = true
+		mu.Unlock()
+		w.Write([]byte(`{"token":"x"}`))
+	}))
+	defer srv.Close()
+	f, err := flow.Compile([]byte("steps:\n  - {name: login, method: POST, url: /login, body: 'u{{vu}}', think: 2ms}\n"), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stages := []Stage{{Duration: 200 * time.Millisecond, Target: 2}, {Duration: 300 * time.Millisecond, Target: 2}}
+	res, err := Run(ctx, Config{URL: srv.URL, Connections: 6, Loops: 2, Flow: &FlowRun{Flow: f, Stages: stages}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !seen["u1"] || !seen["u2"] || len(seen) != 2 || res.Flows.Iterations == 0 {
+		t.Fatalf("users seen %v, %d iterations; want u1 and u2 only", seen, res.Flows.Iterations)
 	}
 }

@@ -83,7 +83,7 @@ func (e *engine) newFlowSchedule(loop int) *flowSchedule {
 // place binds user j (numbered from 1, after earlier shards') to c.
 func (s *flowSchedule) place(c *conn, j int) {
 	fu := &flowUser{}
-	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.firstVU+j+1, uint64(j)*0x9e3779b97f4a7c15+1)
+	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.users, uint64(j)*0x9e3779b97f4a7c15+1)
 	fu.resp.limit, fu.resp.clock = s.run.BodyLimit, s.clock
 	c.user = fu
 	if h1, ok := c.ses.(*h1session); ok {
@@ -195,6 +195,10 @@ func (s *flowSchedule) wake(l *loop, now int64) {
 	}
 }
 
+// startCheck is how often a loop waiting for measurement to begin looks
+// whether another loop began it.
+const startCheck = int64(time.Millisecond)
+
 // stageCheck is how often users resting under stages look again.
 const stageCheck = int64(20 * time.Millisecond)
 
@@ -258,6 +262,12 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 }
 
 func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
+	if !l.recording && now >= int64(l.e.cfg.Warmup) {
+		// Another loop may begin measuring any moment (when the last
+		// connection is up): look soon, or this loop's users would
+		// start up to maxWait after the others'.
+		return now + startCheck
+	}
 	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
 		return now + stageCheck
 	}

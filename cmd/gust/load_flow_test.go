@@ -246,3 +246,21 @@ func writeTestFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadFlowCSVRows: --data-csv columns are variables, a row per user
+// (--data-per user) or a row per iteration.
+func TestLoadFlowCSVRows(t *testing.T) {
+	flowSrc := strings.Replace(journeyFlow, `u{{vu}}`, `{{name}}`, 1)
+	for _, per := range []string{"user", "iteration"} {
+		j, srv := newJourneyServer(t)
+		f := dataFiles(t, map[string]string{"flow.yaml": flowSrc, "users.csv": "name\nann\nbo\ncy\ndee\n"})
+		s := flowRun(t, "--flow", f["flow.yaml"], "--data-csv", f["users.csv"], "--data-per", per, "--vus", "2", "--iterations", "40", srv.URL)
+		j.mu.Lock()
+		users := len(j.tokens)
+		j.mu.Unlock()
+		want := map[string]int{"user": 2, "iteration": 4}[per]
+		if users != want || s.Flows.Iterations != 40 || j.wrong.Load() != 0 {
+			t.Fatalf("--data-per %s: %d users logged in, %d iterations, %d wrong tokens; want %d, 40, 0", per, users, s.Flows.Iterations, j.wrong.Load(), want)
+		}
+	}
+}
