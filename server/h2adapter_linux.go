@@ -125,32 +125,43 @@ type h2Body struct {
 // posted to the loop.
 const creditBatch = 16 << 10
 
+// Read and Close may run on different goroutines, as net/http allows (a
+// handler closes the body while a goroutine of its own reads it, as
+// grpc-go's does): every field of b is touched under the stream's lock,
+// and Close wakes a Read that waits.
 func (b *h2Body) Read(p []byte) (int, error) {
 	st := b.st
-	if b.closed {
-		return 0, errBodyClosed
-	}
 	st.mu.Lock()
-	for st.inOff == len(st.in) && !st.eof && st.inErr == nil {
+	for !b.closed && st.inOff == len(st.in) && !st.eof && st.inErr == nil {
+		credit := b.credit
+		b.credit = 0
 		st.mu.Unlock()
-		if b.credit > 0 {
-			st.post(nil, b.credit)
-			b.credit = 0
+		if credit > 0 {
+			st.post(nil, credit)
 		}
 		<-st.wake
 		st.mu.Lock()
 	}
+	if b.closed {
+		st.mu.Unlock()
+		return 0, errBodyClosed
+	}
 	if st.inOff < len(st.in) {
 		n := copy(p, st.in[st.inOff:])
 		st.inOff += n
-		st.mu.Unlock()
 		b.credit += n
-		if b.total += int64(n); b.total > st.srv.cfg.MaxBodyBytes {
+		b.total += int64(n)
+		tooLarge := b.total > st.srv.cfg.MaxBodyBytes
+		credit := 0
+		if b.credit >= creditBatch && !tooLarge {
+			credit, b.credit = b.credit, 0
+		}
+		st.mu.Unlock()
+		if tooLarge {
 			return 0, errBodyTooLarge
 		}
-		if b.credit >= creditBatch {
-			st.post(nil, b.credit)
-			b.credit = 0
+		if credit > 0 {
+			st.post(nil, credit)
 		}
 		return n, nil
 	}
@@ -172,21 +183,24 @@ func (b *h2Body) Read(p []byte) (int, error) {
 
 // Close drops what the handler did not read and gives its window back.
 func (b *h2Body) Close() error {
+	st := b.st
+	st.mu.Lock()
 	if b.closed {
+		st.mu.Unlock()
 		return nil
 	}
 	b.closed = true
-	st := b.st
-	st.mu.Lock()
 	left := len(st.in) - st.inOff
 	st.in, st.inOff = nil, 0
 	if st.inErr == nil && !st.eof {
 		st.inErr = errBodyClosed
 	}
+	n := b.credit + left
+	b.credit = 0
 	st.mu.Unlock()
-	if n := b.credit + left; n > 0 {
+	st.signal() // a Read waiting for data returns errBodyClosed
+	if n > 0 {
 		st.post(nil, n)
-		b.credit = 0
 	}
 	return nil
 }
