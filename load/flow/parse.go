@@ -81,6 +81,10 @@ type checkSpec struct {
 	exists bool
 }
 
+// maxCount bounds repeat counts and weights, so that counters and sums
+// of weights never overflow.
+const maxCount = 1_000_000
+
 // parseError is a flow file's one-line error: file, line, field, what.
 func parseError(file string, line int, field, format string, a ...any) error {
 	msg := fmt.Sprintf(format, a...)
@@ -178,8 +182,8 @@ func (p *parser) item(n *yaml.Node) (itemSpec, error) {
 	case lookup(n, "repeat") != nil:
 		v := lookup(n, "repeat")
 		r, err := strconv.Atoi(v.Value)
-		if err != nil || r < 1 {
-			return it, p.err(v, "repeat", "want a count of at least 1, not %q", v.Value)
+		if err != nil || r < 1 || r > maxCount {
+			return it, p.err(v, "repeat", "want a count from 1 to %d, not %q", maxCount, v.Value)
 		}
 		it.repeat = r
 		s := lookup(n, "steps")
@@ -218,8 +222,8 @@ func (p *parser) alt(n *yaml.Node) (altSpec, error) {
 	}
 	if w := lookup(n, "weight"); w != nil {
 		v, err := strconv.Atoi(w.Value)
-		if err != nil || v < 1 {
-			return a, p.err(w, "weight", "want a whole number of at least 1, not %q", w.Value)
+		if err != nil || v < 1 || v > maxCount {
+			return a, p.err(w, "weight", "want a whole number from 1 to %d, not %q", maxCount, w.Value)
 		}
 		a.weight = v
 	}
