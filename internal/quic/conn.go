@@ -191,6 +191,7 @@ type Conn struct {
 	pathResponse    [8]byte
 	pathResponseDue bool
 	probeOwed       [numSpaces]int // ack-eliciting packets a PTO asks for
+	paceAt          time.Time      // when the pacer lets the next datagram go
 
 	events    []Event
 	eventHead int
@@ -240,7 +241,7 @@ func newConn(cfg *Config, isClient bool) *Conn {
 	c.idleTimeout = c.cfg.MaxIdleTimeout
 	c.flow.init(c.cfg.MaxData)
 	c.strms.init(c)
-	c.loss.init()
+	c.loss.init(!isClient)
 	c.scratch = make([]byte, 0, 2048)
 	return c
 }
@@ -409,7 +410,8 @@ func (c *Conn) NextTimeout() time.Time {
 	for i := range c.spaces {
 		t = earliest(t, c.spaces[i].ackDeadline)
 	}
-	return earliest(t, c.loss.timeout(c))
+	t = earliest(t, c.paceAt)
+	return earliest(t, c.loss.timeout())
 }
 
 // earliest returns the earlier of two times, a zero time meaning none.
@@ -437,7 +439,7 @@ func (c *Conn) OnTimeout(now time.Time) {
 		c.finish(ErrIdleTimeout)
 		return
 	}
-	if t := c.loss.timeout(c); !t.IsZero() && !now.Before(t) {
+	if t := c.loss.timeout(); !t.IsZero() && !now.Before(t) {
 		c.loss.onTimeout(c, now)
 	}
 }

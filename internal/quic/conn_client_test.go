@@ -82,7 +82,7 @@ func TestConnNewConnectionIDs(t *testing.T) {
 	// The server retires the ID the client sends to: the client moves on.
 	before := bytes.Clone(p.client.cids.dcid())
 	p.client.Receive(seal1RTT(p.server, frames(Frame{Type: FrameNewConnectionID, SequenceNumber: 9,
-		RetirePriorTo: 1, ConnID: []byte{7, 7, 7, 7, 7, 7, 7, 7}, ResetToken: make([]byte, 16)})), p.now)
+		RetirePriorTo: 1, ConnID: []byte{7, 7, 7, 7, 7, 7, 7, 7}, ResetToken: make([]byte, 16)}), p.now), p.now)
 	if p.client.Err() != nil || bytes.Equal(p.client.cids.dcid(), before) {
 		t.Fatalf("after Retire Prior To: %v, dcid %x", p.client.Err(), p.client.cids.dcid())
 	}

@@ -3,11 +3,12 @@ package quic
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // seal1RTT returns a 1-RTT packet from `from` to its peer carrying frames,
 // protected with from's keys, as from would send it.
-func seal1RTT(from *Conn, frames []byte) []byte {
+func seal1RTT(from *Conn, frames []byte, now time.Time) []byte {
 	s := &from.spaces[spaceApp]
 	pn := s.nextPN
 	s.nextPN++
@@ -21,6 +22,7 @@ func seal1RTT(from *Conn, frames []byte) []byte {
 	if err != nil {
 		panic(err)
 	}
+	from.loss.onSent(spaceApp, pn, now, len(out), false, noFrames)
 	return out
 }
 
@@ -76,7 +78,7 @@ func TestConnPeerViolations(t *testing.T) {
 				c.MaxStreamsBidi, c.MaxStreamData, c.MaxData, c.ActiveConnIDLimit = 10, 1000, 2500, 2
 			})
 			p.handshake()
-			p.server.Receive(seal1RTT(p.client, tc.payload), p.now)
+			p.server.Receive(seal1RTT(p.client, tc.payload, p.now), p.now)
 			var ce *CloseError
 			if !errors.As(p.server.Err(), &ce) || ce.Remote || ce.Code != uint64(tc.want) {
 				t.Fatalf("server error %v, want a local close with %v", p.server.Err(), tc.want)
@@ -94,7 +96,7 @@ func TestConnAllowedTraffic(t *testing.T) {
 	p.handshake()
 	// Within every limit, in any order, repeated: no error.
 	p.server.Receive(seal1RTT(p.client, frames(streamFrame(4, 500, 500, true), streamFrame(4, 0, 500, false),
-		streamFrame(4, 0, 1000, true), Frame{Type: FramePing}, Frame{Type: FrameStreamDataBlocked, StreamID: 8}, streamFrame(36, 0, 0, false))), p.now)
+		streamFrame(4, 0, 1000, true), Frame{Type: FramePing}, Frame{Type: FrameStreamDataBlocked, StreamID: 8}, streamFrame(36, 0, 0, false)), p.now), p.now)
 	if err := p.server.Err(); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func FuzzConnReceive(f *testing.F) {
 		}
 		if len(data) > 0 && data[0]&1 == 1 {
 			cp.handshake()
-			cp.server.Receive(seal1RTT(cp.client, data), cp.now)
+			cp.server.Receive(seal1RTT(cp.client, data, cp.now), cp.now)
 			cp.flush()
 			cp.server.OnTimeout(cp.now.Add(time.Minute))
 		}

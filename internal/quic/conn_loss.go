@@ -2,249 +2,92 @@ package quic
 
 import "time"
 
-// lossTracker is the connection's loss detection and congestion window
-// (RFC 9002): packets in flight per space, the RTT estimate, the loss and
-// probe timers, and a NewReno window. It calls back onPacketAcked and
-// onPacketLost with each packet's record handle.
+// lossTracker joins the connection to Recovery (loss detection, NewReno,
+// the pacer): packets sent and ACKs go in, acknowledged and lost packets
+// come back to the connection's records by their handle.
 type lossTracker struct {
-	sent          [numSpaces][]trackedPacket
-	eliciting     [numSpaces]int // ack-eliciting packets in flight
-	lastEliciting [numSpaces]time.Time
-	lastSent      time.Time
-	lossTime      [numSpaces]time.Time
-	ptoCount      int
-	rtt           RTT
-	maxAckDelay   time.Duration
-
-	cwnd, ssthresh, inFlight int
-	recoveryStart            time.Time
-	ranges                   [64]Range
+	r Recovery
 }
 
-// trackedPacket is one packet in flight.
-type trackedPacket struct {
-	pn           uint64
-	time         time.Time
-	size         int
-	ackEliciting bool
-	handle       uint32
-}
+// noFrames is the handle of a packet with nothing to resend or release.
+const noFrames = ^uint32(0)
 
-const (
-	initialWindow = 10 * minUDPPayloadSize
-	minimumWindow = 2 * minUDPPayloadSize
-)
+// connLoss is the Conn as Recovery's LossHandler, a conversion of the
+// pointer, so handing it over allocates nothing.
+type connLoss Conn
 
-func (l *lossTracker) init() {
-	l.cwnd, l.ssthresh = initialWindow, 1<<62
-	for i := range l.sent {
-		l.sent[i] = make([]trackedPacket, 0, 64)
+// Acked releases what an acknowledged packet carried.
+func (h *connLoss) Acked(space Space, p *SentPacket) {
+	if p.Frames != noFrames {
+		(*Conn)(h).onPacketAcked(spaceID(space), p.Number, p.Frames)
 	}
 }
+
+// Lost queues again what a lost packet carried.
+func (h *connLoss) Lost(space Space, p *SentPacket) {
+	if p.Frames != noFrames {
+		(*Conn)(h).onPacketLost(spaceID(space), p.Frames)
+	}
+}
+
+func (l *lossTracker) init(server bool) { l.r.Init(server, minUDPPayloadSize) }
 
 // pto returns the probe timeout before backoff.
 func (l *lossTracker) pto(maxAckDelay time.Duration) time.Duration {
-	return l.rtt.PTO(maxAckDelay)
+	return l.r.RTT.PTO(maxAckDelay)
 }
 
-// canSend reports whether the window takes another datagram of size.
-func (l *lossTracker) canSend(size int) bool { return l.inFlight+size <= l.cwnd }
+// canSend reports whether the congestion window takes another datagram.
+func (l *lossTracker) canSend() bool { return l.r.CanSend() }
 
-// onSent tracks an ack-eliciting packet.
-func (l *lossTracker) onSent(sp spaceID, p trackedPacket) {
-	l.sent[sp] = append(l.sent[sp], p)
-	l.inFlight += p.size
-	l.eliciting[sp]++
-	l.lastEliciting[sp] = p.time
-	l.lastSent = p.time
+// onSent records a packet sent; one that elicits no ACK has no frames to
+// resend and is not in flight.
+func (l *lossTracker) onSent(sp spaceID, pn uint64, now time.Time, size int, eliciting bool, handle uint32) {
+	if !eliciting {
+		handle = noFrames
+	}
+	l.r.OnPacketSent(Space(sp), SentPacket{Number: pn, Time: now, Size: size,
+		AckEliciting: eliciting, InFlight: eliciting, Frames: handle})
 }
 
-// onAck takes an ACK frame of space sp (RFC 9002 sections 5 and 6).
+// onAck takes an ACK frame of space sp.
 func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error {
-	space := &c.spaces[sp]
-	if f.LargestAcked >= space.nextPN {
-		return &TransportError{Code: ProtocolViolation, Reason: "ACK of a packet never sent"}
+	delay := time.Duration(0)
+	if sp == spaceApp {
+		delay = AckDelay(f.AckDelay, c.peer.AckDelayExponent)
 	}
-	n := 0
-	rr := f.AckRanges()
-	for n < len(l.ranges) {
-		lo, hi, ok := rr.Next()
-		if !ok {
-			break
-		}
-		l.ranges[n] = Range{lo, hi}
-		n++
-	}
-	if int64(f.LargestAcked) > space.largestAcked {
-		space.largestAcked = int64(f.LargestAcked)
-	}
-	var largestNew trackedPacket
-	hasLargest := false
-	anyEliciting := false
-	keep := l.sent[sp][:0]
-	newly := 0
-	for i := range l.sent[sp] {
-		p := l.sent[sp][i]
-		if !l.acked(p.pn, n) {
-			keep = append(keep, p)
-			continue
-		}
-		newly++
-		if p.pn == f.LargestAcked {
-			largestNew, hasLargest = p, true
-		}
-		anyEliciting = anyEliciting || p.ackEliciting
-		l.inFlight -= p.size
-		l.eliciting[sp]--
-		if p.time.After(l.recoveryStart) {
-			if l.cwnd < l.ssthresh {
-				l.cwnd += p.size
-			} else {
-				l.cwnd += minUDPPayloadSize * p.size / l.cwnd
-			}
-		}
-		c.onPacketAcked(sp, p.pn, p.handle)
-	}
-	l.sent[sp] = keep
-	if newly == 0 {
-		return nil
-	}
-	if hasLargest && anyEliciting {
-		delay := time.Duration(0)
-		if sp == spaceApp {
-			delay = AckDelay(f.AckDelay, c.peer.AckDelayExponent)
-		}
-		l.rtt.Update(now.Sub(largestNew.time), delay, c.handshakeConfirmed, l.maxAckDelay)
-	}
-	if c.handshakeConfirmed || sp != spaceApp || !c.isClient {
-		l.ptoCount = 0
-	}
-	l.detectLost(c, sp, now)
-	return nil
+	return l.r.OnAckReceived(Space(sp), f.AckRanges(), delay, now, (*connLoss)(c))
 }
 
-// acked reports whether pn is in the first n ranges read from an ACK.
-func (l *lossTracker) acked(pn uint64, n int) bool {
-	for _, r := range l.ranges[:n] {
-		if pn >= r.Lo && pn <= r.Hi {
-			return true
-		}
-	}
-	return false
-}
+// timeout returns when the loss detection timer fires; zero if unarmed.
+func (l *lossTracker) timeout() time.Time { return l.r.LossTimeout() }
 
-// detectLost declares lost the packets below the largest acknowledged by
-// the packet or the time threshold, and arms the loss timer for the rest.
-func (l *lossTracker) detectLost(c *Conn, sp spaceID, now time.Time) {
-	largest := c.spaces[sp].largestAcked
-	l.lossTime[sp] = time.Time{}
-	if largest < 0 {
+// onTimeout runs the loss detection timer. A PTO owes probe packets in
+// its space; in the Initial and Handshake spaces they carry again the
+// crypto data not yet acknowledged, so that a lost flight is resent
+// without waiting for an ACK.
+func (l *lossTracker) onTimeout(c *Conn, now time.Time) {
+	probes, space := l.r.OnLossTimeout(now, (*connLoss)(c))
+	if probes == 0 {
 		return
 	}
-	delay := l.rtt.LossDelay()
-	keep := l.sent[sp][:0]
-	var lostAny time.Time
-	for _, p := range l.sent[sp] {
-		if int64(p.pn) > largest {
-			keep = append(keep, p)
-			continue
-		}
-		if int64(p.pn)+PacketThreshold <= largest || !p.time.Add(delay).After(now) {
-			l.inFlight -= p.size
-			l.eliciting[sp]--
-			if p.time.After(lostAny) {
-				lostAny = p.time
-			}
-			c.onPacketLost(sp, p.handle)
-			continue
-		}
-		keep = append(keep, p)
-		l.lossTime[sp] = earliest(l.lossTime[sp], p.time.Add(delay))
-	}
-	l.sent[sp] = keep
-	if !lostAny.IsZero() && lostAny.After(l.recoveryStart) {
-		l.recoveryStart = now
-		l.cwnd = max(l.cwnd/2, minimumWindow)
-		l.ssthresh = l.cwnd
-	}
-}
-
-// timeout returns when the loss timer or the probe timer fires.
-func (l *lossTracker) timeout(c *Conn) time.Time {
-	var t time.Time
-	for sp := range numSpaces {
-		t = earliest(t, l.lossTime[sp])
-	}
-	if !t.IsZero() {
-		return t
-	}
-	if sp, ok := l.ptoSpace(c); ok {
-		base := l.lastEliciting[sp]
-		if l.eliciting[sp] == 0 {
-			base = l.lastSent
-		}
-		d := l.rtt.PTO(0)
-		if sp == spaceApp {
-			d = l.rtt.PTO(l.maxAckDelay)
-		}
-		return base.Add(d << min(l.ptoCount, 16))
-	}
-	return t
-}
-
-// ptoSpace returns the space whose probe timer runs: the earliest with
-// ack-eliciting packets in flight, or, for a client still in its
-// handshake, the highest with keys (RFC 9002 section 6.2.2.1).
-func (l *lossTracker) ptoSpace(c *Conn) (spaceID, bool) {
-	for sp := range numSpaces {
-		if l.eliciting[sp] > 0 && (sp != spaceApp || c.handshakeComplete) {
-			return sp, true
-		}
-	}
-	if c.isClient && !c.handshakeConfirmed && !l.lastSent.IsZero() {
-		if c.spaces[spaceHandshake].write != nil && !c.spaces[spaceHandshake].dropped {
-			return spaceHandshake, true
-		}
-		if !c.spaces[spaceInitial].dropped {
-			return spaceInitial, true
-		}
-	}
-	return 0, false
-}
-
-// onTimeout runs the loss timer or the probe timer.
-func (l *lossTracker) onTimeout(c *Conn, now time.Time) {
-	for sp := range numSpaces {
-		if !l.lossTime[sp].IsZero() && !now.Before(l.lossTime[sp]) {
-			l.detectLost(c, sp, now)
+	sp := spaceID(space)
+	if s := &c.spaces[sp]; s.write == nil || s.dropped {
+		if sp == spaceHandshake && !c.spaces[spaceInitial].dropped {
+			sp = spaceInitial
+		} else {
 			return
 		}
 	}
-	sp, ok := l.ptoSpace(c)
-	if !ok {
-		return
+	c.probeOwed[sp] = probes
+	if sp != spaceApp {
+		cs := &c.spaces[sp].cryptoSend
+		cs.onLost(cs.base, int(cs.next-cs.base), false)
 	}
-	l.ptoCount++
-	// The probe carries again what is in flight in the space: a probe
-	// that is acknowledged delivers it, and nothing waits on a later PTO.
-	for _, p := range l.sent[sp] {
-		l.inFlight -= p.size
-		c.onPacketLost(sp, p.handle)
-	}
-	l.sent[sp] = l.sent[sp][:0]
-	l.eliciting[sp] = 0
-	c.probeOwed[sp] = 1
-	l.lastSent = now
 }
 
-// discard forgets the packets of a space whose keys are gone.
+// discard forgets a space whose keys are gone, and frees its records.
 func (l *lossTracker) discard(c *Conn, sp spaceID) {
-	for _, p := range l.sent[sp] {
-		l.inFlight -= p.size
-		c.recs.release(p.handle)
-	}
-	l.sent[sp] = l.sent[sp][:0]
-	l.eliciting[sp] = 0
-	l.lossTime[sp] = time.Time{}
-	l.ptoCount = 0
+	l.r.DiscardSpace(Space(sp))
+	c.recs.releaseSpace(sp)
 }

@@ -20,6 +20,7 @@ func (c *Conn) Receive(datagram []byte, now time.Time) {
 	}
 	if !c.addrValidated {
 		c.bytesRecv += uint64(len(datagram))
+		c.loss.r.SetAmplificationBlocked(false)
 	}
 	whole := datagram
 	for len(datagram) > 0 && c.state < stateClosing {
@@ -202,7 +203,6 @@ func (c *Conn) onRetry(pkt []byte, h *LongHeader) {
 	c.token = append([]byte(nil), h.Token...)
 	c.cids.retrySCID = scid
 	c.cids.remote[0].id = scid
-	c.loss.discard(c, spaceInitial)
 	c.spaces[spaceInitial].cryptoSend.restart()
 }
 

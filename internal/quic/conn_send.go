@@ -27,6 +27,7 @@ func (c *Conn) AppendDatagram(b []byte, now time.Time) ([]byte, bool) {
 			size = budget
 		}
 		if size < 64 {
+			c.loss.r.SetAmplificationBlocked(true)
 			return b, false
 		}
 	}
@@ -78,11 +79,11 @@ func (c *Conn) spaceWants(sp spaceID, now time.Time) bool {
 	if s.cryptoSend.pending(1 << 62) {
 		return true
 	}
-	return sp == spaceApp && c.appWants()
+	return sp == spaceApp && c.appWants(now)
 }
 
 // appWants reports whether 1-RTT frames other than ACK wait to be sent.
-func (c *Conn) appWants() bool {
+func (c *Conn) appWants(now time.Time) bool {
 	if c.handshakeDoneOwed || c.pathResponseDue || c.flow.maxDataOwed || c.flow.blockedOwed ||
 		c.strms.limitOwed[0] || c.strms.limitOwed[1] || c.strms.blocked[0] || c.strms.blocked[1] ||
 		len(c.cids.retireOwed) > 0 {
@@ -93,16 +94,28 @@ func (c *Conn) appWants() bool {
 			return true
 		}
 	}
-	if !c.loss.canSend(c.maxDatagram) {
+	if !c.loss.canSend() {
 		return false
 	}
 	credit := c.flow.credit()
 	for _, s := range c.strms.sendq {
 		if s.sendWork(credit) {
-			return true
+			return c.paced(now)
 		}
 	}
 	return false
+}
+
+// paced reports whether the pacer lets a datagram go at now; if not, the
+// time it will is a timeout.
+func (c *Conn) paced(now time.Time) bool {
+	t := c.loss.r.NextSendTime(now, c.maxDatagram)
+	if t.After(now) {
+		c.paceAt = t
+		return false
+	}
+	c.paceAt = time.Time{}
+	return true
 }
 
 // appendPacket appends one packet of space sp, ending by limit, padded to
@@ -125,7 +138,7 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	pnOff := len(b) - pnLen
 	payloadStart := len(b)
 	end := limit - Overhead
-	p := packetBuilder{recs: &c.recs, handle: c.recs.get()}
+	p := packetBuilder{recs: &c.recs, handle: c.recs.get(sp)}
 	if closing {
 		b = append(b, c.closeFrame...)
 	} else {
@@ -136,7 +149,7 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 		}
 		probe := c.probeOwed[sp] > 0
 		b = c.appendCrypto(b, sp, end, &p)
-		if sp == spaceApp && (probe || c.loss.canSend(c.maxDatagram)) {
+		if sp == spaceApp && (probe || c.loss.canSend() && c.paced(now)) {
 			b = c.appendAppFrames(b, end, &p)
 		}
 		if probe {
@@ -170,9 +183,9 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	}
 	b = b[:pktStart+len(pkt)]
 	s.nextPN++
-	if p.ackEliciting && !closing {
-		c.loss.onSent(sp, trackedPacket{pn: pn, time: now, size: len(pkt), ackEliciting: true, handle: p.handle})
-	} else {
+	eliciting := p.ackEliciting && !closing
+	c.loss.onSent(sp, pn, now, len(pkt), eliciting, p.handle)
+	if !eliciting {
 		c.recs.release(p.handle)
 	}
 	if sp == spaceApp && c.keys.firstPN < 0 {

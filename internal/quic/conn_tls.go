@@ -144,6 +144,7 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 				c.confirmHandshake(now)
 			}
 			c.maxDatagram = int(min(uint64(c.cfg.MaxDatagramSize), c.peer.MaxUDPPayloadSize))
+			c.loss.r.SetMaxDatagramSize(c.maxDatagram)
 			c.cids.issueMore(c)
 			c.event(EventHandshakeDone, 0)
 		}
@@ -215,7 +216,7 @@ func (c *Conn) setPeerParams(b []byte) error {
 	}
 	c.flow.sendMax = p.InitialMaxData
 	c.strms.setPeerLimits(&p)
-	c.loss.maxAckDelay = c.peerMaxAckDelay()
+	c.loss.r.MaxAckDelay = c.peerMaxAckDelay()
 	return nil
 }
 
@@ -226,6 +227,7 @@ func (c *Conn) confirmHandshake(now time.Time) {
 		return
 	}
 	c.handshakeConfirmed = true
+	c.loss.r.SetHandshakeConfirmed()
 	c.dropSpace(spaceHandshake)
 	c.dropSpace(spaceInitial)
 }

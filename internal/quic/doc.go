@@ -25,7 +25,7 @@
 //   - congestion.go: NewReno: slow start, congestion avoidance, recovery periods, persistent congestion (RFC 9002 section 7)
 //   - conn.go: Config, Conn and its state, events, close, draining, the idle timer, NextTimeout and OnTimeout
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
-//   - conn_loss.go: lossTracker: packets in flight per space, ACKs, packet and time thresholds, PTO probes, a NewReno window
+//   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes (crypto data again), records freed or resent
 //   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation, ACK scheduling
 //   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
 //   - conn_tls.go: NewClientConn, NewServerConn, crypto/tls QUICConn events, transport parameters checked, key discard and key update

@@ -32,24 +32,40 @@ type frameRec struct {
 // sending allocates nothing.
 type packetRecs struct {
 	frames [][]frameRec
+	space  []int8 // the space of a handle in use, -1 when free
 	free   []uint32
 }
 
-// get returns a free handle with no frames.
-func (p *packetRecs) get() uint32 {
+// get returns a free handle with no frames, for a packet of space sp.
+func (p *packetRecs) get(sp spaceID) uint32 {
 	if n := len(p.free); n > 0 {
 		h := p.free[n-1]
 		p.free = p.free[:n-1]
+		p.space[h] = int8(sp)
 		return h
 	}
 	p.frames = append(p.frames, make([]frameRec, 0, 8))
+	p.space = append(p.space, int8(sp))
 	return uint32(len(p.frames) - 1)
 }
 
 // release gives h back.
 func (p *packetRecs) release(h uint32) {
+	if p.space[h] < 0 {
+		return
+	}
 	p.frames[h] = p.frames[h][:0]
+	p.space[h] = -1
 	p.free = append(p.free, h)
+}
+
+// releaseSpace gives back every handle of space sp: its keys are gone.
+func (p *packetRecs) releaseSpace(sp spaceID) {
+	for h := range p.space {
+		if p.space[h] == int8(sp) {
+			p.release(uint32(h))
+		}
+	}
 }
 
 // packetBuilder gathers what goes into one packet being built.
