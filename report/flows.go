@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gust-http/gust/result"
@@ -30,6 +32,15 @@ type FlowsStats struct {
 	DurationHdr string `json:"iteration_duration_hdr"`
 	// Checks holds each check of each step, in the flow's order.
 	Checks []FlowCheckStats `json:"checks"`
+	// Steps holds each step's answers by status code, in the flow's
+	// order; a step's latency and errors are its endpoint's.
+	Steps []FlowStepStats `json:"steps"`
+}
+
+// FlowStepStats is one step's answers by status code.
+type FlowStepStats struct {
+	Step   string           `json:"step"`
+	Status map[string]int64 `json:"status"`
 }
 
 // FlowCheckStats is one check of one step.
@@ -52,6 +63,14 @@ func newFlowsStats(f *result.Flows) *FlowsStats {
 	for _, c := range f.Checks {
 		s.Checks = append(s.Checks, FlowCheckStats{Step: c.Step, Check: c.Check, Passed: c.Passed, Failed: c.Failed})
 	}
+	s.Steps = []FlowStepStats{}
+	for _, st := range f.Steps {
+		row := FlowStepStats{Step: st.Name, Status: map[string]int64{}}
+		for code, n := range st.Status {
+			row.Status[strconv.Itoa(code)] = n
+		}
+		s.Steps = append(s.Steps, row)
+	}
 	return s
 }
 
@@ -71,13 +90,25 @@ func flowsResult(s *FlowsStats) (*result.Flows, error) {
 	for _, c := range s.Checks {
 		f.Checks = append(f.Checks, result.FlowCheck{Step: c.Step, Check: c.Check, Passed: c.Passed, Failed: c.Failed})
 	}
+	for _, st := range s.Steps {
+		step := result.FlowStep{Name: st.Step, Status: map[int]int64{}}
+		for code, n := range st.Status {
+			c, err := strconv.Atoi(code)
+			if err != nil || c < 100 || c > 999 {
+				return nil, fmt.Errorf("flows: step %q: %q is not a status code", st.Step, code)
+			}
+			step.Status[c] = n
+		}
+		f.Steps = append(f.Steps, step)
+	}
 	if f.ChecksPassed() != s.ChecksPassed || f.ChecksFailed() != s.ChecksFailed {
 		return nil, fmt.Errorf("flows: checks_passed and checks_failed differ from the checks listed: the result was changed")
 	}
 	return f, nil
 }
 
-// writeFlows writes the text report's flows section.
+// writeFlows writes the text report's flows section: iterations, their
+// durations, each step's status codes and each check.
 func writeFlows(b *strings.Builder, f *result.Flows) {
 	its := plural(f.Iterations, "iteration", "iterations")
 	if f.Aborted > 0 {
@@ -91,6 +122,23 @@ func writeFlows(b *strings.Builder, f *result.Flows) {
 		line(b, "Iteration", fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s",
 			formatMicros(float64(h.ValueAtQuantile(50))), formatMicros(float64(h.ValueAtQuantile(90))),
 			formatMicros(float64(h.ValueAtQuantile(99))), formatMicros(float64(h.Max()))))
+	}
+	label := "Steps"
+	for _, st := range f.Steps {
+		codes := make([]int, 0, len(st.Status))
+		for code := range st.Status {
+			codes = append(codes, code)
+		}
+		slices.Sort(codes)
+		parts := []string{}
+		for _, code := range codes {
+			parts = append(parts, fmt.Sprintf("%d: %s", code, formatCount(st.Status[code])))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "no answers")
+		}
+		line(b, label, fmt.Sprintf("%-24s %s", st.Name, strings.Join(parts, ", ")))
+		label = ""
 	}
 	passed, failed := f.ChecksPassed(), f.ChecksFailed()
 	line(b, "Checks", fmt.Sprintf("%s passed, %s failed (%s passed)", formatCount(passed), formatCount(failed), percent(passed, passed+failed)))

@@ -24,6 +24,15 @@ type Flows struct {
 	// Checks counts each check's outcomes, by step and check, in the
 	// flow's order.
 	Checks []FlowCheck
+	// Steps counts each step's answers by status code, in the flow's
+	// order (failed requests are its endpoint's errors).
+	Steps []FlowStep
+}
+
+// FlowStep is one step's answers by status code.
+type FlowStep struct {
+	Name   string
+	Status map[int]int64
 }
 
 // FlowCheck is one check of one step and how often it passed and failed.
@@ -69,6 +78,18 @@ func (f *Flows) Add(o *Flows) {
 			f.Duration = NewHistogram()
 		}
 		f.Duration.Merge(o.Duration)
+	}
+	for _, s := range o.Steps {
+		i := 0
+		for i < len(f.Steps) && f.Steps[i].Name != s.Name {
+			i++
+		}
+		if i == len(f.Steps) {
+			f.Steps = append(f.Steps, FlowStep{Name: s.Name, Status: map[int]int64{}})
+		}
+		for code, n := range s.Status {
+			f.Steps[i].Status[code] += n
+		}
 	}
 	for _, c := range o.Checks {
 		i := 0

@@ -105,6 +105,10 @@ type flowSummary struct {
 			Passed int64  `json:"passed"`
 			Failed int64  `json:"failed"`
 		} `json:"checks"`
+		Steps []struct {
+			Step   string           `json:"step"`
+			Status map[string]int64 `json:"status"`
+		} `json:"steps"`
 	} `json:"flows"`
 }
 
@@ -142,6 +146,9 @@ func TestLoadFlowFiftyUsersKeepTheirTokens(t *testing.T) {
 	if len(s.Endpoints) != 2 || s.Endpoints[0].Count != 1000 || s.Endpoints[1].Count != 1000 {
 		t.Fatalf("endpoints %+v, want login and items 1000 each", s.Endpoints)
 	}
+	if st := fl.Steps; len(st) != 2 || st[0].Step != "login" || st[0].Status["200"] != 1000 || st[1].Status["200"] != 1000 {
+		t.Fatalf("steps %+v, want login and items 200: 1000 each", st)
+	}
 }
 
 // TestLoadFlowFailedChecksAndAbort: a failed check is counted; with
@@ -163,6 +170,9 @@ func TestLoadFlowFailedChecksAndAbort(t *testing.T) {
 		}
 		if j.after.Load() != wantAfter || fl.Aborted != wantAborted {
 			t.Fatalf("abort %s: /after seen %d times, %d aborted; want %d and %d", abort, j.after.Load(), fl.Aborted, wantAfter, wantAborted)
+		}
+		if fl.Steps[0].Status["503"] != 40 {
+			t.Fatalf("abort %s: steps %+v, want fail 503: 40", abort, fl.Steps)
 		}
 	}
 }
@@ -193,7 +203,8 @@ func TestLoadFlowShardsMergeExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	if merged.Flows.Iterations != whole.Flows.Iterations || merged.Flows.ChecksPassed != whole.Flows.ChecksPassed ||
-		merged.Flows.ChecksFailed != whole.Flows.ChecksFailed || merged.Requests != whole.Requests || whole.Flows.Iterations != 101 {
+		merged.Flows.ChecksFailed != whole.Flows.ChecksFailed || merged.Requests != whole.Requests || whole.Flows.Iterations != 101 ||
+		len(merged.Flows.Steps) != 2 || merged.Flows.Steps[1].Status["200"] != whole.Flows.Steps[1].Status["200"] {
 		t.Fatalf("merged %+v\nwhole %+v", merged.Flows, whole.Flows)
 	}
 	if j.wrong.Load() != 0 {

@@ -15,11 +15,17 @@ type Stats struct {
 	duration   *hdrhistogram.Histogram
 	passed     []int64 // by check id
 	failed     []int64
+	status     []map[int]int64 // by step: answers by status code
 }
 
 // NewStats returns empty counters for f.
 func (f *Flow) NewStats() *Stats {
-	return &Stats{duration: result.NewHistogram(), passed: make([]int64, len(f.checks)), failed: make([]int64, len(f.checks))}
+	s := &Stats{duration: result.NewHistogram(), passed: make([]int64, len(f.checks)), failed: make([]int64, len(f.checks)),
+		status: make([]map[int]int64, len(f.steps))}
+	for i := range s.status {
+		s.status[i] = make(map[int]int64, 4)
+	}
+	return s
 }
 
 // Reset forgets every count, keeping the memory.
@@ -28,6 +34,15 @@ func (s *Stats) Reset() {
 	s.duration.Reset()
 	clear(s.passed)
 	clear(s.failed)
+	for _, m := range s.status {
+		clear(m)
+	}
+}
+
+func (s *Stats) answered(step, status int) {
+	if s != nil {
+		s.status[step][status]++
+	}
 }
 
 func (s *Stats) iteration(ns int64, aborted bool) {
@@ -59,7 +74,15 @@ func (f *Flow) Result(loops []*Stats) *result.Flows {
 	for _, c := range f.checks {
 		out.Checks = append(out.Checks, result.FlowCheck{Step: c.step, Check: c.check})
 	}
+	for _, s := range f.steps {
+		out.Steps = append(out.Steps, result.FlowStep{Name: s.name, Status: map[int]int64{}})
+	}
 	for _, s := range loops {
+		for i, m := range s.status {
+			for code, n := range m {
+				out.Steps[i].Status[code] += n
+			}
+		}
 		out.Iterations += s.iterations
 		out.Aborted += s.aborted
 		out.Duration.Merge(s.duration)

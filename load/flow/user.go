@@ -241,6 +241,9 @@ func (u *User) Done(r *Response, now int64, st *Stats) {
 		return
 	}
 	s := &u.f.steps[u.step]
+	if r.Status != 0 {
+		st.answered(u.step, r.Status)
+	}
 	u.step = -1
 	if r.Status == 0 {
 		for i := range s.checks {
