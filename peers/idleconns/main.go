@@ -37,6 +37,7 @@ func main() {
 	n := flag.Int("n", 15000, "connections to open")
 	settle := flag.Duration("settle", 2*time.Second, "wait this long before measuring, for the server to settle")
 	flag.BoolVar(&useH2C, "h2c", false, "speak HTTP/2 with prior knowledge (h2c) on each connection")
+	flag.DurationVar(&hold, "hold", 0, "keep the connections open this long after measuring, so that the server can be sampled meanwhile")
 	flag.Parse()
 	if *pid == 0 || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: idleconns -pid PID [-n N] URL")
@@ -97,8 +98,12 @@ func run(pid, n int, settle time.Duration, target string) error {
 	peak, _ := statusKB(pid, "VmHWM:")
 	fmt.Printf("connections %d\nrss_before_kb %d\nrss_after_kb %d\npeak_rss_kb %d\nbytes_per_conn %.0f\n",
 		n, before, after, peak, float64(after-before)*1024/float64(n))
+	time.Sleep(hold)
 	return nil
 }
+
+// hold is -hold: how long the connections stay open after the report.
+var hold time.Duration
 
 // dial opens a connection to u's host, over TLS for https.
 func dial(u *url.URL) (net.Conn, error) {
