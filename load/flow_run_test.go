@@ -128,3 +128,35 @@ func TestFlowRunStagesRampUsers(t *testing.T) {
 		t.Fatalf("users seen %v, %d iterations; want u1 and u2 only", seen, res.Flows.Iterations)
 	}
 }
+
+// TestFlowRunEndsWhenTheTargetGoesAway: a run of --iterations whose
+// server stops answering and listening ends, its lost iterations aborted
+// or used up by failed connects.
+func TestFlowRunEndsWhenTheTargetGoesAway(t *testing.T) {
+	var logins atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if logins.Add(1) == 20 {
+			go func() {
+				srv.Listener.Close()
+				srv.CloseClientConnections()
+			}()
+		}
+		w.Write([]byte(`{"token":"x"}`))
+	}))
+	srv.Start()
+	defer srv.Close()
+	f, err := flow.Compile([]byte(testFlow), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: srv.URL, Connections: 2, Loops: 1, Timeout: 2 * time.Second, Flow: &FlowRun{Flow: f, Iterations: 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interrupted || res.Flows.Iterations > 30 || res.ErrorCount() == 0 {
+		t.Fatalf("interrupted %v, %d iterations, %d errors", res.Interrupted, res.Flows.Iterations, res.ErrorCount())
+	}
+}

@@ -120,17 +120,7 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 	s.measure(l, now)
 	st := s.counting(l)
 	u := fu.u
-	if u.Waiting() {
-		r := &fu.resp
-		resp := flow.Response{Latency: now - fu.sent}
-		if r.done {
-			// The answer may have come before a reconnect (Connection:
-			// close): its latency is to when it completed.
-			resp.Status, resp.Head, resp.Body, resp.Latency = r.status, r.head, r.body, r.at-fu.sent
-		}
-		r.done, r.status = false, 0
-		u.Done(&resp, now, st)
-	}
+	s.settle(fu, now, st)
 	for {
 		switch what, at := u.Next(now, st); what {
 		case flow.Send:
@@ -168,6 +158,30 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 			fu.inIter = true
 			s.active++
 		}
+	}
+}
+
+// settle gives a user waiting for an answer what became of its request:
+// the answer, which may have come before a reconnect (Connection: close;
+// its latency is to when it completed), or a failure, which fails the
+// step's checks and ends the iteration.
+func (s *flowSchedule) settle(fu *flowUser, now int64, st *flow.Stats) {
+	u := fu.u
+	if !u.Waiting() {
+		return
+	}
+	r := &fu.resp
+	resp := flow.Response{Latency: now - fu.sent}
+	if r.done {
+		resp.Status, resp.Head, resp.Body, resp.Latency = r.status, r.head, r.body, r.at-fu.sent
+	}
+	r.done, r.status = false, 0
+	u.Done(&resp, now, st)
+	// A failed request ends the iteration now, not at the next connect,
+	// which may never come.
+	if resp.Status == 0 && u.End(now, st) && fu.inIter {
+		fu.inIter = false
+		s.active--
 	}
 }
 
@@ -277,12 +291,41 @@ func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
 	return s.next
 }
 
-func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 { return now }
-func (s *flowSchedule) connectFailed(l *loop, now int64) int { return 1 }
+// reconnectAt settles the request c's socket took with it, so that its
+// iteration ends now, and reconnects at once.
+func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 {
+	var st *flow.Stats
+	if s.recorded {
+		st = s.stats
+	}
+	s.settle(c.user, now, st)
+	return now
+}
+
+// connectFailed uses up an iteration of a bounded run, so that it ends
+// even when the target stays down, and counts the connect's error.
+func (s *flowSchedule) connectFailed(l *loop, now int64) int {
+	if l.recording {
+		s.claim()
+	}
+	return 1
+}
 
 // exhausted reports that the run's iterations are all begun and none of
-// this loop's users is within one.
+// this loop's users can still finish one: none is within one, or those
+// that are wait for a connect that failed (the target went away).
 func (s *flowSchedule) exhausted(l *loop) bool {
 	n := s.run.Iterations
-	return n > 0 && s.run.begun.Load() >= n && s.active == 0
+	if n == 0 || s.run.begun.Load() < n {
+		return false
+	}
+	if s.active == 0 {
+		return true
+	}
+	for _, c := range l.conns {
+		if c.user.inIter && c.state != stClosed && c.state != stBackoff {
+			return false
+		}
+	}
+	return true
 }

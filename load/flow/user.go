@@ -149,6 +149,18 @@ func (u *User) Next(now int64, st *Stats) (Status, int64) {
 	}
 }
 
+// End ends, at now, an iteration that a failed request aborted (Done
+// with Status 0), counting it in st, and reports whether it ended one. A
+// user whose once steps failed runs them again at its next Begin.
+func (u *User) End(now int64, st *Stats) bool {
+	if !u.active || !u.aborted || u.step >= 0 {
+		return false
+	}
+	u.active = false
+	st.iteration(now-u.start, true)
+	return true
+}
+
 // Request returns the request Next made ready; valid until the next.
 func (u *User) Request() *Request { return &u.req }
 
