@@ -160,3 +160,23 @@ func TestFlowRunEndsWhenTheTargetGoesAway(t *testing.T) {
 		t.Fatalf("interrupted %v, %d iterations, %d errors", res.Interrupted, res.Flows.Iterations, res.ErrorCount())
 	}
 }
+
+// TestFlowRunWarmupIsNotCounted: iterations run during the warmup use
+// none of --iterations and count nothing.
+func TestFlowRunWarmupIsNotCounted(t *testing.T) {
+	var wrong atomic.Int64
+	srv := tokenServer(t, &wrong)
+	f, err := flow.Compile([]byte(testFlow), flow.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: srv.URL, Connections: 4, Loops: 2, Warmup: 100 * time.Millisecond, Flow: &FlowRun{Flow: f, Iterations: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := res.Flows; fl.Iterations != 50 || fl.ChecksPassed() != 150 || wrong.Load() != 0 {
+		t.Fatalf("flows %+v, wrong tokens %d; want 50 iterations, 150 checks", fl, wrong.Load())
+	}
+}

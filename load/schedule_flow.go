@@ -39,6 +39,8 @@ type flowUser struct {
 	req  request // the request being sent, viewing the user's buffers
 	// inIter: within an iteration; free: in the open model's free list.
 	inIter, free bool
+	// warm: the iteration began during the warmup; it counts nothing.
+	warm bool
 }
 
 // flowResp is the answer an HTTP/1.1 session keeps for its user: the
@@ -119,6 +121,9 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 	}
 	s.measure(l, now)
 	st := s.counting(l)
+	if fu.warm {
+		st = nil
+	}
 	u := fu.u
 	s.settle(fu, now, st)
 	for {
@@ -151,9 +156,10 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 				}
 				return
 			}
-			if !s.claim() {
+			if !s.claim(l) {
 				return
 			}
+			fu.warm = !l.recording
 			u.Begin(now)
 			fu.inIter = true
 			s.active++
@@ -225,7 +231,10 @@ func (s *flowSchedule) counting(l *loop) *flow.Stats {
 }
 
 // claim takes one iteration of the run's budget.
-func (s *flowSchedule) claim() bool {
+func (s *flowSchedule) claim(l *loop) bool {
+	if !l.recording {
+		return true // the warmup's iterations are not the run's
+	}
 	n := s.run.Iterations
 	return n == 0 || s.run.begun.Add(1) <= n
 }
@@ -258,14 +267,14 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 			s.next += s.interval
 			continue
 		}
-		if !s.claim() {
+		if !s.claim(l) {
 			s.free = s.free[:0]
 			return
 		}
 		c := s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
 		l.recordLateness(now - s.next)
-		c.user.free, c.user.inIter = false, true
+		c.user.free, c.user.inIter, c.user.warm = false, true, false
 		c.user.u.Begin(s.next)
 		s.active++
 		s.next += s.interval
@@ -295,7 +304,7 @@ func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
 // iteration ends now, and reconnects at once.
 func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 {
 	var st *flow.Stats
-	if s.recorded {
+	if s.recorded && !c.user.warm {
 		st = s.stats
 	}
 	s.settle(c.user, now, st)
@@ -306,7 +315,7 @@ func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 {
 // even when the target stays down, and counts the connect's error.
 func (s *flowSchedule) connectFailed(l *loop, now int64) int {
 	if l.recording {
-		s.claim()
+		s.claim(l)
 	}
 	return 1
 }
