@@ -59,6 +59,8 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 		return errors.New("--vus, --iterations and --iterations-rate must not be negative")
 	case f.dataPer != "user" && f.dataPer != "iteration":
 		return fmt.Errorf("--data-per %q: use user or iteration", f.dataPer)
+	case lf.find.on:
+		return errors.New("--find-max searches a rate of requests: it does not run a --flow")
 	case f.rate > 0 && len(cfg.Stages) > 0:
 		return errors.New("--stages ramp the busy users of the closed model: drop --iterations-rate")
 	}
@@ -66,7 +68,7 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 	if err != nil {
 		return fmt.Errorf("--flow: %w", err)
 	}
-	opts := flow.Options{File: f.file, PerIteration: f.dataPer == "iteration"}
+	opts := flow.Options{File: f.file, PerIteration: f.dataPer == "iteration", Header: cfg.Header}
 	if csv := lf.reqData.csv; csv != "" {
 		file, err := os.Open(csv)
 		if err != nil {

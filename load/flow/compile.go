@@ -18,6 +18,9 @@ type Options struct {
 	// PerIteration gives each iteration a row of its own; otherwise each
 	// user keeps one row for the run.
 	PerIteration bool
+	// Header holds fields sent with every step, before the step's own
+	// (gust load -H).
+	Header [][2]string
 }
 
 // Flow is a compiled flow: its steps with their templates, captures and
@@ -111,7 +114,7 @@ func Compile(data []byte, opts Options) (*Flow, error) {
 	// Captures are variables wherever they are used: collect them first.
 	walk(spec.once, func(s *stepSpec) { f.addCaptures(s) })
 	walk(spec.steps, func(s *stepSpec) { f.addCaptures(s) })
-	c := compiler{f: f, file: file}
+	c := compiler{f: f, file: file, header: opts.Header}
 	if f.once, err = c.block(nil, spec.once); err != nil {
 		return nil, err
 	}
@@ -154,8 +157,9 @@ func (f *Flow) varIndex(name string) int {
 }
 
 type compiler struct {
-	f    *Flow
-	file string
+	f      *Flow
+	file   string
+	header [][2]string // sent with every step, first
 }
 
 // block appends the program of items to prog.
@@ -219,6 +223,9 @@ func (c *compiler) step(s *stepSpec) (int, error) {
 	}
 	if st.body, err = c.tmpl(s, s.body); err != nil {
 		return 0, err
+	}
+	for _, h := range c.header {
+		st.headers = append(st.headers, header{name: h[0], value: tmpl{{lit: h[1], v: -1}}})
 	}
 	for _, h := range s.headers {
 		v, err := c.tmpl(s, h.value)

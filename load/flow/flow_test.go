@@ -376,3 +376,15 @@ func TestFlowVariablesCannotBreakTheRequest(t *testing.T) {
 		t.Fatalf("target %q, header %q", target, hdr)
 	}
 }
+
+func TestFlowHeaderForEveryStep(t *testing.T) {
+	f := compile(t, "steps:\n  - {url: /a, headers: {X-B: b}}\n  - url: /c\n", Options{Header: [][2]string{{"X-Run", "r1"}}})
+	var got []string
+	drive(t, f.NewUser(1, 1, 1), nil, func(r *Request) Response {
+		got = append(got, fmt.Sprint(r.Header))
+		return Response{Status: 200}
+	})
+	if want := "[[[X-Run r1] [X-B b]] [[X-Run r1]]]"; fmt.Sprint(got) != want {
+		t.Fatalf("headers %v, want %s", got, want)
+	}
+}
