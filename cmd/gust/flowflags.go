@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -68,7 +69,12 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 	if err != nil {
 		return fmt.Errorf("--flow: %w", err)
 	}
-	opts := flow.Options{File: f.file, PerIteration: f.dataPer == "iteration", Header: cfg.Header}
+	opts := flow.Options{File: f.file, PerIteration: f.dataPer == "iteration"}
+	for _, h := range cfg.Header {
+		if !strings.EqualFold(h[0], "Host") { // the engine sends -H Host: as every request's Host
+			opts.Header = append(opts.Header, h)
+		}
+	}
 	if csv := lf.reqData.csv; csv != "" {
 		file, err := os.Open(csv)
 		if err != nil {
