@@ -321,6 +321,9 @@ func (p *parser) headers(n *yaml.Node) ([]fieldSpec, error) {
 		if !isToken(k.Value) {
 			return nil, p.err(k, "headers", "%q is not a header field name", k.Value)
 		}
+		if strings.EqualFold(k.Value, "Content-Length") || strings.EqualFold(k.Value, "Transfer-Encoding") {
+			return nil, p.err(k, "headers."+k.Value, "set from the body: drop it")
+		}
 		out = append(out, fieldSpec{name: k.Value, value: t})
 	}
 	return out, nil
