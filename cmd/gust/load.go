@@ -103,6 +103,14 @@ lines), picked by weight, in order or at random; --data-csv FILE fills
 per request, and the run ends when the rows are used up (--data-loop starts
 them again). Each targets request is an endpoint of the report.
 
+--flow FILE runs user journeys (YAML or JSON): each of --vus users, on a
+connection of its own, sends the flow's steps in turn, captures variables
+from the answers (JSON paths, headers, regular expressions, cookies) for
+the next steps, checks them and thinks between them; --iterations N or -z
+bounds the run, --iterations-rate R begins iterations at a rate instead,
+--stages ramps the busy users. Steps are endpoints; the report adds
+iterations and checks (docs/guides/flows.md).
+
 https:// URLs are verified against the system's roots (--cacert to name the
 CA, --insecure to skip verification), with SNI from the URL's host or -H Host:.
 A refused certificate stops the run before it starts, with the reason on one
@@ -119,7 +127,9 @@ gust merge adds their -o json results into one report, exactly.
 mean, min or max (p99<250ms, p99.9<1s, mean<20ms), error_rate (errors, and
 the statuses of --fail-status, of the requests that ended: error_rate<0.1%),
 rps (rps>=1000) or late_rate (open model: requests sent more than 1ms late,
-late_rate<1%), with < <= > or >=. The report lists each with its measured
+late_rate<1%), and with --flow checks (checks>99.9%), a step's latency or
+error_rate (step:login p99<200ms) or an iteration's duration (iteration
+p95<2s), with < <= > or >=. The report lists each with its measured
 value and ok or FAILED. Exit status: 0 when the run was made and every
 threshold held, 99 when a threshold failed (as k6), 1 when the target
 refused a TLS handshake, 2 for bad flags or a run that could not be made.
@@ -141,6 +151,7 @@ throughput.`,
   gust load -n 100000 -m POST -T application/json -d '{"a":1}' http://127.0.0.1:8080/items
   gust load --pipeline 16 -c 100 -z 10s http://127.0.0.1:8080/
   gust load --targets api.txt --data-csv users.csv --data-loop -c 50 -z 30s http://127.0.0.1:8080/
+  gust load --flow journey.yaml --vus 50 -z 1m --threshold 'checks>99.9%' http://127.0.0.1:8080/
   gust load --http2 -m 10 -c 10 -z 10s http://127.0.0.1:8080/
   gust load --proto auto -m 10 -c 10 -z 10s https://api.example.test/
   gust load -c 100 -z 30s --cacert ca.pem https://api.example.test/health
