@@ -49,7 +49,7 @@ type flowUser struct {
 type flowResp struct {
 	head   []byte
 	body   []byte
-	limit  int
+	limit  int // of the body kept for the step in flight
 	status int
 	done   bool
 	at     int64        // when it completed
@@ -63,7 +63,8 @@ func (r *flowResp) onHead(h []byte, status int) {
 	r.status, r.done = status, false
 }
 
-// onBody keeps the body's next bytes, up to the limit.
+// onBody keeps the body's next bytes, up to the limit (0 while the step
+// reads no body, so that a user holds only the bodies it reads).
 func (r *flowResp) onBody(p []byte) {
 	if room := r.limit - len(r.body); room > 0 {
 		r.body = append(r.body, p[:min(len(p), room)]...)
@@ -86,7 +87,7 @@ func (e *engine) newFlowSchedule(loop int) *flowSchedule {
 func (s *flowSchedule) place(c *conn, j int) {
 	fu := &flowUser{}
 	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.users, uint64(j)*0x9e3779b97f4a7c15+1)
-	fu.resp.limit, fu.resp.clock = s.run.BodyLimit, s.clock
+	fu.resp.clock = s.clock
 	c.user = fu
 	if h1, ok := c.ses.(*h1session); ok {
 		h1.keep = &fu.resp
@@ -132,6 +133,10 @@ func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
 			q := u.Request()
 			s.build(l, fu, q)
 			fu.sent = now
+			fu.resp.limit = 0
+			if s.run.Flow.ReadsBody(q.Step) {
+				fu.resp.limit = s.run.BodyLimit
+			}
 			l.send(c, &fu.req, now, requestMeta(q.Step, q.Method == "HEAD"), now)
 			return
 		case flow.Wait:

@@ -60,6 +60,7 @@ type step struct {
 	checks   []check
 	think    Think
 	abort    bool
+	readBody bool // a capture or check reads the answer's body
 }
 
 type header struct {
@@ -257,6 +258,12 @@ func (c *compiler) step(s *stepSpec) (int, error) {
 		f.checks = append(f.checks, checkName{step: s.name, check: ck.name()})
 		st.checks = append(st.checks, ck)
 	}
+	for _, cp := range st.captures {
+		st.readBody = st.readBody || cp.kind != captureHeader
+	}
+	for _, ck := range st.checks {
+		st.readBody = st.readBody || ck.kind == checkBody || ck.kind == checkJSON
+	}
 	f.steps = append(f.steps, st)
 	return id, nil
 }
@@ -312,6 +319,10 @@ func (f *Flow) Steps() []string {
 	}
 	return names
 }
+
+// ReadsBody reports whether step i's captures or checks read its
+// answer's body; the other steps' bodies need not be kept.
+func (f *Flow) ReadsBody(i int) bool { return f.steps[i].readBody }
 
 // Method returns step i's method.
 func (f *Flow) Method(i int) string { return f.steps[i].method }

@@ -388,3 +388,20 @@ func TestFlowHeaderForEveryStep(t *testing.T) {
 		t.Fatalf("headers %v, want %s", got, want)
 	}
 }
+
+func TestFlowReadsBodyOnlyWhereNeeded(t *testing.T) {
+	src := `steps:
+  - {name: plain, url: /a, check: {status: 200, latency: 1s}, capture: {id: {header: X-Id}}}
+  - {name: json, url: /b, capture: {t: {json: t}}}
+  - {name: regex, url: /c, capture: {r: {regex: 'x'}}}
+  - {name: contains, url: /d, check: {body: {contains: ok}}}
+`
+	f := compile(t, src, Options{})
+	var got []bool
+	for i := range f.Steps() {
+		got = append(got, f.ReadsBody(i))
+	}
+	if fmt.Sprint(got) != "[false true true true]" {
+		t.Fatalf("ReadsBody by step %v", got)
+	}
+}
