@@ -227,6 +227,15 @@ func newServeCmd() *cobra.Command {
 				defer signal.Stop(sigs)
 				return runWorkers(cmd.Context(), cfg, args, sigs, cmd.ErrOrStderr())
 			}
+			if cfg.Worker == "" && cfg.TLS.on() && !cfg.TLS.NoResume && os.Getenv(ticketKeyEnv) == "" {
+				// A copy started by SIGUSR2 inherits the key, so that
+				// sessions resume across the upgrade: clients whose idle
+				// connections the old process closes come back without a
+				// full handshake.
+				if err := shareTicketKey(); err != nil {
+					return err
+				}
+			}
 			if cfg.Worker != "" {
 				signal.Ignore(syscall.SIGUSR2) // the parent's to answer
 			}

@@ -137,12 +137,13 @@ func (f serveTLSFlags) config(host string) (*tls.Config, string, *certReloader, 
 	return cfg, note, reloader, nil
 }
 
-// ticketKeyEnv holds the session ticket key the processes of --workers
-// share (hex), so that a session one of them started resumes on another.
+// ticketKeyEnv holds the session ticket key the processes of --workers,
+// and the successive processes of SIGUSR2 upgrades, share (hex), so that
+// a session one of them started resumes on another.
 const ticketKeyEnv = "GUST_SERVE_TLS_TICKET_KEY"
 
-// shareTicketKey gives the workers about to start one session ticket key,
-// through their environment.
+// shareTicketKey gives the processes this one starts (workers, upgrades)
+// one session ticket key, through their environment.
 func shareTicketKey() error {
 	var key [32]byte
 	if _, err := rand.Read(key[:]); err != nil {
