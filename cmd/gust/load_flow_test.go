@@ -275,3 +275,16 @@ func TestLoadFlowCSVRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFlowOnceLogin: a login in once: runs once per user, its token
+// and cookie serving every iteration after it.
+func TestLoadFlowOnceLogin(t *testing.T) {
+	j, srv := newJourneyServer(t)
+	src := strings.Replace(journeyFlow, "steps:\n  - name: login", "once:\n  - name: login", 1)
+	src = strings.Replace(src, "  - name: items", "steps:\n  - name: items", 1)
+	f := dataFiles(t, map[string]string{"flow.yaml": src})
+	s := flowRun(t, "--flow", f["flow.yaml"], "--vus", "8", "--iterations", "200", srv.URL)
+	if j.logins.Load() != 8 || j.items.Load() != 200 || j.wrong.Load() != 0 || s.Flows.Iterations != 200 || s.Flows.ChecksFailed != 0 {
+		t.Fatalf("logins %d, items %d, wrong %d, flows %+v; want 8 logins, 200 items, 0 wrong", j.logins.Load(), j.items.Load(), j.wrong.Load(), s.Flows)
+	}
+}
