@@ -129,6 +129,15 @@ type Config struct {
 	// divided by Speed: 1 keeps the recorded pace, 2 is twice as fast.
 	// 0 means not at recorded times; Speed and Rate exclude each other.
 	Speed float64
+	// SSE reads every response body as Server-Sent Events (as a
+	// text/event-stream response is read anyway): its first event and the
+	// gaps between events are timed (Result.Stream).
+	SSE bool
+	// Stream reads every response body as a stream: each piece that
+	// arrives counts as an event of Result.Stream (a chunked or HTTP/2
+	// body its server flushes piece by piece).
+	Stream bool
+
 	// Flow, if set, runs user journeys instead of the one request: each
 	// connection is a virtual user (see FlowRun).
 	Flow *FlowRun

@@ -54,6 +54,7 @@
 //   - sources.go: the local addresses (SourceAddrs) a loop's connections bind to in turn
 //   - stages.go: Stage, ParseStages, the rate curve and its inverse in closed form
 //   - stats.go: per-loop counters and histograms, added to the Result by mergeInto
+//   - stream.go: responses read as streams: Server-Sent Events or pieces timed as they arrive
 //   - template.go: Template, {{column}} placeholders compiled into segments
 //   - timeline.go: the collector: the loops' seconds merged, target rates stamped, progress
 //   - timers.go: a min-heap of connections waiting for a time

@@ -80,8 +80,8 @@ func (l *loop) useProtocol(c *conn, alpn string) {
 	}
 	cfg := &l.e.cfg
 	if want {
-		c.ses = newH2Session(max(cfg.Streams, 1), l.e.sessionScheme())
+		c.ses = newH2SessionFor(cfg, max(cfg.Streams, 1), l.e.sessionScheme())
 	} else {
-		c.ses = newH1Session(cfg.Pipeline, cfg.DisableKeepAlive)
+		c.ses = newH1SessionFor(cfg)
 	}
 }

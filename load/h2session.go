@@ -27,14 +27,19 @@ type h2session struct {
 	pending []byte        // a partial frame carried to the next read
 	out     []byte        // what the engine writes back, handed to sink.reply
 	goAway  bool          // the server sent GOAWAY on this socket
+
+	// sseAll, streamAll: every response is read as a stream (Config.SSE,
+	// Config.Stream; stream.go), its DATA delivered by the engine.
+	sseAll, streamAll bool
 }
 
 // h2slot is one exchange in flight on a stream.
 type h2slot struct {
-	x   exchange
-	id  uint32 // its stream
-	pos int32  // its index in live
-	use bool   // in flight
+	x      exchange
+	id     uint32 // its stream
+	pos    int32  // its index in live
+	use    bool   // in flight
+	stream streamReader
 }
 
 // newH2Session returns an HTTP/2 session keeping up to streams requests in
@@ -47,6 +52,14 @@ func newH2Session(streams int, scheme string) *h2session {
 		free:   make([]int32, 0, streams),
 		live:   make([]int32, 0, streams),
 	}
+}
+
+// newH2SessionFor is newH2Session as cfg asks, streams read as streams
+// included.
+func newH2SessionFor(cfg *Config, streams int, scheme string) *h2session {
+	s := newH2Session(streams, scheme)
+	s.sseAll, s.streamAll = cfg.SSE, cfg.Stream
+	return s
 }
 
 func (s *h2session) start(out []byte) []byte {
@@ -100,7 +113,7 @@ func (s *h2session) send(out []byte, req *request, x exchange) []byte {
 		s.bodies[tag] = append(s.bodies[tag][:0], body...)
 		body = s.bodies[tag]
 	}
-	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag)}
+	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag), WantData: s.sseAll || s.streamAll}
 	out, id, err := s.cc.Open(out, &s.h2req)
 	s.h2req = http2.Request{} // keep no views of req
 	if err != nil {
@@ -125,6 +138,14 @@ func (s *h2session) add(x exchange) int32 {
 	s.xs[t] = h2slot{x: x, pos: int32(len(s.live)), use: true}
 	s.live = append(s.live, t)
 	return t
+}
+
+// slot returns the exchange of tag in flight, or nil.
+func (s *h2session) slot(tag uint64) *h2slot {
+	if tag >= uint64(len(s.xs)) || !s.xs[tag].use {
+		return nil
+	}
+	return &s.xs[tag]
 }
 
 // take removes the exchange of tag and returns it; ok is false for a tag
@@ -178,7 +199,18 @@ func (s *h2session) deliver(k sink, connFailed bool) {
 	for i := range s.cc.Events() {
 		ev := &s.cc.Events()[i]
 		switch ev.Kind {
+		case http2.EventHeaders:
+			if sl := s.slot(ev.Tag); sl != nil && (s.sseAll || s.streamAll) {
+				sl.stream.begin(k, sl.x, false, s.sseAll, s.streamAll)
+			}
+		case http2.EventData:
+			if sl := s.slot(ev.Tag); sl != nil {
+				sl.stream.body(k, sl.x, ev.Data)
+			}
 		case http2.EventEnd:
+			if sl := s.slot(ev.Tag); sl != nil {
+				sl.stream.end(k, sl.x)
+			}
 			if x, ok := s.take(ev.Tag); ok {
 				k.complete(x, ev.Status)
 			}

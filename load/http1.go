@@ -30,6 +30,12 @@ type h1session struct {
 	chunk      http1.ChunkedDecoder
 	pending    []byte    // an incomplete response head carried to the next read
 	keep       *flowResp // a flow user's answer, kept for its captures and checks; nil otherwise
+
+	// The response read as a stream (stream.go): every one with
+	// sseAll or streamAll (Config.SSE, Config.Stream), and any
+	// text/event-stream answer.
+	stream            streamReader
+	sseAll, streamAll bool
 }
 
 // newH1Session returns a session keeping up to depth requests in flight.
@@ -37,6 +43,13 @@ type h1session struct {
 // asked, even if the server does not say so.
 func newH1Session(depth int, forceClose bool) *h1session {
 	return &h1session{sent: newRing[exchange](depth), forceClose: forceClose}
+}
+
+// newH1SessionFor is newH1Session as cfg asks, streams included.
+func newH1SessionFor(cfg *Config) *h1session {
+	s := newH1Session(cfg.Pipeline, cfg.DisableKeepAlive)
+	s.sseAll, s.streamAll = cfg.SSE, cfg.Stream
+	return s
 }
 
 func (s *h1session) start(out []byte) []byte { return out }
@@ -63,10 +76,12 @@ func (s *h1session) done(k sink) {
 	if s.keep != nil {
 		s.keep.onDone()
 	}
+	s.stream.end(k, s.sent.at(0))
 	k.complete(s.pop(), s.status)
 }
 
 func (s *h1session) reset() {
+	s.stream = streamReader{} // a stream cut off is not timed to an end
 	s.sent.reset()
 	s.phase = phHead
 	s.closeAfter = false
@@ -114,6 +129,9 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 				continue // interim response: the final one follows
 			}
 			s.status = s.head.StatusCode
+			if s.head.EventStream || s.sseAll || s.streamAll {
+				s.stream.begin(k, s.sent.at(0), s.head.EventStream, s.sseAll, s.streamAll)
+			}
 			// Without keep-alive the request said close: close even if the
 			// server does not.
 			s.closeAfter = s.head.Close || s.forceClose
@@ -134,6 +152,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			if s.keep != nil {
 				s.keep.onBody(data[:k64])
 			}
+			s.stream.body(k, s.sent.at(0), data[:k64])
 			data = data[k64:]
 			s.remaining -= k64
 			if s.remaining == 0 {
@@ -147,6 +166,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			if s.keep != nil {
 				s.keep.onBody(body)
 			}
+			s.stream.body(k, s.sent.at(0), body)
 			data = data[n:]
 			if done {
 				s.done(k)
@@ -155,6 +175,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 			if s.keep != nil {
 				s.keep.onBody(data)
 			}
+			s.stream.body(k, s.sent.at(0), data)
 			data = data[len(data):]
 		}
 	}

@@ -89,7 +89,7 @@ func (e *engine) newSession() session {
 		return newWSSession(e.target.ws)
 	}
 	if e.cfg.HTTP2 {
-		return newH2Session(e.cfg.Streams, e.sessionScheme())
+		return newH2SessionFor(&e.cfg, e.cfg.Streams, e.sessionScheme())
 	}
-	return newH1Session(e.cfg.Pipeline, e.cfg.DisableKeepAlive)
+	return newH1SessionFor(&e.cfg)
 }

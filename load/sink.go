@@ -29,6 +29,12 @@ type sink interface {
 	retry(x exchange)
 	// goAway counts the peer's GOAWAY with its error code.
 	goAway(code uint32)
+	// streamHead, streamed and streamEnd time a response read as a
+	// stream: its head, n of its events arriving (last: when the one
+	// before them did, 0 for none; it returns the time now), its end.
+	streamHead(x exchange, sse bool)
+	streamed(x exchange, n int, last int64) int64
+	streamEnd(x exchange, events int64)
 }
 
 // delivery is the sink a session delivers to while the loop feeds it: the

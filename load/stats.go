@@ -26,7 +26,8 @@ type stats struct {
 	connect      *hdrhistogram.Histogram
 	lateness     *hdrhistogram.Histogram
 	h2           h2stats
-	ws           wsStats // a WebSocket run's; its sessions hold a pointer to it
+	ws           wsStats      // a WebSocket run's; its sessions hold a pointer to it
+	stream       *streamStats // streamed responses' (stream.go); nil until the first
 }
 
 func newStats() *stats {
@@ -59,6 +60,7 @@ func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 		Status:       make(map[int]int64),
 		Errors:       make(map[result.ErrorKind]int64),
 		TLS:          tls.result(),
+		Stream:       s.stream.result(),
 	}
 	for code, n := range s.status {
 		if n > 0 {

@@ -26,6 +26,7 @@
 //   - http2.go: an HTTP/2 or auto run's protocol keys and summary lines
 //   - json.go: the JSON document, every histogram encoded
 //   - read.go: ReadResults: JSON documents back into result.Results, for gust merge
+//   - stream.go: StreamStats: streamed responses (sse, stream): first byte, first event, gaps, in text and JSON
 //   - summary.go: Summary, the JSON document's shape (keys are only added)
 //   - text.go: the human text summary
 //   - threshold.go: a judged run's Thresholds section in text, HTML and JSON

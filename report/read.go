@@ -166,6 +166,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if r.WebSocket, err = webSocketResult(s.WebSocket, r.Latency); err != nil {
 		return nil, err
 	}
+	if r.Stream, err = streamResult(s.SSE, s.Stream, r.Latency); err != nil {
+		return nil, err
+	}
 	if s.Late != nil {
 		r.Late = s.Late.Count
 	}

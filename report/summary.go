@@ -119,6 +119,11 @@ type Summary struct {
 	// upgrades, messages each way, closes, pings and held connections;
 	// left out for an HTTP run.
 	WebSocket *WebSocketStats `json:"websocket,omitempty"`
+	// SSE, when responses were read as Server-Sent Events, and Stream,
+	// when bodies were read as they arrived, describe them; absent
+	// otherwise (stream.go).
+	SSE    *StreamStats `json:"sse,omitempty"`
+	Stream *StreamStats `json:"stream,omitempty"`
 	// Thresholds, for a judged run (--threshold), holds each threshold's
 	// verdict in the order given; left out otherwise.
 	Thresholds []ThresholdStats `json:"thresholds,omitempty"`
@@ -260,6 +265,7 @@ func NewSummary(r *result.Result) Summary {
 		WebSocket:    newWebSocketStats(r.WebSocket),
 		Thresholds:   newThresholdStats(r.Thresholds),
 	}
+	s.SSE, s.Stream = newStreamStats(r.Stream, r.Duration.Seconds())
 	if !r.StartAt.IsZero() {
 		s.StartAt = r.StartAt.UTC().Format(StartLayout)
 	}

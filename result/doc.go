@@ -28,6 +28,7 @@
 //   - protocol.go: the Protocol values (h2c, h2, auto), and Protocols, an auto run's connections
 //   - result.go: Result, what a run measured, and Second, one second of its timeline
 //   - shard.go: Shard (I/N), shares that add up to the whole exactly
+//   - stream.go: Stream, responses read as streams: first byte, first event, gaps, durations
 //   - threshold.go: Threshold (--threshold), ParseThreshold, Judge into Verdicts
 //   - threshold_flow.go: thresholds on a flow run: checks, a step's latency or error_rate, an iteration's duration
 //   - tls.go: TLS, a TLS run's handshakes: versions, suites, ALPN, resumption, errors

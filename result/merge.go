@@ -133,6 +133,7 @@ func (out *Result) Add(r *Result) {
 	out.addProtocols(r)
 	out.addTLS(r)
 	out.addWebSocket(r)
+	out.addStream(r)
 }
 
 // checkParts refuses parts that are not shares of one run.

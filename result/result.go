@@ -121,6 +121,10 @@ type Result struct {
 	// upgrades, messages, closes and pings; nil for an HTTP run.
 	WebSocket *WebSocket
 
+	// Stream, when responses were read as streams (Server-Sent Events,
+	// or bodies as they arrive), describes their events; nil otherwise.
+	Stream *Stream
+
 	// Thresholds, when the run was judged (gust load or gust merge
 	// --threshold), holds each threshold's verdict, in the order given;
 	// nil otherwise. Merge leaves it nil: a merged result is judged anew.

@@ -30,6 +30,7 @@ type loadFlags struct {
 	dataFile         string
 	contentType      string
 	timeout          time.Duration
+	sse, stream      bool // --sse, --stream: responses read as streams
 	output           string
 	qps              float64
 	rate             float64
@@ -192,6 +193,8 @@ throughput.`,
 	fl.StringVarP(&f.dataFile, "data-file", "D", "", "request body from a file")
 	fl.StringVarP(&f.contentType, "content-type", "T", "", "Content-Type header")
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
+	fl.BoolVar(&f.sse, "sse", false, "read every response as Server-Sent Events (as a text/event-stream answer is read anyway over HTTP/1.1): time to first event, gaps between events")
+	fl.BoolVar(&f.stream, "stream", false, "read every response body as a stream: time to first piece and the gaps between pieces as they arrive")
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json (with every histogram, for gust merge), csv (the per-second timeline) or html")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
@@ -226,6 +229,8 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		Pipeline:         f.pipeline,
 		Streams:          f.streams,
 		Timeout:          f.timeout,
+		SSE:              f.sse,
+		Stream:           f.stream,
 		Loops:            f.loops,
 		OwnThreads:       f.ownThreads,
 	}
