@@ -12,8 +12,8 @@
 //
 // # Files
 //
-//   - client.go: Client: the client's streams, sans-I/O: its control stream opened, the server's unidirectional streams sorted by type, requests opened under GOAWAY
-//   - control.go: PeerControl: the server's control stream read (SETTINGS, GOAWAY, critical stream closed), the control stream's opening appended
+//   - client.go: Client: the client's control stream, the server's one-way streams sorted, GOAWAY
+//   - control.go: PeerControl: the server's control stream read (SETTINGS, GOAWAY), ours opened
 //   - errors.go: ErrCode and its names, ConnError and StreamError, CodeOf
 //   - frames.go: FrameType and StreamType, reserved codes, frames appended
 //   - headers.go: CheckRequest, CheckResponse, CheckTrailers: pseudo-headers and fields (RFC 9114 4.2, 4.3)
@@ -21,7 +21,7 @@
 //   - qpack_decode.go: Decoder: field sections decoded in place, static table only, size-bounded
 //   - qpack_static.go: the QPACK static table, RFC 9204 Appendix A
 //   - reader.go: FrameReader.Next: a stream's frames from bytes in any pieces, per-frame rules
-//   - request.go: RequestStream: a request's frames appended in order, its response's frame sequence checked and handed to a ResponseHandler
+//   - request.go: RequestStream: a request's frames in order, its response's frames checked
 //   - settings.go: SettingID, Settings, SETTINGS appended and parsed
 //   - varint.go: parseVarint, internal/quic's integers as the frame reader reads them
 package http3
