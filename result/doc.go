@@ -31,6 +31,7 @@
 //   - stream.go: Stream, responses read as streams: first byte, first event, gaps, durations
 //   - threshold.go: Threshold (--threshold), ParseThreshold, Judge into Verdicts
 //   - threshold_flow.go: thresholds on a flow run: checks, a step's latency or error_rate, an iteration's duration
+//   - threshold_stream.go: thresholds on streamed responses: first_event, first_byte and gap latencies
 //   - tls.go: TLS, a TLS run's handshakes: versions, suites, ALPN, resumption, errors
 //   - websocket.go: WebSocket, a ws:// run's upgrades, messages, bytes, closes and pings
 package result

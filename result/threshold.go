@@ -45,8 +45,9 @@ type Threshold struct {
 	// for a rate, responses per second for rps.
 	Limit float64
 	// Scope narrows the metric to a flow's step ("step:login") or its
-	// iterations ("iteration", whose latency is an iteration's duration);
-	// "" is the whole run.
+	// iterations ("iteration", whose latency is an iteration's duration),
+	// or to streamed responses' first event, first byte or gaps
+	// ("first_event", "first_byte", "gap"); "" is the whole run.
 	Scope string
 }
 
@@ -187,6 +188,9 @@ type Verdict struct {
 // empty run) fails with a Note: a threshold must not pass unmeasured.
 func (t Threshold) Judge(r *Result, fail StatusSet) Verdict {
 	v := Verdict{Threshold: t}
+	if isStreamScope(t.Scope) {
+		return t.judgeStream(r)
+	}
 	if t.Scope != "" || t.Metric == MetricChecks {
 		return t.judgeFlow(r, fail)
 	}

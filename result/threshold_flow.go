@@ -26,6 +26,7 @@ func (t *Threshold) setScope(name *string) error {
 	case strings.HasPrefix(n, "iteration "):
 		t.Scope, *name = "iteration", strings.TrimSpace(strings.TrimPrefix(n, "iteration "))
 	default:
+		t.setStreamScope(name)
 		return nil
 	}
 	return nil

@@ -25,7 +25,7 @@ type thresholdFlags struct {
 }
 
 func addThresholdFlags(fl *pflag.FlagSet, f *thresholdFlags) {
-	fl.StringArrayVar(&f.exprs, "threshold", nil, "fail the run (exit status 99) unless this holds over the whole run, e.g. p99<250ms, p99.9<1s, mean<20ms, error_rate<0.1%, rps>=1000, late_rate<1%; with --flow checks>99.9%, step:login p99<200ms, iteration p95<2s (repeatable)")
+	fl.StringArrayVar(&f.exprs, "threshold", nil, "fail the run (exit status 99) unless this holds over the whole run, e.g. p99<250ms, p99.9<1s, mean<20ms, error_rate<0.1%, rps>=1000, late_rate<1%; with --flow checks>99.9%, step:login p99<200ms, iteration p95<2s; on streamed answers first_event p99<50ms, gap p99<20ms, first_byte p95<10ms (repeatable)")
 	fl.StringVar(&f.failStatus, "fail-status", "", "count responses with these statuses as failed for error_rate: codes, classes or ranges, e.g. 5xx or 429,5xx")
 }
 
