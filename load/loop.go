@@ -225,7 +225,15 @@ func (l *loop) startRecordingIfDue(now int64) {
 		if waitForConns && e.connectedOnce.Load() < int64(e.cfg.Connections) && now < warm+int64(e.cfg.Timeout) {
 			return
 		}
-		e.measureStart.CompareAndSwap(-1, now)
+		if e.measureStart.CompareAndSwap(-1, now) {
+			// The others may sleep up to maxWait: they start measuring
+			// now, not when they next wake.
+			for _, o := range e.loops {
+				if o != l {
+					o.wake()
+				}
+			}
+		}
 		start = e.measureStart.Load()
 	}
 	if now < start {

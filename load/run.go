@@ -67,6 +67,9 @@ type engine struct {
 	// after the warmup, for connections that cannot be). -1 until then.
 	measureStart  atomic.Int64
 	connectedOnce atomic.Int64 // connections that have been established at least once
+	// loops are the run's loops, woken when one of them starts
+	// measurement, so that none sleeps through the start (up to maxWait).
+	loops []*loop
 
 	claimed atomic.Int64 // requests handed out, against cfg.Requests
 	stop    atomic.Bool  // set to make every loop wind down now
@@ -211,6 +214,7 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 	go e.collector.run()
 
 	e.base = time.Now()
+	e.loops = loops
 	e.measureStart.Store(-1)
 	if e.feed != nil || e.cfg.RampUp > 0 {
 		// Every request of a replay counts: nothing waits for the ramp;
