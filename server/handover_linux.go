@@ -141,7 +141,7 @@ func (e *engine) listenerFiles() ([]*os.File, error) {
 }
 
 // markCloseOnExec sets FD_CLOEXEC on an inherited descriptor, so that it
-// goes no further than this process unless handed on on purpose.
+// goes no further than this process unless it is handed over on purpose.
 func markCloseOnExec(fd int) error {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	return err
