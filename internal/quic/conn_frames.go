@@ -7,7 +7,12 @@ func (c *Conn) handleFrame(sp spaceID, f *Frame, dcid []byte, now time.Time) err
 	switch f.Type {
 	case FramePadding, FramePing:
 	case FrameAck, FrameAckECN:
-		return c.loss.onAck(c, sp, f, now)
+		if err := c.loss.onAck(c, sp, f, now); err != nil {
+			return err
+		}
+		if s := &c.spaces[sp]; int64(f.LargestAcked) > s.largestAcked {
+			s.largestAcked = int64(f.LargestAcked)
+		}
 	case FrameCrypto:
 		return c.onCrypto(sp, f, now)
 	case FrameStream:

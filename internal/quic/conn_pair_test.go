@@ -322,3 +322,33 @@ func TestConnIdleTimeout(t *testing.T) {
 		t.Fatalf("client error %v after %v", p.client.Err(), p.now.Sub(start))
 	}
 }
+
+func TestConnLossyHandshake(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		drop func(int) bool
+	}{
+		{"the client's first flight lost", func(n int) bool { return n == 0 }},
+		{"the server's first flight lost", func(n int) bool { return n == 1 || n == 2 }},
+		{"every fifth datagram lost", func(n int) bool { return n%5 == 2 }},
+		{"every fourth datagram lost", func(n int) bool { return n%4 == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newConnPair(t, nil)
+			p.drop = tc.drop
+			first, _ := p.client.AppendDatagram(nil, p.now)
+			h, _ := ParseLongHeader(first)
+			s, err := NewServerConn(&p.cfg, h.DstConnID, nil, p.now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.server = s
+			if !tc.drop(0) {
+				s.Receive(first, p.now)
+			}
+			p.sent = 1
+			p.handshake()
+			exchangeStreams(t, p, 10, 3000)
+		})
+	}
+}

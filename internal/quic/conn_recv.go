@@ -102,7 +102,8 @@ func (c *Conn) receivePacket(pkt, datagram []byte, now time.Time) error {
 	}
 	c.receivedAny = true
 	if sp == spaceHandshake && !c.isClient && !c.addrValidated {
-		c.addrValidated = true
+		c.addrValidated = true // RFC 9000 section 8.1
+		c.loss.r.SetAmplificationBlocked(false)
 	}
 	if sp == spaceHandshake && !c.isClient {
 		c.dropSpace(spaceInitial)

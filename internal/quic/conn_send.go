@@ -142,7 +142,9 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	if closing {
 		b = append(b, c.closeFrame...)
 	} else {
-		if s.ackNew && s.recv.Len() > 0 && end-len(b) > 64 {
+		// A probe carries the ACK state again too: the ACK that answered
+		// the peer may be what was lost.
+		if (s.ackNew || c.probeOwed[sp] > 0) && s.recv.Len() > 0 && end-len(b) > 64 {
 			delay := uint64(now.Sub(s.largestRecvTime)/time.Microsecond) >> ackDelayExponent
 			b = AppendAckFrame(b, &s.recv, delay, nil, 16)
 			s.ackNew, s.ackEliciting, s.ackDeadline = false, 0, time.Time{}
