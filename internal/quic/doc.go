@@ -21,14 +21,14 @@
 // # Files
 //
 //   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
-//   - cids.go: connection IDs both ways: NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, active_connection_id_limit, reset tokens
+//   - cids.go: connection IDs both ways: NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, reset tokens
 //   - congestion.go: NewReno: slow start, congestion avoidance, recovery periods, persistent congestion (RFC 9002 section 7)
 //   - conn.go: Config, Conn and its state, events, close, draining, the idle timer, NextTimeout and OnTimeout
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
-//   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes (crypto data again), records freed or resent
-//   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation, ACK scheduling
+//   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes, records freed
+//   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation
 //   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
-//   - conn_tls.go: NewClientConn, NewServerConn, crypto/tls QUICConn events, transport parameters checked, key discard and key update
+//   - conn_tls.go: the constructors, crypto/tls events, transport parameters, key discard and update
 //   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
 //   - flow.go: connFlow: connection flow control both ways, MAX_DATA and DATA_BLOCKED
 //   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear
