@@ -169,6 +169,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if r.Stream, err = streamResult(s.SSE, s.Stream, r.Latency); err != nil {
 		return nil, err
 	}
+	if r.GRPC, err = grpcResult(s.GRPC); err != nil {
+		return nil, err
+	}
 	if s.Late != nil {
 		r.Late = s.Late.Count
 	}

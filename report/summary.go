@@ -124,6 +124,9 @@ type Summary struct {
 	// otherwise (stream.go).
 	SSE    *StreamStats `json:"sse,omitempty"`
 	Stream *StreamStats `json:"stream,omitempty"`
+	// GRPC, for a gRPC run (--grpc-call), counts its calls by status name
+	// and its response messages; absent otherwise (grpc.go).
+	GRPC *GRPCStats `json:"grpc,omitempty"`
 	// Thresholds, for a judged run (--threshold), holds each threshold's
 	// verdict in the order given; left out otherwise.
 	Thresholds []ThresholdStats `json:"thresholds,omitempty"`
@@ -263,6 +266,7 @@ func NewSummary(r *result.Result) Summary {
 		Input:        r.Input,
 		TLS:          newTLSStats(r.TLS),
 		WebSocket:    newWebSocketStats(r.WebSocket),
+		GRPC:         newGRPCStats(r.GRPC),
 		Thresholds:   newThresholdStats(r.Thresholds),
 	}
 	s.SSE, s.Stream = newStreamStats(r.Stream, r.Duration.Seconds())

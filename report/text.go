@@ -134,6 +134,7 @@ func outcomeFacts(r *result.Result) []fact {
 	}
 	facts = append(facts, webSocketFacts(r)...)
 	facts = append(facts, streamFacts(r)...)
+	facts = append(facts, grpcFacts(r)...)
 	conns := fmt.Sprintf("%s opened, %s reopened", formatCount(r.Connects), formatCount(r.Reconnects))
 	if r.Retried > 0 {
 		conns += fmt.Sprintf(", %s retried (closed unanswered)", formatCount(r.Retried))

@@ -20,6 +20,7 @@
 //   - errorkind.go: ErrorKind, the kinds of failure a run counts, and their report names
 //   - failstatus.go: StatusSet (--fail-status), the statuses error_rate counts as failed
 //   - flows.go: Flows, a user-journey run's iterations and checks by step, added exactly
+//   - grpc.go: GRPC, a gRPC run's calls by status name and its response messages, added exactly
 //   - histogram.go: the one histogram setting every gust histogram shares, so any two add exactly
 //   - http2.go: HTTP2: streams per connection, RST_STREAM and GOAWAY counts by code, retries
 //   - input.go: Input, what a replay read from its log

@@ -103,7 +103,7 @@ func addShare(out, r *Result) {
 }
 
 // Add adds r's counters, latency, connect and lateness histograms, status
-// codes, errors, connections per protocol, TLS handshakes and WebSocket counts to out: what sums alike over a run's
+// codes, errors, connections per protocol, TLS handshakes, WebSocket counts and gRPC statuses to out: what sums alike over a run's
 // event loops and over the agents of Merge. out's histograms and maps must be made.
 func (out *Result) Add(r *Result) {
 	out.Requests += r.Requests
@@ -134,6 +134,7 @@ func (out *Result) Add(r *Result) {
 	out.addTLS(r)
 	out.addWebSocket(r)
 	out.addStream(r)
+	out.addGRPC(r)
 }
 
 // checkParts refuses parts that are not shares of one run.

@@ -125,6 +125,10 @@ type Result struct {
 	// or bodies as they arrive), describes their events; nil otherwise.
 	Stream *Stream
 
+	// GRPC, for a gRPC run (gust load --grpc-call), counts its calls by
+	// status and its response messages; nil otherwise.
+	GRPC *GRPC
+
 	// Thresholds, when the run was judged (gust load or gust merge
 	// --threshold), holds each threshold's verdict, in the order given;
 	// nil otherwise. Merge leaves it nil: a merged result is judged anew.

@@ -211,7 +211,7 @@ func (t Threshold) Judge(r *Result, fail StatusSet) Verdict {
 			v.Value = float64(r.Latency.ValueAtQuantile(t.Percentile))
 		}
 	case MetricErrorRate:
-		failed := r.ErrorCount()
+		failed := r.ErrorCount() + r.GRPC.Failed() // a gRPC call answered 200 may still fail
 		for code, n := range r.Status {
 			if fail.Contains(code) {
 				failed += n
