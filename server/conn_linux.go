@@ -89,9 +89,9 @@ type conn struct {
 	// them, so the worker reads them itself.
 	moreToRead bool
 	parsedBody bool // parsed's body is still arriving
-	// fresh: no byte has arrived since the connection was accepted (or
-	// since its TLS handshake ended); its deadline is then that moment
-	// plus ReadHeaderTimeout. Shutdown leaves it freshGrace to send its
+	// fresh: no byte of a request has arrived since the connection was
+	// accepted; reqStart then holds when it was accepted, or when its TLS
+	// handshake ended. Shutdown leaves it freshGrace from then to send its
 	// first request.
 	fresh bool
 

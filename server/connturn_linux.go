@@ -83,8 +83,10 @@ func (l *loop) readTurn(c *conn, hangup bool, now int64) {
 		}
 		buf := l.seat.buf // the seat is this goroutine's: see auto_linux.go
 		n, err := c.t.Read(buf)
+		if n > 0 && c.fresh {
+			c.fresh, c.reqStart = false, 0 // reqStart is the first request's from here
+		}
 		if n > 0 {
-			c.fresh = false
 			l.srv.counters.bytesIn.Add(int64(n))
 			// A short read from the plain transport drained the socket:
 			// edge-triggered polling announces what comes next. A layered

@@ -30,6 +30,10 @@ type engine struct {
 	// lnMu guards the loops' listening sockets between a loop closing its
 	// own and ListenerFiles duplicating them for a successor.
 	lnMu sync.Mutex
+	// listening counts the loops' listening sockets still open: Shutdown
+	// trusts "no connection open" only once it is 0, since a loop accepts
+	// until it closes its own.
+	listening atomic.Int32
 
 	acceptOne bool // AcceptOne with more than one loop: loop 0 accepts for all
 	nextLoop  int  // where loop 0 sends the next connection (only it touches this)
@@ -221,6 +225,10 @@ func (e *engine) beginShutdown() {
 	e.draining.Store(true)
 	e.closeIdle()
 }
+
+// drained reports whether every loop has closed its listening socket, so
+// that no connection can be accepted any more.
+func (e *engine) drained() bool { return e.listening.Load() == 0 }
 
 // closeIdle asks every loop to close its idle connections.
 func (e *engine) closeIdle() {

@@ -40,6 +40,9 @@ func newEngine(s *Server, addr string) (*engine, error) {
 	return &engine{srv: s, ln: ln, addr: ln.Addr(), conns: make(map[*fallbackConn]struct{})}, nil
 }
 
+// drained: the portable engine's listener closes at once.
+func (e *engine) drained() bool { return true }
+
 func (e *engine) run() error {
 	for {
 		nc, err := e.ln.Accept()

@@ -57,8 +57,10 @@ func newEngineFromFiles(s *Server, files []*os.File) (*engine, error) {
 			if p != nil {
 				p.Close()
 			}
-			for _, fd := range fds[i:] {
-				unix.Close(fd)
+			if i < len(fds) {
+				for _, fd := range fds[i:] {
+					unix.Close(fd)
+				}
 			}
 			e.discard()
 			return nil, fmt.Errorf("server: poll inherited listeners: %w", err)
@@ -113,29 +115,35 @@ func adoptListener(f *os.File) (int, *net.TCPAddr, error) {
 	return fd, a, nil
 }
 
-// listenerFiles duplicates the loops' listening sockets.
+// listenerFiles duplicates the loops' listening sockets: every loop's,
+// or loop 0's alone with AcceptOne. A loop that has let its own go
+// (Shutdown under way) fails it, rather than handing a successor some of
+// the sockets while connections queued on the others are reset.
 func (e *engine) listenerFiles() ([]*os.File, error) {
-	if e.draining.Load() || e.stopping.Load() {
-		return nil, errors.New("server: ListenerFiles after Shutdown or Close: the listeners are gone")
-	}
 	e.lnMu.Lock()
 	defer e.lnMu.Unlock()
 	var files []*os.File
+	fail := func(err error) ([]*os.File, error) {
+		for _, f := range files {
+			f.Close()
+		}
+		return nil, err
+	}
+	if e.draining.Load() || e.stopping.Load() {
+		return fail(errors.New("server: ListenerFiles after Shutdown or Close: the listeners are gone"))
+	}
 	for _, l := range e.loops {
+		if e.acceptOne && l.id > 0 {
+			continue // only loop 0 listens
+		}
 		if l.lnfd < 0 {
-			continue // AcceptOne: the other loops have none
+			return fail(errors.New("server: ListenerFiles during Shutdown: a loop has let its listener go"))
 		}
 		fd, err := unix.FcntlInt(uintptr(l.lnfd), unix.F_DUPFD_CLOEXEC, 0)
 		if err != nil {
-			for _, f := range files {
-				f.Close()
-			}
-			return nil, fmt.Errorf("server: duplicate listener: %w", err)
+			return fail(fmt.Errorf("server: duplicate listener: %w", err))
 		}
 		files = append(files, os.NewFile(uintptr(fd), fmt.Sprintf("gust-listener-%d", l.id)))
-	}
-	if len(files) == 0 {
-		return nil, errors.New("server: no listener left to hand over")
 	}
 	return files, nil
 }

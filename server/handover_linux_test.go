@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -279,6 +280,47 @@ func TestShutdownLetsANewConnectionSendItsFirstRequest(t *testing.T) {
 	}
 	if err := <-shut; err != nil {
 		t.Errorf("Shutdown: %v", err)
+	}
+	if err := <-done; err != ErrServerClosed {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestShutdownBoundsSilentNewConnections: a client that connects to a TLS
+// port and never says hello, and one that finishes its handshake with h2
+// by ALPN but never sends the preface, hold Shutdown up only for the
+// grace a new connection gets, not for their timeouts.
+func TestShutdownBoundsSilentNewConnections(t *testing.T) {
+	conf := serverTLS()
+	conf.NextProtos = []string{"h2", "http/1.1"}
+	s := &Server{Handler: hello, Config: Config{TLS: conf, HTTP2: HTTP2Config{OverTLS: true}, ErrorLog: discardLog()}}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	silent, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	cc := clientTLS(0)
+	cc.NextProtos = []string{"h2"}
+	h2, err := tls.Dial("tcp", s.Addr().String(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	if p := h2.ConnectionState().NegotiatedProtocol; p != "h2" {
+		t.Fatalf("ALPN chose %q", p)
+	}
+	if !waitFor(5*time.Second, func() bool { return s.Stats().OpenConns == 2 }) {
+		t.Fatalf("%d connections open, want 2", s.Stats().OpenConns)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown with two silent new connections: %v (they held it past their grace)", err)
 	}
 	if err := <-done; err != ErrServerClosed {
 		t.Errorf("Serve: %v", err)

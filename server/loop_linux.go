@@ -88,6 +88,9 @@ type loop struct {
 }
 
 func newLoop(e *engine, id int, p *poll.Poller, lnfd int) *loop {
+	if lnfd >= 0 {
+		e.listening.Add(1)
+	}
 	cfg := &e.srv.cfg
 	minTimer := min(cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.WriteTimeout, cfg.IdleTimeout)
 	l := &loop{
@@ -276,7 +279,7 @@ func (l *loop) register(fd int, now int64) {
 		return
 	}
 	c := newConn(l, fd)
-	c.fresh = true
+	c.fresh, c.reqStart = true, now
 	for fd >= len(l.byFD) {
 		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+1024)...)
 	}
@@ -398,6 +401,7 @@ func (l *loop) closeListener() {
 		l.poller.Remove(l.lnfd)
 		unix.Close(l.lnfd)
 		l.lnfd = -1
+		l.e.listening.Add(-1)
 	}
 }
 
@@ -406,10 +410,11 @@ func (l *loop) closeListener() {
 // handled yet is served first (its response says Connection: close):
 // closing a socket with unread bytes would reset the connection, and the
 // client would lose a request it had every right to send. So is a new
-// connection's first request, likely on its way: a connection in its TLS
-// handshake, or accepted less than freshGrace ago with nothing read yet,
-// is left for a later call (Shutdown calls again every 10ms), as nginx
-// leaves one waiting for its first request. A client's request on a
+// connection's first request, likely on its way: a connection accepted
+// (or done with its TLS handshake) less than freshGrace ago with nothing
+// read yet is left for a later call (Shutdown calls again every 10ms), as
+// nginx leaves one waiting for its first request; after that it is closed,
+// in its handshake or not. A client's request on a
 // fresh connection closed under it is not retried (only one on a reused
 // connection is), so closing it would fail a request.
 func (l *loop) closeIdleConns() {
@@ -419,7 +424,11 @@ func (l *loop) closeIdleConns() {
 		if c == nil || c.state.Load() != stIdle {
 			continue
 		}
-		if c.handshaking || c.fresh && now < c.deadline.Load()-int64(l.srv.cfg.ReadHeaderTimeout)+int64(freshGrace) {
+		if c.fresh && now-c.reqStart < int64(freshGrace) {
+			continue // a handshake under way, or a first request on its way
+		}
+		if c.handshaking {
+			l.closeConn(c) // its socket is the handshake's: nothing to read here
 			continue
 		}
 		if !c.lingering && c.proto.shutdown(c) {

@@ -221,7 +221,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if s.counters.open.Load() == 0 && s.counters.inflight.Load() == 0 {
+		if eng.drained() && s.counters.open.Load() == 0 && s.counters.inflight.Load() == 0 {
 			eng.stop()
 			<-s.done
 			return nil

@@ -124,6 +124,9 @@ func (l *loop) afterHandshake(c *conn, now int64) {
 	}
 	c.handshaking = false
 	delete(l.handshakes, c.tls)
+	if c.fresh {
+		c.reqStart = now // its first request may follow now
+	}
 	switch {
 	case err == nil:
 		if c.tls.NegotiatedProtocol() == alpnH2 {
