@@ -26,6 +26,7 @@ func FuzzConnReceive(f *testing.F) {
 		if s, err := NewServerConn(&cp.cfg, []byte{1, 2, 3, 4, 5, 6, 7, 8}, nil, now); err == nil {
 			s.Receive(append([]byte(nil), data...), now)
 			s.AppendDatagram(nil, now)
+			s.tls.Close()
 		}
 		if len(data) > 0 && data[0]&1 == 1 {
 			cp.handshake()

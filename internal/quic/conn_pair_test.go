@@ -3,8 +3,10 @@ package quic
 import (
 	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -25,9 +27,17 @@ type connPair struct {
 	buf            []byte
 }
 
+// The certificate of every connPair, made once.
+var (
+	pairCertOnce sync.Once
+	pairCert     tls.Certificate
+	pairPool     *x509.CertPool
+)
+
 func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
 	t.Helper()
-	cert, pool := selfSigned(t)
+	pairCertOnce.Do(func() { pairCert, pairPool = selfSigned(t) })
+	cert, pool := pairCert, pairPool
 	p := &connPair{t: t, now: time.Unix(1_700_000_000, 0), buf: make([]byte, 0, 2048)}
 	ccfg := Config{TLSConfig: &tls.Config{ServerName: "localhost", RootCAs: pool, NextProtos: []string{"gust-test"}}}
 	scfg := Config{TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"gust-test"}}}
@@ -41,6 +51,12 @@ func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
 		t.Fatal(err)
 	}
 	p.client = c
+	t.Cleanup(func() {
+		c.tls.Close()
+		if p.server != nil {
+			p.server.tls.Close()
+		}
+	})
 	return p
 }
 
