@@ -2,6 +2,9 @@ package quic
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"testing"
 )
 
@@ -92,4 +95,23 @@ func TestConnNewConnectionIDs(t *testing.T) {
 	// The server takes the retirement, and its next 1-RTT packets reach
 	// the client under the new ID.
 	p.run("retire", func() bool { return len(p.server.cids.local) == 4 && p.server.cids.local[0].seq == 1 })
+}
+
+func TestClientRejectsCertificate(t *testing.T) {
+	p := newConnPair(t, nil)
+	c, err := NewClientConn(&Config{TLSConfig: &tls.Config{ServerName: "localhost", RootCAs: x509.NewCertPool(),
+		NextProtos: []string{"gust-test"}}}, p.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.client = c
+	t.Cleanup(func() { c.tls.Close() })
+	p.run("close", func() bool { return p.server != nil && p.server.Err() != nil })
+	var ce *CloseError
+	if !errors.As(c.Err(), &ce) || ce.Remote || ce.Code != uint64(CryptoErrorBase+42) {
+		t.Fatalf("client error %v, want CRYPTO_ERROR(42), bad_certificate", c.Err())
+	}
+	if !errors.As(p.server.Err(), &ce) || !ce.Remote || ce.Code != uint64(CryptoErrorBase+42) {
+		t.Fatalf("server error %v", p.server.Err())
+	}
 }
