@@ -25,6 +25,7 @@ type h1session struct {
 	head       http1.ResponseHead
 	status     int
 	closeAfter bool  // the server said it closes after this response
+	interim    bool  // an interim (1xx) response to the oldest request arrived
 	forceClose bool  // the requests said Connection: close (no keep-alive)
 	remaining  int64 // body bytes left in phLength
 	chunk      http1.ChunkedDecoder
@@ -73,6 +74,7 @@ func (s *h1session) pop() exchange { return s.sent.pop() }
 // done completes the oldest exchange with the current status.
 func (s *h1session) done(k sink) {
 	s.phase = phHead
+	s.interim = false
 	if s.keep != nil {
 		s.keep.onDone()
 	}
@@ -84,13 +86,14 @@ func (s *h1session) reset() {
 	s.stream = streamReader{} // a stream cut off is not timed to an end
 	s.sent.reset()
 	s.phase = phHead
+	s.interim = false
 	s.closeAfter = false
 	s.pending = s.pending[:0]
 }
 
 // untouched reports that no byte of the oldest response in flight has
-// arrived.
-func (s *h1session) untouched() bool { return s.phase == phHead && len(s.pending) == 0 }
+// arrived (an interim 1xx response is some).
+func (s *h1session) untouched() bool { return s.phase == phHead && len(s.pending) == 0 && !s.interim }
 
 func (s *h1session) eof(k sink) {
 	if s.phase == phUntilClose && s.sent.len() > 0 {
@@ -126,6 +129,7 @@ func (s *h1session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 				if s.head.StatusCode == 101 {
 					return result.ErrProtocol, false // an upgrade we never asked for
 				}
+				s.interim = true
 				continue // interim response: the final one follows
 			}
 			s.status = s.head.StatusCode

@@ -51,6 +51,13 @@ func (l *loop) takeBackUnanswered(c *conn) bool {
 	if !ok || !c.answered || s.inflight() == 0 || !s.untouched() || l.perEndpoint || !l.e.target.idempotent {
 		return false
 	}
+	// The oldest c.uncounted were sent before measurement began: they
+	// are let go, not sent again as measured requests (a run of -n N
+	// counts exactly N).
+	for ; c.uncounted > 0 && s.inflight() > 0; c.uncounted-- {
+		s.pop()
+		l.inflight--
+	}
 	n := s.inflight()
 	for s.inflight() > 0 {
 		// Still in flight for the loop (l.inflight), so that the run

@@ -31,6 +31,17 @@ func TestRetryWhenAReusedConnectionClosesUnanswered(t *testing.T) {
 	closeSecond := func(end func(net.Conn)) func(net.Conn) { return closeSecondOf(okResponse, end) }
 	const headResponse = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n" // no body: the length is GET's
 	closeFirst := eachRequest(func(c net.Conn, n int) bool { hangUp(c); return false })
+	// An interim answer is bytes of the answer: the request is not sent
+	// again after one.
+	interimThenClose := eachRequest(func(c net.Conn, n int) bool {
+		if n == 2 {
+			io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n")
+			hangUp(c)
+			return false
+		}
+		_, err := io.WriteString(c, okResponse)
+		return err == nil
+	})
 	for _, tc := range []struct {
 		name        string
 		serve       func(net.Conn)
@@ -43,6 +54,7 @@ func TestRetryWhenAReusedConnectionClosesUnanswered(t *testing.T) {
 		{"HEAD, closed with a FIN", closeSecondOf(headResponse, hangUp), "HEAD", true, false},
 		{"POST is not retried", closeSecond(hangUp), "POST", false, true},
 		{"a fresh connection is not retried", closeFirst, "GET", false, true},
+		{"not after an interim answer", interimThenClose, "GET", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := startFault(t, nil, tc.serve)

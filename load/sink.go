@@ -35,6 +35,9 @@ type sink interface {
 	streamHead(x exchange, sse bool)
 	streamed(x exchange, n int, last int64) int64
 	streamEnd(x exchange, events int64)
+	// grpcEnd records the end of gRPC call x: its status code (0 to 16)
+	// and the response messages it held.
+	grpcEnd(x exchange, code int, msgs int64)
 }
 
 // delivery is the sink a session delivers to while the loop feeds it: the
@@ -101,13 +104,21 @@ func (d *delivery) retry(x exchange) {
 		d.abandon(x, result.ErrGoAway)
 		return
 	}
+	_, ws := c.ses.(*wsSession)
+	if ws && !c.answered {
+		// A WebSocket closed before it echoed anything: a server that
+		// goes away from every new connection would have the message go
+		// round forever.
+		d.abandon(x, result.ErrClosed)
+		return
+	}
 	// Still in flight for the loop (l.inflight), so that the run waits for
 	// it; resend takes it out again.
 	c.retries = append(c.retries, x)
 	if !l.recording {
 		return
 	}
-	if _, ws := c.ses.(*wsSession); ws {
+	if ws {
 		l.stats.retried++
 	} else {
 		l.stats.h2.retried++

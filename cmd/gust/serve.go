@@ -94,6 +94,9 @@ type serveConfig struct {
 	// DrainTimeout bounds a graceful shutdown: on SIGINT or SIGTERM, and
 	// for the old process of an upgrade.
 	DrainTimeout time.Duration
+	// usr2 receives SIGUSR2 from the start of a single process's run (set
+	// by the command; nil in tests, which get one when serving).
+	usr2 chan os.Signal
 }
 
 // handlerConfig says what the hello handler answers. The zero value answers
@@ -167,7 +170,7 @@ func newServeCmd() *cobra.Command {
 			"starts its executable again with the same flags, hands it the listening sockets, and\n" +
 			"once the new process serves (its pid in --pid-file), drains within --drain-timeout and\n" +
 			"exits. Listening sockets passed by systemd's socket activation (LISTEN_FDS) are served\n" +
-			"instead of --addr's.",
+			"instead of --addr's (by a single process: not with --workers).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("body-size") {
@@ -195,7 +198,17 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			cfg.Worker = os.Getenv(workerEnv)
+			if cfg.Worker == "" && cfg.Workers == 1 {
+				// Caught from now on: a SIGUSR2 that comes as soon as the
+				// pid file names this process must not kill it.
+				cfg.usr2 = make(chan os.Signal, 1)
+				signal.Notify(cfg.usr2, syscall.SIGUSR2)
+				defer signal.Stop(cfg.usr2)
+			}
 			if cfg.Worker == "" && cfg.Workers != 1 {
+				if _, ok := os.LookupEnv("LISTEN_FDS"); ok {
+					return errors.New("serve: listening sockets passed by socket activation (LISTEN_FDS) are served by one process: drop --workers")
+				}
 				if err := checkWorkers(cfg); err != nil {
 					return err
 				}
@@ -439,8 +452,7 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		return err
 	}
 	defer removePidFile(cfg.PidFile)
-	usr2 := make(chan os.Signal, 1)
-	signal.Notify(usr2, syscall.SIGUSR2)
+	usr2 := upgradeSignals(cfg)
 	defer signal.Stop(usr2)
 	go func() {
 		for range usr2 {

@@ -139,7 +139,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	var upgraded <-chan int
 	if cfg.Worker == "" {
 		var stop func()
-		upgraded, stop = watchUpgrade(srv, log)
+		upgraded, stop = watchUpgrade(srv, cfg, log)
 		defer stop()
 	}
 	select {

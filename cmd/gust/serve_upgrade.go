@@ -44,14 +44,27 @@ func inheritedListeners() ([]*os.File, error) {
 	return files, nil
 }
 
+// upgradeSignals returns cfg's SIGUSR2 channel, notified since the
+// process started (so that a SIGUSR2 that comes as soon as the pid file
+// is written does not kill it), or a new one.
+func upgradeSignals(cfg serveConfig) chan os.Signal {
+	if cfg.usr2 != nil {
+		return cfg.usr2
+	}
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	return usr2
+}
+
 // watchUpgrade makes SIGUSR2 start a copy of this process on srv's
 // listeners. The channel it returns yields the copy's pid once the copy
-// serves: then this process should drain and exit. stop ends the watch.
-func watchUpgrade(srv *server.Server, log io.Writer) (upgraded <-chan int, stop func()) {
-	usr2 := make(chan os.Signal, 1)
+// serves: then this process should drain and exit. stop ends the watch,
+// and kills a copy still starting (the process is stopping: no upgrade).
+// An upgrade that fails writes this process's pid to the pid file again.
+func watchUpgrade(srv *server.Server, cfg serveConfig, log io.Writer) (upgraded <-chan int, stop func()) {
+	usr2 := upgradeSignals(cfg)
 	done := make(chan struct{})
 	ready := make(chan int, 1)
-	signal.Notify(usr2, syscall.SIGUSR2)
 	go func() {
 		for {
 			select {
@@ -59,8 +72,9 @@ func watchUpgrade(srv *server.Server, log io.Writer) (upgraded <-chan int, stop 
 				return
 			case <-usr2:
 			}
-			pid, err := startCopy(srv, log)
+			pid, err := startCopy(srv, log, done)
 			if err != nil {
+				writePidFile(cfg.PidFile) // the copy may have written its own
 				fmt.Fprintf(log, "gust serve: SIGUSR2: upgrade failed, still serving (pid %d): %v\n", os.Getpid(), err)
 				continue
 			}
@@ -76,8 +90,10 @@ func watchUpgrade(srv *server.Server, log io.Writer) (upgraded <-chan int, stop 
 }
 
 // startCopy starts this executable again with the same arguments and
-// srv's listeners, and returns its pid once it says it serves.
-func startCopy(srv *server.Server, log io.Writer) (int, error) {
+// srv's listeners, and returns its pid once it says it serves; a copy not
+// serving yet when done closes is killed. log should be a file (stderr):
+// through a pipe, the copy would lose its log when this process exits.
+func startCopy(srv *server.Server, log io.Writer, done <-chan struct{}) (int, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, fmt.Errorf("find this executable: %w", err)
@@ -121,6 +137,9 @@ func startCopy(srv *server.Server, log io.Writer) (int, error) {
 	case <-time.After(upgradeStartTimeout):
 		cmd.Process.Kill()
 		return 0, fmt.Errorf("the new process (pid %d) did not serve within %v; killed", cmd.Process.Pid, upgradeStartTimeout)
+	case <-done:
+		cmd.Process.Kill()
+		return 0, fmt.Errorf("stopping: the new process (pid %d) killed before it served", cmd.Process.Pid)
 	}
 }
 
