@@ -137,6 +137,12 @@ type Config struct {
 	// arrives counts as an event of Result.Stream (a chunked or HTTP/2
 	// body its server flushes piece by piece).
 	Stream bool
+	// GRPC reads every response as a gRPC call's (the request, made by
+	// the caller, a POST of length-prefixed messages over HTTP2): its
+	// messages counted by their length prefixes and its grpc-status, from
+	// the trailers or a trailers-only response's headers, counted by name
+	// in Result.GRPC. It needs HTTP2.
+	GRPC bool
 
 	// Flow, if set, runs user journeys instead of the one request: each
 	// connection is a virtual user (see FlowRun).
@@ -305,6 +311,8 @@ func (c *Config) validate() (*target, error) {
 		return nil, errors.New("HTTP/2 multiplexes instead of pipelining: use -m (streams per connection), not --pipeline")
 	case c.HTTP2 && c.DisableKeepAlive:
 		return nil, errors.New("HTTP/2 keeps its connections: drop --disable-keepalive")
+	case c.GRPC && !c.HTTP2:
+		return nil, errors.New("gRPC calls need HTTP2 (h2c for http://, h2 for https://)")
 	}
 	return resolveTarget(c)
 }

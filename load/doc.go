@@ -24,6 +24,8 @@
 //   - data_source.go: DataSource (--targets, --data-csv): templates compiled, rows sharded
 //   - endpoints.go: per-endpoint counters and histograms per loop, merged into Result.Endpoints
 //   - flow_run.go: FlowRun (Config.Flow): user journeys checked, shared between shards, their result
+//   - grpc.go: a gRPC call's status from grpc-status (or its HTTP status), counted by code per loop
+//   - grpcframe.go: grpcFrames, a gRPC body's length-prefixed messages counted as DATA arrives
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries

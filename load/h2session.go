@@ -31,6 +31,9 @@ type h2session struct {
 	// sseAll, streamAll: every response is read as a stream (Config.SSE,
 	// Config.Stream; stream.go), its DATA delivered by the engine.
 	sseAll, streamAll bool
+	// grpc: every response is a gRPC call's (Config.GRPC; grpc.go): its
+	// DATA read for messages, its grpc-status taken by cfg.HeaderFunc.
+	grpc bool
 }
 
 // h2slot is one exchange in flight on a stream.
@@ -40,6 +43,7 @@ type h2slot struct {
 	pos    int32  // its index in live
 	use    bool   // in flight
 	stream streamReader
+	call   grpcCall // with grpc
 }
 
 // newH2Session returns an HTTP/2 session keeping up to streams requests in
@@ -59,6 +63,10 @@ func newH2Session(streams int, scheme string) *h2session {
 func newH2SessionFor(cfg *Config, streams int, scheme string) *h2session {
 	s := newH2Session(streams, scheme)
 	s.sseAll, s.streamAll = cfg.SSE, cfg.Stream
+	if cfg.GRPC {
+		s.grpc = true
+		s.cfg.HeaderFunc = s.grpcHeader // made once per session, not per call
+	}
 	return s
 }
 
@@ -113,7 +121,7 @@ func (s *h2session) send(out []byte, req *request, x exchange) []byte {
 		s.bodies[tag] = append(s.bodies[tag][:0], body...)
 		body = s.bodies[tag]
 	}
-	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag), WantData: s.sseAll || s.streamAll}
+	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag), WantData: s.sseAll || s.streamAll || s.grpc}
 	out, id, err := s.cc.Open(out, &s.h2req)
 	s.h2req = http2.Request{} // keep no views of req
 	if err != nil {
@@ -206,10 +214,16 @@ func (s *h2session) deliver(k sink, connFailed bool) {
 		case http2.EventData:
 			if sl := s.slot(ev.Tag); sl != nil {
 				sl.stream.body(k, sl.x, ev.Data)
+				if s.grpc {
+					sl.call.frames.feed(ev.Data, maxGRPCMessage)
+				}
 			}
 		case http2.EventEnd:
 			if sl := s.slot(ev.Tag); sl != nil {
 				sl.stream.end(k, sl.x)
+				if s.grpc {
+					k.grpcEnd(sl.x, sl.call.code(ev.Status), sl.call.frames.msgs)
+				}
 			}
 			if x, ok := s.take(ev.Tag); ok {
 				k.complete(x, ev.Status)
@@ -274,6 +288,14 @@ func (s *h2session) eof(k sink) {
 	for len(s.live) > 0 {
 		x, _ := s.take(uint64(s.live[len(s.live)-1]))
 		k.abandon(x, result.ErrGoAway)
+	}
+}
+
+// grpcHeader hands a response header or trailer field to its call: the
+// engine calls it during Feed, before the events it delivers.
+func (s *h2session) grpcHeader(tag uint64, name, value string) {
+	if sl := s.slot(tag); sl != nil {
+		sl.call.header(name, value)
 	}
 }
 

@@ -28,6 +28,7 @@ type stats struct {
 	h2           h2stats
 	ws           wsStats      // a WebSocket run's; its sessions hold a pointer to it
 	stream       *streamStats // streamed responses' (stream.go); nil until the first
+	grpc         *grpcStats   // gRPC calls' (grpc.go); nil until the first
 }
 
 func newStats() *stats {
@@ -61,6 +62,7 @@ func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 		Errors:       make(map[result.ErrorKind]int64),
 		TLS:          tls.result(),
 		Stream:       s.stream.result(),
+		GRPC:         s.grpc.result(),
 	}
 	for code, n := range s.status {
 		if n > 0 {

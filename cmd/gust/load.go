@@ -52,6 +52,7 @@ type loadFlags struct {
 	ws               wsFlags
 	reqData          dataFlags
 	flow             flowFlags
+	grpc             grpcFlags
 	judge            thresholdFlags
 	find             findFlags
 	metrics          metricsFlags
@@ -159,6 +160,7 @@ throughput.`,
   gust load -c 200 -z 30s --ws-inflight 4 ws://127.0.0.1:8080/ws
   gust load -c 10000 -z 1m --ws-hold --ws-ping 10s ws://127.0.0.1:8080/ws
   gust load --http2 -c 50 -z 30s ws://127.0.0.1:8080/ws
+  gust load --grpc-call grpc.testing.TestService/UnaryCall --grpc-proto test.proto -d '{"response_size":100}' -c 10 -m 10 -z 10s http://127.0.0.1:8087
   gust load --insecure --disable-keepalive -c 16 -z 10s https://127.0.0.1:8443/
   gust load --rate 2000 -z 30s --threshold 'p99<250ms' --threshold 'error_rate<0.1%' --fail-status 5xx http://127.0.0.1:8080/
   gust load --find-max --slo 'p99<10ms' -c 200 --max-time 2m -o html http://127.0.0.1:8080/ > capacity.html
@@ -207,6 +209,7 @@ throughput.`,
 	addWSFlags(fl, &f.ws)
 	addDataFlags(fl, &f.reqData)
 	addFlowFlags(fl, &f.flow)
+	addGRPCFlags(fl, &f.grpc)
 	addThresholdFlags(fl, &f.judge)
 	addFindFlags(fl, &f.find)
 	fl.StringVar(&f.startAt, "start-at", "", "begin at this time (RFC 3339, e.g. 2025-06-01T12:00:00Z) after checking the target; empty: at once")
@@ -309,6 +312,10 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		cfg.Body = body
 	case f.data != "":
 		cfg.Body = []byte(f.data)
+	}
+	proto, _ := f.proto.resolve() // checked by f.proto.apply above
+	if err := f.grpc.apply(&cfg, proto, f.timeout, f.flow.given() || f.reqData.given()); err != nil {
+		return cfg, err
 	}
 	if err := f.flow.apply(&cfg, f); err != nil {
 		return cfg, err

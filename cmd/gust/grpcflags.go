@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gust-http/gust/load"
+	"github.com/gust-http/gust/load/grpcmsg"
+)
+
+// grpcFlags are gust load's gRPC flags: --grpc-call names a unary or
+// server-streaming method, --grpc-proto the .proto files that define it
+// (compiled in process), --grpc-import-path where their imports are. The
+// request message is -d or -D as JSON ({} when neither), encoded once.
+type grpcFlags struct {
+	call        string
+	protos      []string
+	importPaths []string
+	changed     func(name string) bool // the flag set's Changed
+}
+
+func addGRPCFlags(fl *pflag.FlagSet, f *grpcFlags) {
+	fl.StringVar(&f.call, "grpc-call", "", "call this gRPC method, PACKAGE.SERVICE/METHOD (unary or server streaming), over h2c (http://) or h2 (https://); -d or -D give the request message as JSON (default {})")
+	fl.StringArrayVar(&f.protos, "grpc-proto", nil, "with --grpc-call, a .proto file defining the service and its messages (repeatable)")
+	fl.StringArrayVar(&f.importPaths, "grpc-import-path", nil, "with --grpc-call, a directory the .proto files' imports are found in (repeatable)")
+	f.changed = fl.Changed
+}
+
+// apply makes cfg a run of gRPC calls when --grpc-call is given: the
+// method compiled from the .proto files, cfg.Body (JSON) encoded as its
+// request message, the path, method, headers and protocol of a gRPC call
+// set. proto is the protocol the flags asked for (protoHTTP11 when none
+// was given); timeout is also sent as grpc-timeout; others says that
+// requests of their own (--targets, --data-csv, --flow) were given.
+func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration, others bool) error {
+	if f.call == "" {
+		if len(f.protos) > 0 || len(f.importPaths) > 0 {
+			return errors.New("--grpc-proto and --grpc-import-path need --grpc-call PACKAGE.SERVICE/METHOD")
+		}
+		return nil
+	}
+	u, err := url.Parse(cfg.URL)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https"):
+		return fmt.Errorf("--grpc-call needs an http:// (h2c) or https:// (h2) URL, got %q", cfg.URL)
+	case u.Path != "" && u.Path != "/" || u.RawQuery != "":
+		return fmt.Errorf("--grpc-call sets the path: give the URL without one (%s://%s)", u.Scheme, u.Host)
+	case proto == protoAuto || f.changed("proto") && proto == protoHTTP11:
+		return fmt.Errorf("--grpc-call speaks HTTP/2 only: drop --proto %s", proto)
+	case f.changed("method") && cfg.Method != "POST":
+		return fmt.Errorf("a gRPC call is a POST: drop -m %s", cfg.Method)
+	case others:
+		return errors.New("--grpc-call calls one method with one message: it does not mix with --targets, --data-csv or --flow")
+	}
+	m, err := grpcmsg.Compile(f.protos, f.importPaths, f.call)
+	if err != nil {
+		return err
+	}
+	if m.ClientStreaming {
+		return fmt.Errorf("--grpc-call %s: client-streaming and bidirectional methods are not supported; call a unary or server-streaming one", f.call)
+	}
+	body, err := m.Body(cfg.Body)
+	if err != nil {
+		return err
+	}
+	u.Path = m.Path
+	cfg.URL = u.String()
+	cfg.Method = "POST"
+	cfg.Body = body
+	cfg.HTTP2, cfg.AutoProtocol, cfg.GRPC = true, false, true
+	hdr := cfg.Header[:0:0]
+	for _, h := range cfg.Header {
+		if !strings.EqualFold(h[0], "content-type") && !strings.EqualFold(h[0], "te") {
+			hdr = append(hdr, h)
+		}
+	}
+	cfg.Header = append(hdr, [2]string{"content-type", "application/grpc"}, [2]string{"te", "trailers"},
+		[2]string{"grpc-timeout", grpcTimeout(timeout)})
+	return nil
+}
+
+// grpcTimeout writes d as a grpc-timeout value: at most 8 digits and a
+// unit, in milliseconds while they fit, else in seconds.
+func grpcTimeout(d time.Duration) string {
+	if ms := d.Milliseconds(); ms <= 99_999_999 {
+		return strconv.FormatInt(max(ms, 1), 10) + "m"
+	}
+	return strconv.FormatInt(min(int64(d/time.Second), 99_999_999), 10) + "S"
+}
