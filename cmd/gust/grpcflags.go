@@ -32,6 +32,14 @@ func addGRPCFlags(fl *pflag.FlagSet, f *grpcFlags) {
 	f.changed = fl.Changed
 }
 
+// impliesHTTP2 makes --grpc-call speak HTTP/2 without --http2, so that
+// -m N is streams per connection; an explicit --proto is left to apply.
+func (f *grpcFlags) impliesHTTP2(p *protoFlags) {
+	if f.call != "" && !p.proto.set {
+		p.http2 = true
+	}
+}
+
 // apply makes cfg a run of gRPC calls when --grpc-call is given: the
 // method compiled from the .proto files, cfg.Body (JSON) encoded as its
 // request message, the path, method, headers and protocol of a gRPC call
@@ -53,7 +61,7 @@ func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration,
 		return fmt.Errorf("--grpc-call sets the path: give the URL without one (%s://%s)", u.Scheme, u.Host)
 	case proto == protoAuto || f.changed("proto") && proto == protoHTTP11:
 		return fmt.Errorf("--grpc-call speaks HTTP/2 only: drop --proto %s", proto)
-	case f.changed("method") && cfg.Method != "POST":
+	case cfg.Method != "GET" && cfg.Method != "POST": // GET: the default (-m N is streams)
 		return fmt.Errorf("a gRPC call is a POST: drop -m %s", cfg.Method)
 	case others:
 		return errors.New("--grpc-call calls one method with one message: it does not mix with --targets, --data-csv or --flow")

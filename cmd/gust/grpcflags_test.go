@@ -31,15 +31,15 @@ service Echo {
 func TestGRPCFlagsMakeAPostOfOneEncodedMessage(t *testing.T) {
 	f := &loadFlags{}
 	cmd := loadCommand(f)
-	if err := cmd.ParseFlags([]string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", grpcProto(t), "-d", `{"text":"hi"}`, "--timeout", "20s", "-n", "1"}); err != nil {
+	if err := cmd.ParseFlags([]string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", grpcProto(t), "-d", `{"text":"hi"}`, "--timeout", "20s", "-m", "8", "-n", "1"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := f.config("http://127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.URL != "http://127.0.0.1:1/echo.Echo/Say" || cfg.Method != "POST" || !cfg.HTTP2 || !cfg.GRPC {
-		t.Fatalf("config %s %s, HTTP2 %v, GRPC %v", cfg.Method, cfg.URL, cfg.HTTP2, cfg.GRPC)
+	if cfg.URL != "http://127.0.0.1:1/echo.Echo/Say" || cfg.Method != "POST" || !cfg.HTTP2 || !cfg.GRPC || cfg.Streams != 8 {
+		t.Fatalf("config %s %s, HTTP2 %v, GRPC %v, streams %d", cfg.Method, cfg.URL, cfg.HTTP2, cfg.GRPC, cfg.Streams)
 	}
 	if want := []byte{0, 0, 0, 0, 4, 0x0a, 2, 'h', 'i'}; !bytes.Equal(cfg.Body, want) {
 		t.Fatalf("body % x, want % x", cfg.Body, want)
@@ -72,7 +72,7 @@ func TestGRPCFlagErrorsAreOneLine(t *testing.T) {
 		{"a URL with a path", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto}, "http://127.0.0.1:1/api", "without one"},
 		{"a WebSocket URL", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto}, "ws://127.0.0.1:1", "http:// (h2c) or https:// (h2)"},
 		{"HTTP/1.1 asked for", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "--proto", "http1.1"}, "http://127.0.0.1:1", "HTTP/2 only"},
-		{"a method other than POST", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "-m", "GET"}, "http://127.0.0.1:1", "is a POST"},
+		{"a method other than POST", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "-m", "PUT"}, "http://127.0.0.1:1", "is a POST"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &loadFlags{}

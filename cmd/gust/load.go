@@ -249,6 +249,7 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 	case f.data != "" && f.dataFile != "":
 		return cfg, errors.New("give either -d or -D, not both")
 	}
+	f.grpc.impliesHTTP2(&f.proto)
 	if err := f.proto.apply(&cfg, url, f.streams); err != nil {
 		return cfg, err
 	}
