@@ -1,0 +1,11 @@
+// Package grpcmsg turns a gRPC call named on the command line into what
+// gust load sends: .proto files compiled in process (no code generator,
+// no protoc), the method found by its full name, and the request message
+// read from JSON and encoded once as a length-prefixed gRPC message. The
+// generator's loops see only the bytes and the path; nothing of protobuf
+// runs per request.
+//
+// # Files
+//
+//   - grpcmsg.go: Compile, a method from .proto files; Method.Body, its request from JSON, length-prefixed
+package grpcmsg
