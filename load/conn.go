@@ -21,6 +21,7 @@ type conn struct {
 	state         connState
 	everConnected bool  // counted in engine.connectedOnce
 	answered      bool  // a response completed on the current socket: it was reused
+	unanswered    uint8 // sockets in a row closed (1001) before answering, their messages retried
 	uncounted     int   // in-flight requests sent before measurement began (the oldest ones)
 	since         int64 // last progress on the oldest in-flight request (for Timeout)
 

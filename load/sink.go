@@ -40,6 +40,11 @@ type sink interface {
 	grpcEnd(x exchange, code int, msgs int64)
 }
 
+// maxUnansweredRetries bounds how many connections in a row may close
+// with 1001 before answering a WebSocket message, which is sent again on
+// each.
+const maxUnansweredRetries = 3
+
 // delivery is the sink a session delivers to while the loop feeds it: the
 // loop, the connection being read, and the time of the read. It lives in
 // the loop, so passing it as a sink allocates nothing.
@@ -53,7 +58,7 @@ type delivery struct {
 func (d *delivery) complete(x exchange, status int) {
 	l, c, now := d.l, d.c, d.now
 	l.inflight--
-	c.answered = true
+	c.answered, c.unanswered = true, 0
 	if c.inflight() > 0 {
 		c.since = now
 	}
@@ -106,11 +111,16 @@ func (d *delivery) retry(x exchange) {
 	}
 	_, ws := c.ses.(*wsSession)
 	if ws && !c.answered {
-		// A WebSocket closed before it echoed anything: a server that
-		// goes away from every new connection would have the message go
-		// round forever.
-		d.abandon(x, result.ErrClosed)
-		return
+		// A WebSocket closed before it echoed anything (a connection
+		// made while the old server of an upgrade drained, say) is
+		// retried a few times in a row, not forever: a server that goes
+		// away from every new connection would have the message go round
+		// without end.
+		if c.unanswered >= maxUnansweredRetries {
+			d.abandon(x, result.ErrClosed)
+			return
+		}
+		c.unanswered++
 	}
 	// Still in flight for the loop (l.inflight), so that the run waits for
 	// it; resend takes it out again.
