@@ -1,6 +1,15 @@
 package load
 
-import "testing"
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	xhttp2 "golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
 
 func TestGRPCStatusOfACall(t *testing.T) {
 	body := func(p ...string) []byte {
@@ -61,5 +70,65 @@ func TestGRPCCallReadsNoAllocation(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per call", allocs)
+	}
+}
+
+// TestGRPCRunCountsStatusesAndMessages runs calls against a server that
+// answers each of four ways in turn: two messages split across DATA
+// frames then OK trailers, a trailers-only UNAVAILABLE, a message with no
+// grpc-status (INTERNAL), and a 404 (UNIMPLEMENTED).
+func TestGRPCRunCountsStatusesAndMessages(t *testing.T) {
+	block := func(c *framerConn, fields ...string) []byte {
+		c.hbuf.Reset()
+		for i := 0; i+1 < len(fields); i += 2 {
+			c.henc.WriteField(hpack.HeaderField{Name: fields[i], Value: fields[i+1]})
+		}
+		return c.hbuf.Bytes()
+	}
+	two := []byte("\x00\x00\x00\x00\x03abc\x00\x00\x00\x00\x01z")
+	srv := newFramerServer(t, nil, false, func(c *framerConn, f xhttp2.Frame) bool {
+		id, end := requestEnd(f)
+		if !end {
+			return true
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		switch id % 8 {
+		case 1:
+			c.writeBlock(id, block(c, ":status", "200", "content-type", "application/grpc"), false)
+			c.fr.WriteData(id, false, two[:6])
+			c.fr.WriteData(id, false, two[6:])
+			c.writeBlock(id, block(c, "grpc-status", "0"), true)
+		case 3:
+			c.writeBlock(id, block(c, ":status", "200", "content-type", "application/grpc", "grpc-status", "14", "grpc-message", "busy"), true)
+		case 5:
+			c.writeBlock(id, block(c, ":status", "200", "content-type", "application/grpc"), false)
+			c.fr.WriteData(id, true, two[:8])
+		case 7:
+			c.writeBlock(id, block(c, ":status", "404"), true)
+		}
+		return true
+	})
+	r, err := Run(context.Background(), Config{
+		URL: "http://" + srv.ln.Addr().String() + "/echo.Echo/Say", Method: "POST", Body: []byte("\x00\x00\x00\x00\x00"),
+		Header: [][2]string{{"content-type", "application/grpc"}, {"te", "trailers"}},
+		HTTP2:  true, GRPC: true, Connections: 1, Streams: 1, Requests: 8, Loops: 1, Timeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"OK": 2, "UNAVAILABLE": 2, "INTERNAL": 2, "UNIMPLEMENTED": 2}
+	if r.GRPC == nil || !maps.Equal(r.GRPC.Status, want) || r.GRPC.Messages != 2*2+2*1 {
+		t.Fatalf("gRPC %+v, want %v and 6 messages (errors %v)", r.GRPC, want, r.Errors)
+	}
+	if r.Requests != 8 || r.Status[200] != 6 || r.Status[404] != 2 {
+		t.Fatalf("%d responses, statuses %v", r.Requests, r.Status)
+	}
+}
+
+func TestGRPCNeedsHTTP2(t *testing.T) {
+	_, err := Run(context.Background(), Config{URL: "http://127.0.0.1:1/a.B/C", GRPC: true, Requests: 1})
+	if err == nil || !strings.Contains(err.Error(), "need HTTP2") {
+		t.Fatalf("err = %v, want one saying gRPC needs HTTP2", err)
 	}
 }
