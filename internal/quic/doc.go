@@ -22,7 +22,7 @@
 //
 //   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
 //   - cids.go: connection IDs both ways: NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, reset tokens
-//   - congestion.go: NewReno: slow start, congestion avoidance, recovery periods, persistent congestion (RFC 9002 section 7)
+//   - congestion.go: NewReno (RFC 9002 section 7): slow start, avoidance, recovery, persistent congestion
 //   - conn.go: Config, Conn and its state, events, close, draining, the idle timer, NextTimeout and OnTimeout
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
 //   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes, records freed
@@ -36,12 +36,12 @@
 //   - frameparse.go: ParseFrame: every RFC 9000 frame, no allocation, FRAME_ENCODING_ERROR on malformed input
 //   - header.go: long and short headers, Version Negotiation, coalesced packets split by Length
 //   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret, AEAD limits
-//   - pacer.go: Pacer: a token bucket filled at 1.25 * cwnd / smoothed_rtt, an initial window of burst (RFC 9002 section 7.7)
+//   - pacer.go: Pacer: a token bucket filled at 1.25 cwnd per smoothed RTT (RFC 9002 section 7.7)
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
 //   - records.go: what each packet carried, by handle, resent or released when it is lost or acknowledged
-//   - recovery.go: Recovery: packets sent, the loss detection timer (time threshold, PTO, anti-deadlock), spaces discarded (RFC 9002 appendix A)
+//   - recovery.go: Recovery (RFC 9002 appendix A): packets sent, the loss detection timer, spaces discarded
 //   - recovery_ack.go: ACKs received: RTT samples, losses by packet and time thresholds, NewReno driven, ECN-CE
 //   - recvbuf.go: recvBuf: a stream's received bytes reassembled in place, read in order
 //   - retry.go: the Retry packet's integrity tag (RFC 9001 section 5.8): append and validate
