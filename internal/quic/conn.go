@@ -181,7 +181,6 @@ type Conn struct {
 	maxDatagram int
 	idleTimeout time.Duration
 	idleAt      time.Time
-	lastRecv    time.Time
 	closeAt     time.Time // end of closing or draining
 	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
 	closeSpace  spaceID

@@ -165,11 +165,10 @@ func TestConnHandshake(t *testing.T) {
 
 // streamPeer reads every stream of a Conn from its events.
 type streamPeer struct {
-	c     *Conn
-	got   map[uint64][]byte
-	fins  map[uint64]bool
-	buf   []byte
-	other map[uint64]bool
+	c    *Conn
+	got  map[uint64][]byte
+	fins map[uint64]bool
+	buf  []byte
 }
 
 func newStreamPeer(c *Conn) *streamPeer {

@@ -267,7 +267,6 @@ type keyUpdate struct {
 	phase       bool  // the key phase of the current keys
 	next        *Keys // read keys of the next phase, made ahead
 	prev        *Keys // read keys of the previous phase, for late packets
-	prevUntil   uint64
 	firstPN     int64 // the first packet sent in the current phase; -1 before it
 	confirmed   bool  // a packet of the current phase was acknowledged
 	sentInPhase uint64

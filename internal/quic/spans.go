@@ -63,13 +63,3 @@ func (s *spanSet) remove(lo, hi uint64) {
 	}
 	*s = v
 }
-
-// contains reports whether every offset of [lo, hi) is in the set.
-func (s spanSet) contains(lo, hi uint64) bool {
-	for _, x := range s {
-		if x.lo <= lo && hi <= x.hi {
-			return true
-		}
-	}
-	return false
-}
