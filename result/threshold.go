@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Metric names what a Threshold measures of a Result.
@@ -200,16 +202,7 @@ func (t Threshold) Judge(r *Result, fail StatusSet) Verdict {
 			v.Note = "no responses"
 			return v
 		}
-		switch t.Metric {
-		case MetricMin:
-			v.Value = float64(r.Latency.Min())
-		case MetricMean:
-			v.Value = r.Latency.Mean()
-		case MetricMax:
-			v.Value = float64(r.Latency.Max())
-		default:
-			v.Value = float64(r.Latency.ValueAtQuantile(t.Percentile))
-		}
+		v.Value = t.latencyOf(r.Latency)
 	case MetricErrorRate:
 		failed := r.ErrorCount() + r.GRPC.Failed() // a gRPC call answered 200 may still fail
 		for code, n := range r.Status {
@@ -272,4 +265,18 @@ func Passed(vs []Verdict) bool {
 		}
 	}
 	return true
+}
+
+// latencyOf measures t's latency metric (min, mean, max or a percentile)
+// of h, which holds values.
+func (t Threshold) latencyOf(h *hdrhistogram.Histogram) float64 {
+	switch t.Metric {
+	case MetricMin:
+		return float64(h.Min())
+	case MetricMean:
+		return h.Mean()
+	case MetricMax:
+		return float64(h.Max())
+	}
+	return float64(h.ValueAtQuantile(t.Percentile))
 }

@@ -89,16 +89,7 @@ func (t Threshold) judgeFlow(r *Result, fail StatusSet) Verdict {
 		v.Note = "nothing measured"
 		return v
 	}
-	switch t.Metric {
-	case MetricMin:
-		v.Value = float64(hist.Min())
-	case MetricMean:
-		v.Value = hist.Mean()
-	case MetricMax:
-		v.Value = float64(hist.Max())
-	default:
-		v.Value = float64(hist.ValueAtQuantile(t.Percentile))
-	}
+	v.Value = t.latencyOf(hist)
 	v.OK = compare(v.Value, t.Op, t.Limit)
 	return v
 }

@@ -60,16 +60,7 @@ func (t Threshold) judgeStream(r *Result) Verdict {
 		v.Note = "nothing measured"
 		return v
 	}
-	switch t.Metric {
-	case MetricMin:
-		v.Value = float64(h.Min())
-	case MetricMean:
-		v.Value = h.Mean()
-	case MetricMax:
-		v.Value = float64(h.Max())
-	default:
-		v.Value = float64(h.ValueAtQuantile(t.Percentile))
-	}
+	v.Value = t.latencyOf(h)
 	v.OK = compare(v.Value, t.Op, t.Limit)
 	return v
 }
