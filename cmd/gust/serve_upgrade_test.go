@@ -152,43 +152,13 @@ func TestServeUpgradesOnSIGUSR2WithoutAFailedRequest(t *testing.T) {
 				Duration: 60 * time.Second, HTTP2: tc.http2, Timeout: 5 * time.Second,
 				TLS: load.TLSConfig{Insecure: true},
 			}
-			var answered atomic.Int64 // responses so far, once a second
-			cfg.Progress = func(p load.Progress) { answered.Store(p.Requests) }
-			// moreAnswered waits for n more responses: load runs between
-			// the upgrades, and after the last.
-			moreAnswered := func(n int64) {
-				t.Helper()
-				from := answered.Load()
-				deadline := time.Now().Add(20 * time.Second)
-				for answered.Load() < from+n {
-					if time.Now().After(deadline) {
-						t.Fatalf("fewer than %d responses in 20s", n)
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			type outcome struct {
-				res *result.Result
-				err error
-			}
-			done := make(chan outcome, 1)
-			go func() {
-				res, err := load.Run(ctx, cfg)
-				done <- outcome{res, err}
-			}()
+			bg := startLoad(t, cfg)
 			for range upgrades {
-				moreAnswered(500)
+				bg.moreAnswered(500) // load runs between the upgrades, and after the last
 				sp.upgrade()
 			}
-			moreAnswered(500)
-			cancel()
-			out := <-done
-			if out.err != nil {
-				t.Fatal(out.err)
-			}
-			res := out.res
+			bg.moreAnswered(500)
+			res := bg.stop()
 			if n := res.ErrorCount(); n > 0 {
 				t.Errorf("%d requests failed across %d upgrades: %v", n, upgrades, res.Errors)
 			}
@@ -253,4 +223,56 @@ func TestServeTakesSocketsFromSystemd(t *testing.T) {
 			sp.stop()
 		})
 	}
+}
+
+// backgroundLoad is a gust load run going on while a test does something
+// to its server.
+type backgroundLoad struct {
+	t        *testing.T
+	answered atomic.Int64 // responses so far, updated once a second
+	cancel   context.CancelFunc
+	done     chan backgroundOutcome
+}
+
+type backgroundOutcome struct {
+	res *result.Result
+	err error
+}
+
+// startLoad starts load.Run with cfg (its Progress taken) until stop.
+func startLoad(t *testing.T, cfg load.Config) *backgroundLoad {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	bg := &backgroundLoad{t: t, cancel: cancel, done: make(chan backgroundOutcome, 1)}
+	cfg.Progress = func(p load.Progress) { bg.answered.Store(p.Requests) }
+	go func() {
+		res, err := load.Run(ctx, cfg)
+		bg.done <- backgroundOutcome{res, err}
+	}()
+	return bg
+}
+
+// moreAnswered waits for n more responses, failing the test after 20s.
+func (bg *backgroundLoad) moreAnswered(n int64) {
+	bg.t.Helper()
+	from := bg.answered.Load()
+	deadline := time.Now().Add(20 * time.Second)
+	for bg.answered.Load() < from+n {
+		if time.Now().After(deadline) {
+			bg.t.Fatalf("fewer than %d responses in 20s", n)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the progress, not synchronising
+	}
+}
+
+// stop ends the run and returns its result.
+func (bg *backgroundLoad) stop() *result.Result {
+	bg.t.Helper()
+	bg.cancel()
+	out := <-bg.done
+	if out.err != nil {
+		bg.t.Fatal(out.err)
+	}
+	return out.res
 }

@@ -3,16 +3,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gust-http/gust/load"
-	"github.com/gust-http/gust/result"
 )
 
 // TestServeWorkerKilledUnderLoad kills one of four workers with SIGKILL
@@ -24,35 +21,11 @@ import (
 func TestServeWorkerKilledUnderLoad(t *testing.T) {
 	port := freePort(t)
 	w := startWorkers(t, "gust", 4, port)
-	var answered atomic.Int64
-	cfg := load.Config{
+	bg := startLoad(t, load.Config{
 		URL: fmt.Sprintf("http://127.0.0.1:%d/", port), Connections: 40, Rate: 2000, Loops: 1,
 		Duration: 60 * time.Second, Timeout: 5 * time.Second,
-		Progress: func(p load.Progress) { answered.Store(p.Requests) },
-	}
-	moreAnswered := func(n int64) {
-		t.Helper()
-		from := answered.Load()
-		deadline := time.Now().Add(20 * time.Second)
-		for answered.Load() < from+n {
-			if time.Now().After(deadline) {
-				t.Fatalf("fewer than %d responses in 20s", n)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type outcome struct {
-		res *result.Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := load.Run(ctx, cfg)
-		done <- outcome{res, err}
-	}()
-	moreAnswered(1000)
+	})
+	bg.moreAnswered(1000)
 	victim := w.pids[2]
 	held := socketsOnPort(t, []int{victim}, port)[victim]["01"]
 	if held == 0 {
@@ -72,13 +45,8 @@ func TestServeWorkerKilledUnderLoad(t *testing.T) {
 	if back := time.Since(killed); back > 2*time.Second { // within a second, and the log's latency
 		t.Errorf("worker 2/4 started again %v after it was killed", back)
 	}
-	moreAnswered(2000)
-	cancel()
-	out := <-done
-	if out.err != nil {
-		t.Fatal(out.err)
-	}
-	res := out.res
+	bg.moreAnswered(2000)
+	res := bg.stop()
 	if n := res.ErrorCount(); n > int64(held) {
 		t.Errorf("%d errors %v, but the killed worker held only %d connections", n, res.Errors, held)
 	}
