@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"net"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,27 +13,10 @@ import (
 // gust load's gRPC calls (load.Config.GRPC, the request encoded by
 // load/grpcmsg) against grpc-go's own server: unary calls all OK, an
 // unimplemented method counted UNIMPLEMENTED, a server-streaming call's
-// messages counted. The .proto is the part of grpc-go's interop
-// TestService these calls use, wire-compatible with its messages.
-const interopProto = `syntax = "proto3";
-package grpc.testing;
-
-message Empty {}
-enum PayloadType { COMPRESSABLE = 0; }
-message Payload { PayloadType type = 1; bytes body = 2; }
-message SimpleRequest { PayloadType response_type = 1; int32 response_size = 2; Payload payload = 3; }
-message SimpleResponse { Payload payload = 1; }
-message ResponseParameters { int32 size = 1; int32 interval_us = 2; }
-message StreamingOutputCallRequest { PayloadType response_type = 1; repeated ResponseParameters response_parameters = 2; Payload payload = 3; }
-message StreamingOutputCallResponse { Payload payload = 1; }
-
-service TestService {
-  rpc EmptyCall(Empty) returns (Empty);
-  rpc UnaryCall(SimpleRequest) returns (SimpleResponse);
-  rpc StreamingOutputCall(StreamingOutputCallRequest) returns (stream StreamingOutputCallResponse);
-  rpc UnimplementedCall(Empty) returns (Empty);
-}
-`
+// messages counted.
+// interopProto is the part of grpc-go's interop TestService these calls
+// use, wire-compatible with its messages.
+const interopProto = "testdata/interop.proto"
 
 // grpcLoad runs n calls of method with the request message in JSON
 // against addr, as gust load --grpc-call sets them up.
@@ -64,10 +45,7 @@ func TestGRPCLoadAgainstGrpcGo(t *testing.T) {
 	srv := newServer()
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
-	proto := filepath.Join(t.TempDir(), "test.proto")
-	if err := os.WriteFile(proto, []byte(interopProto), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	proto := interopProto
 	const n = 200
 	for _, tc := range []struct {
 		name, method, json string
