@@ -85,6 +85,10 @@ type Config struct {
 	// HTTP/1.1 (or no ALPN answer). It needs https://, since only TLS can
 	// negotiate, and excludes HTTP2 and DisableKeepAlive.
 	AutoProtocol bool
+	// HTTP3 speaks HTTP/3 (RFC 9114) over QUIC (RFC 9000) to an https://
+	// URL, each connection on its own UDP socket, ALPN "h3": Streams
+	// applies, Pipeline and DisableKeepAlive do not.
+	HTTP3 bool
 	// Streams is how many streams each HTTP/2 connection keeps in flight
 	// (h2load's -m), never more than the server's
 	// SETTINGS_MAX_CONCURRENT_STREAMS (default 1; at most MaxStreams).
@@ -223,7 +227,7 @@ func (c *Config) withDefaults() Config {
 	if cfg.Pipeline == 0 {
 		cfg.Pipeline = 1
 	}
-	if cfg.Streams == 0 && cfg.speaksHTTP2() {
+	if cfg.Streams == 0 && cfg.multiplexes() {
 		cfg.Streams = 1
 	}
 	if cfg.Timeout == 0 {
@@ -247,6 +251,10 @@ func (c *Config) withDefaults() Config {
 // speaksHTTP2 reports whether any connection of the run may speak HTTP/2:
 // all of them with HTTP2, those the server gives h2 with AutoProtocol.
 func (c *Config) speaksHTTP2() bool { return c.HTTP2 || c.AutoProtocol }
+
+// multiplexes reports whether connections of the run may carry requests
+// on streams (HTTP/2, HTTP/3), so that Streams applies.
+func (c *Config) multiplexes() bool { return c.speaksHTTP2() || c.HTTP3 }
 
 // validate checks a defaulted Config and resolves its target.
 func (c *Config) validate() (*target, error) {
@@ -303,9 +311,17 @@ func (c *Config) validate() (*target, error) {
 		return nil, errors.New("give either HTTP2 (h2 alone) or AutoProtocol (h2 or http/1.1, as the server picks), not both")
 	case c.AutoProtocol && c.DisableKeepAlive:
 		return nil, errors.New("HTTP/2 keeps its connections, so --proto auto does too: drop --disable-keepalive")
-	case c.Streams != 0 && !c.speaksHTTP2():
+	case c.HTTP3 && (c.HTTP2 || c.AutoProtocol):
+		return nil, errors.New("give one protocol: HTTP3 does not mix with HTTP2 or AutoProtocol")
+	case c.HTTP3 && c.Pipeline > 1:
+		return nil, errors.New("HTTP/3 multiplexes instead of pipelining: use -m (streams per connection), not --pipeline")
+	case c.HTTP3 && c.DisableKeepAlive:
+		return nil, errors.New("HTTP/3 keeps its connections: drop --disable-keepalive")
+	case c.HTTP3 && (c.GRPC || c.SSE || c.Stream || c.Flow != nil):
+		return nil, errors.New("HTTP/3 runs send requests and read whole responses: gRPC, streamed responses and flows need HTTP/1.1 or HTTP/2")
+	case c.Streams != 0 && !c.multiplexes():
 		return nil, errors.New("streams per connection need HTTP/2: add --http2, or use --pipeline for HTTP/1.1")
-	case c.speaksHTTP2() && (c.Streams < 1 || c.Streams > MaxStreams):
+	case c.multiplexes() && (c.Streams < 1 || c.Streams > MaxStreams):
 		return nil, fmt.Errorf("streams must be between 1 and %d, got %d", MaxStreams, c.Streams)
 	case c.HTTP2 && c.Pipeline > 1:
 		return nil, errors.New("HTTP/2 multiplexes instead of pipelining: use -m (streams per connection), not --pipeline")
@@ -361,6 +377,11 @@ func resolveTarget(c *Config) (*target, error) {
 		}
 	} else if c.AutoProtocol {
 		return nil, ErrAutoNeedsTLS
+	} else if c.HTTP3 {
+		return nil, fmt.Errorf("HTTP/3 needs an https:// URL (QUIC is always encrypted), got %q", c.URL)
+	}
+	if c.HTTP3 && (u.Scheme == "ws" || u.Scheme == "wss") {
+		return nil, errors.New("WebSocket over HTTP/3 is not supported: drop --proto h3 for a ws:// or wss:// URL")
 	}
 	if err := c.validateWebSocket(u.Scheme == "ws" || u.Scheme == "wss"); err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ type conn struct {
 	retries []exchange
 
 	plain plainTransport // the transport tr points to, reused for every socket
+	h3    *h3session     // ses, for an HTTP/3 run: its sockets are UDP (h3loop.go)
 	idle  bool           // in the loop's queue of idle connections (with a Source)
 	user  *flowUser      // the virtual user bound to c (Config.Flow); nil otherwise
 	// watched: in the loop's list for the timeout scan (loop.watch).
@@ -79,7 +80,10 @@ func (c *conn) attach(fd int) {
 
 // pending reports whether c's TLS transport holds records the socket has
 // not taken yet (Write(nil) flushes them).
-func (c *conn) pending() bool { return c.tls != nil && c.tls.Pending() > 0 }
+// An HTTP/3 connection's engine may have datagrams to send.
+func (c *conn) pending() bool {
+	return c.tls != nil && c.tls.Pending() > 0 || c.h3 != nil && c.h3.link.owed
+}
 
 // inflight reports how many of c's requests wait for their response.
 func (c *conn) inflight() int { return c.ses.inflight() }

@@ -29,6 +29,11 @@
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries
+//   - h3link.go: quicLink, an HTTP/3 connection's transport: datagrams read and sent in batches
+//   - h3loop.go: HTTP/3 on the loop: UDP connects, handshakes fed on the loop, the engines' timer heap
+//   - h3probe.go: probeQUIC, one QUIC handshake before the run so that a bad target fails fast
+//   - h3session.go: HTTP/3's session on internal/quic and internal/http3: streams, GOAWAY, expire
+//   - h3stats.go: quicStats, a loop's QUIC handshakes, RTTs, losses and closes for result.QUIC
 //   - http1.go: HTTP/1.1's session: the ring of in-flight exchanges, the in-place response parser
 //   - idle.go: idleQueue, connections waiting for a request to come due, on a ring
 //   - lifecycle.go: a connection's life: connect, handshake, ready, fail, reopen

@@ -17,7 +17,11 @@ func (l *loop) connect(c *conn, now int64) {
 		l.wait(c, at) // a timer brings it back (fireTimers)
 		return
 	}
-	fd, err := openSocket(l.sa, l.sources.next())
+	open := openSocket
+	if c.h3 != nil {
+		open = openUDPSocket
+	}
+	fd, err := open(l.sa, l.sources.next())
 	if err == nil {
 		if err = l.poller.Add(fd); err != nil {
 			closeSocket(fd)
@@ -31,6 +35,10 @@ func (l *loop) connect(c *conn, now int64) {
 		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+64)...)
 	}
 	l.byFD[fd] = c
+	if c.h3 != nil {
+		l.connectQUIC(c, fd, now)
+		return
+	}
 	c.attach(fd)
 	c.state = stConnecting
 	c.connectStart = now
@@ -120,6 +128,9 @@ func (l *loop) failInflight(c *conn) {
 // dropSocket closes c's socket and forgets its in-flight requests.
 func (l *loop) dropSocket(c *conn) {
 	l.timers.remove(c)
+	if c.h3 != nil {
+		l.qtimers.remove(c.h3)
+	}
 	if c.state == stConnecting || c.state == stHandshaking || c.state == stActive {
 		l.live--
 	}

@@ -76,6 +76,12 @@ type loop struct {
 	// With TLS (see tls_loop.go); tls is nil for a plain run.
 	hs  mailbox.Box[endedHandshake] // handshakes that ended (tls_loop.go); its lock is taken once per handshake
 	tls *tlsStats
+
+	// With HTTP/3 (see h3loop.go): the datagram batches the loop's
+	// connections share, their counts, and the engines' timers.
+	qio     *quicBatches
+	quic    *quicStats
+	qtimers quicTimers
 }
 
 // newLoops creates the event loops and spreads the connections over them.
@@ -123,7 +129,10 @@ func (e *engine) newLoops() ([]*loop, error) {
 		if e.pickers != nil {
 			loops[i].picker = e.pickers[i]
 		}
-		if e.tlsConfig != nil {
+		if e.qcfg != nil {
+			loops[i].qio = newQUICBatches()
+			loops[i].quic = newQUICStats(loops[i].qio)
+		} else if e.tlsConfig != nil {
 			loops[i].tls = newTLSStats()
 		}
 		if e.target.ws != nil {
@@ -148,7 +157,14 @@ func (e *engine) newLoops() ([]*loop, error) {
 // addConn gives l one more connection, not yet connected: one of the
 // run's at the start, or one a growing pool adds (schedule_stages.go).
 func (l *loop) addConn() *conn {
-	c := newConn(l.e.newSession())
+	var c *conn
+	if l.qio != nil {
+		h := newH3Session(l.e.qcfg, l.e.cfg.Streams, l.qio, l.quic)
+		c = newConn(h)
+		c.h3, h.c = h, c
+	} else {
+		c = newConn(l.e.newSession())
+	}
 	if ws, ok := c.ses.(*wsSession); ok {
 		ws.st = &l.stats.ws // counted where the loop's stats are
 	}
@@ -177,6 +193,7 @@ func (l *loop) run() {
 			break
 		}
 		l.fireTimers(now)
+		l.fireQUICTimers(now)
 		l.sched.dispatch(l, now)
 		l.advanceSeconds(now)
 		if now-l.lastScan >= l.scanEvery {
@@ -286,6 +303,9 @@ func (l *loop) waitTimeout(now int64) time.Duration {
 	if c := l.timers.peek(); c != nil {
 		until = min(until, c.at)
 	}
+	if h := l.qtimers.peek(); h != nil {
+		until = min(until, h.qat)
+	}
 	if start := l.e.measureStart.Load(); !l.recording && start >= 0 {
 		until = min(until, start)
 	}
@@ -356,7 +376,7 @@ func (l *loop) scanTimeouts(now int64) {
 			l.expire(c, now-limit, now)
 		}
 		switch {
-		case c.state == stConnecting && now-c.connectStart > limit:
+		case (c.state == stConnecting || c.state == stHandshaking && c.h3 != nil) && now-c.connectStart > limit:
 			l.connectFailed(c, result.ErrConnectTimeout, now)
 		case c.state == stActive && c.inflight() > 0 && now-c.since > limit:
 			kind := result.ErrReadTimeout

@@ -24,7 +24,7 @@ func TestLoopStatsMergeExactly(t *testing.T) {
 	loops[1].errors[result.ErrReset] = 4
 	res := (&engine{}).newResult()
 	for _, s := range loops {
-		s.mergeInto(res, nil)
+		s.mergeInto(res, nil, nil)
 	}
 	if res.Requests != 30000 || res.Status[200] != 15000 || res.Status[201] != 15000 || res.Errors[result.ErrReset] != 4 {
 		t.Errorf("merged counts: requests %d status %v errors %v", res.Requests, res.Status, res.Errors)

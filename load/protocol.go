@@ -8,7 +8,9 @@ import "github.com/gust-http/gust/result"
 // session owns one connection's protocol state: the requests in flight,
 // the parser, and whatever its wire format needs of its own. Two sessions
 // implement it, chosen per connection by Config or by ALPN (h2choose.go),
-// and a third the URL's scheme picks:
+// a third the URL's scheme picks, and a fourth Config.HTTP3 picks
+// (HTTP/3 over QUIC, h3session.go, its socket UDP and its transport the
+// QUIC engine: h3loop.go):
 //   - HTTP/1.1 (http1.go) writes each request's head as HTTP/1.1 (the
 //     run's one request serialized once), keeps up to Pipeline in flight,
 //     and completes responses in order; closing is Connection: close.

@@ -22,6 +22,10 @@ import (
 
 // handle reacts to readiness of c's socket.
 func (l *loop) handle(c *conn, flags uint32, now int64) {
+	if c.h3 != nil {
+		l.handleQUIC(c, flags, now)
+		return
+	}
 	if c.state == stConnecting {
 		if flags&(poll.Writable|poll.Hangup) == 0 {
 			return
@@ -75,6 +79,10 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 		if errors.Is(err, transport.ErrWouldBlock) {
 			break
 		}
+		if c.state == stHandshaking { // QUIC's: refused by ICMP, say
+			l.connectFailed(c, classifyConnect(err), now)
+			return
+		}
 		l.fail(c, result.ErrReset, now)
 		return
 	}
@@ -97,6 +105,11 @@ func (l *loop) feed(c *conn, data []byte, now int64) bool {
 	case ok:
 	case kind == result.ErrUpgrade:
 		l.connectFailed(c, kind, now) // a refused upgrade is retried after a pause, as a refused connect is
+	case c.state == stHandshaking: // a QUIC handshake that failed
+		if kind != result.ErrConnectTimeout {
+			kind = result.ErrConnect
+		}
+		l.connectFailed(c, kind, now)
 	default:
 		l.fail(c, kind, now)
 	}
@@ -119,7 +132,7 @@ func (l *loop) refill(c *conn, now int64) {
 func (l *loop) fillAndWrite(c *conn, buf []byte, now int64) {
 	c.wbuf = buf
 	l.sched.fill(l, c, now)
-	if len(c.wbuf) > 0 {
+	if len(c.wbuf) > 0 || c.pending() {
 		l.write(c, now)
 	}
 }
@@ -160,6 +173,12 @@ func (l *loop) flush(c *conn, now int64) bool {
 			l.fail(c, result.ErrReset, now)
 			return false
 		}
+	}
+	if c.h3 != nil {
+		if n := c.h3.link.takeWritten(); l.recording {
+			l.stats.bytesWritten += int64(n)
+		}
+		l.armQUIC(c)
 	}
 	return true
 }

@@ -5,12 +5,14 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"net/netip"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gust-http/gust/internal/poll"
+	"github.com/gust-http/gust/internal/quic"
 	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/result"
 )
@@ -85,6 +87,10 @@ type engine struct {
 	// tlsConfig is every connection's crypto/tls configuration for an
 	// https:// target, with the run's session cache; nil for http://.
 	tlsConfig *tls.Config
+	// qcfg is every QUIC connection's configuration for an HTTP/3 run,
+	// quicRemote the server's address as datagrams name it; nil otherwise.
+	qcfg       *quic.Config
+	quicRemote netip.AddrPort
 }
 
 func newEngine(c Config) (*engine, error) {
@@ -110,6 +116,11 @@ func newEngine(c Config) (*engine, error) {
 			tc.NextProtos = e.alpnOffer()
 		}
 		e.tlsConfig = tc.clientConfig(t.sni, cfg.Connections)
+		if cfg.HTTP3 {
+			e.qcfg = e.newQUICConfig()
+			ap := e.addr.AddrPort()
+			e.quicRemote = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		}
 	}
 	if ds, ok := cfg.Source.(*DataSource); ok && cfg.Speed == 0 {
 		e.pickers = ds.pickers(cfg.Loops)
@@ -129,6 +140,9 @@ func newEngine(c Config) (*engine, error) {
 // fast with its reason (a *HandshakeError for the handshake) instead of a
 // run full of connect errors.
 func (e *engine) probe(ctx context.Context) error {
+	if e.qcfg != nil {
+		return e.probeQUIC(ctx)
+	}
 	d := net.Dialer{Timeout: e.cfg.Timeout}
 	conn, err := d.DialContext(ctx, "tcp", e.addr.String())
 	if err != nil {
@@ -280,7 +294,8 @@ func (e *engine) runLoops(ctx context.Context, loops []*loop) *result.Result {
 		res.Start = e.base // stopped before measuring began
 	}
 	for _, l := range loops {
-		l.stats.mergeInto(res, l.tls)
+		l.finishQUIC()
+		l.stats.mergeInto(res, l.tls, l.quic)
 		if res.WebSocket != nil {
 			l.stats.ws.addTo(res.WebSocket, l.wsHeld())
 		}

@@ -68,6 +68,28 @@ func openSocket(sa sockaddr, src *sourceAddr) (int, error) {
 	return fd, nil
 }
 
+// openUDPSocket returns a non-blocking UDP socket connected to sa (a
+// QUIC connection's own), bound to src if not nil. Connecting a UDP
+// socket sends nothing: it is ready at once, and the kernel then drops
+// datagrams from anyone but the server.
+func openUDPSocket(sa sockaddr, src *sourceAddr) (int, error) {
+	fd, err := unix.Socket(sa.family, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP)
+	if err != nil {
+		return -1, err
+	}
+	if src != nil {
+		if err := unix.Bind(fd, src.sa); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("bind to source address: %w", err)
+		}
+	}
+	if err := unix.Connect(fd, sa.sa); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
 // connectError returns the outcome of a finished non-blocking connect.
 func connectError(fd int) error {
 	errno, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)

@@ -18,8 +18,9 @@ type sourceAddr struct{}
 
 func newSourceAddr(a netip.Addr) sourceAddr { return sourceAddr{} }
 
-func newSockaddr(a *net.TCPAddr) (sockaddr, error)         { return sockaddr{}, errNoSockets }
-func openSocket(sa sockaddr, src *sourceAddr) (int, error) { return -1, errNoSockets }
-func connectError(fd int) error                            { return errNoSockets }
-func closeSocket(fd int)                                   {}
-func classifyConnect(err error) result.ErrorKind           { return result.ErrConnect }
+func newSockaddr(a *net.TCPAddr) (sockaddr, error)            { return sockaddr{}, errNoSockets }
+func openSocket(sa sockaddr, src *sourceAddr) (int, error)    { return -1, errNoSockets }
+func openUDPSocket(sa sockaddr, src *sourceAddr) (int, error) { return -1, errNoSockets }
+func connectError(fd int) error                               { return errNoSockets }
+func closeSocket(fd int)                                      {}
+func classifyConnect(err error) result.ErrorKind              { return result.ErrConnect }

@@ -46,7 +46,7 @@ func (s *stats) reset() {
 
 // mergeInto adds s, and the loop's TLS handshakes (nil for a plain run),
 // to the run's Result.
-func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
+func (s *stats) mergeInto(r *result.Result, tls *tlsStats, q *quicStats) {
 	part := result.Result{
 		Requests:     s.requests,
 		BytesRead:    s.bytesRead,
@@ -61,6 +61,7 @@ func (s *stats) mergeInto(r *result.Result, tls *tlsStats) {
 		Status:       make(map[int]int64),
 		Errors:       make(map[result.ErrorKind]int64),
 		TLS:          tls.result(),
+		QUIC:         q.result(),
 		Stream:       s.stream.result(),
 		GRPC:         s.grpc.result(),
 	}

@@ -27,6 +27,7 @@
 //   - merge.go: Merge and Result.Add: agents' Results added into one, mismatches refused
 //   - merge_endpoints.go: endpoints of data-driven runs merged by name
 //   - protocol.go: the Protocol values (h2c, h2, auto), and Protocols, an auto run's connections
+//   - quic.go: QUIC, an HTTP/3 run's QUIC connections: handshakes, RTT, packets lost, datagrams
 //   - result.go: Result, what a run measured, and Second, one second of its timeline
 //   - shard.go: Shard (I/N), shares that add up to the whole exactly
 //   - stream.go: Stream, responses read as streams: first byte, first event, gaps, durations

@@ -132,6 +132,7 @@ func (out *Result) Add(r *Result) {
 	}
 	out.addProtocols(r)
 	out.addTLS(r)
+	out.addQUIC(r)
 	out.addWebSocket(r)
 	out.addStream(r)
 	out.addGRPC(r)

@@ -117,6 +117,10 @@ type Result struct {
 	// for a plain run.
 	TLS *TLS
 
+	// QUIC, for an HTTP/3 run, describes its QUIC connections:
+	// handshakes, round trips, packets lost; nil otherwise.
+	QUIC *QUIC
+
 	// WebSocket, for a WebSocket run (ws:// or wss://), describes its
 	// upgrades, messages, closes and pings; nil for an HTTP run.
 	WebSocket *WebSocket

@@ -53,6 +53,10 @@ func Open(addr netip.AddrPort, opt Options) (*Socket, error) {
 	return &Socket{fd: fd}, nil
 }
 
+// SocketOf returns the Socket of a UDP descriptor made elsewhere (a
+// client's connected socket), for a caller that keeps descriptors.
+func SocketOf(fd int) Socket { return Socket{fd: fd} }
+
 // FD returns the socket's descriptor, for a poller.
 func (s *Socket) FD() int { return s.fd }
 

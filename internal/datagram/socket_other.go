@@ -28,3 +28,30 @@ type Features struct{ GSO, GRO bool }
 
 // Open fails with ErrUnsupported.
 func Open(netip.AddrPort, Options) (*Socket, error) { return nil, ErrUnsupported }
+
+// SocketOf returns a Socket that cannot be used here.
+func SocketOf(int) Socket { return Socket{} }
+
+// FD returns -1: there is no socket.
+func (s *Socket) FD() int { return -1 }
+
+// ReadBatch fails with ErrUnsupported.
+func (s *Socket) ReadBatch(*Batch) (int, error) { return 0, ErrUnsupported }
+
+// WriteBatch fails with ErrUnsupported.
+func (s *Socket) WriteBatch(*Batch, int) (int, error) { return 0, ErrUnsupported }
+
+// NewBatch returns an empty Batch.
+func NewBatch(n, size int) *Batch { return &Batch{} }
+
+// Len returns 0.
+func (b *Batch) Len() int { return 0 }
+
+// Buffer returns nil.
+func (b *Batch) Buffer(int) []byte { return nil }
+
+// Datagram returns nil.
+func (b *Batch) Datagram(int) []byte { return nil }
+
+// Set does nothing.
+func (b *Batch) Set(int, int, netip.AddrPort) {}

@@ -215,7 +215,13 @@ type CloseError struct {
 	Application bool
 	Code        uint64
 	Reason      string
+	// Cause is this end's reason when another package's error made it
+	// close (TransportError.Cause); nil otherwise.
+	Cause error
 }
+
+// Unwrap returns Cause.
+func (e *CloseError) Unwrap() error { return e.Cause }
 
 // Error describes the close.
 func (e *CloseError) Error() string {
@@ -326,7 +332,7 @@ func (c *Conn) fail(err error, now time.Time) {
 	if !errors.As(err, &te) {
 		te = &TransportError{Code: InternalError, Reason: err.Error()}
 	}
-	c.closeWith(&CloseError{Code: uint64(te.Code), Reason: te.Reason}, now)
+	c.closeWith(&CloseError{Code: uint64(te.Code), Reason: te.Reason, Cause: te.Cause}, now)
 }
 
 // closeWith enters the closing state with the frame of e.

@@ -256,9 +256,9 @@ func cryptoError(err error) error {
 	}
 	var alert tls.AlertError
 	if errors.As(err, &alert) {
-		return &TransportError{Code: CryptoErrorBase + TransportErrorCode(alert), Reason: err.Error()}
+		return &TransportError{Code: CryptoErrorBase + TransportErrorCode(alert), Reason: err.Error(), Cause: err}
 	}
-	return &TransportError{Code: CryptoErrorBase + 80, Reason: err.Error()} // internal_error alert
+	return &TransportError{Code: CryptoErrorBase + 80, Reason: err.Error(), Cause: err} // internal_error alert
 }
 
 // keyUpdate holds the 1-RTT keys across key updates (RFC 9001 section 6).

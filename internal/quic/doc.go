@@ -50,6 +50,7 @@
 //   - sent.go: Space, SentPacket, and each space's sent packets in a reused ring
 //   - spans.go: spanSet: sorted byte ranges of a stream
 //   - statelessreset.go: stateless reset tokens from a static key, Stateless Resets sent and detected
+//   - stats.go: ConnStats (RTT, packets sent and lost, congestion events), StreamsAvailable
 //   - stream.go: stream: one stream's state both ways, final size, resets, its frames appended
 //   - streams.go: the stream API (OpenStream, Write, Read, CloseWrite, ResetStream, StopSending) and stream limits
 //   - token.go: TokenProtector: address validation tokens for Retry and NEW_TOKEN, sealed and opened

@@ -56,7 +56,13 @@ func (c TransportErrorCode) String() string {
 type TransportError struct {
 	Code   TransportErrorCode
 	Reason string
+	// Cause is what made this end fail, when it was another package's
+	// error (crypto/tls's refusal of a certificate, say); nil otherwise.
+	Cause error
 }
+
+// Unwrap returns Cause.
+func (e *TransportError) Unwrap() error { return e.Cause }
 
 // Error returns the code's name and the reason.
 func (e *TransportError) Error() string {
