@@ -22,6 +22,7 @@ type quicStats struct {
 	rec           quic.RecoveryStats
 	closes        map[string]int64
 	io            *quicBatches
+	streams       int // -m, for the result
 }
 
 func newQUICStats(io *quicBatches) *quicStats {
@@ -95,6 +96,7 @@ func (s *quicStats) result() *result.QUIC {
 		return nil
 	}
 	q := result.NewQUIC()
+	q.Streams = s.streams
 	q.Full, q.Resumed = s.full, s.resumed
 	q.Handshake, q.RTT = s.handshakes, s.rtt
 	q.PacketsSent, q.PacketsLost, q.BytesLost = int64(s.rec.PacketsSent), int64(s.rec.PacketsLost), int64(s.rec.BytesLost)

@@ -132,6 +132,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 		if e.qcfg != nil {
 			loops[i].qio = newQUICBatches()
 			loops[i].quic = newQUICStats(loops[i].qio)
+			loops[i].quic.streams = cfg.Streams
 		} else if e.tlsConfig != nil {
 			loops[i].tls = newTLSStats()
 		}

@@ -358,6 +358,10 @@ func (e *engine) newResult() *result.Result {
 			res.Protocol = result.ProtoH2 // by ALPN
 		}
 		res.HTTP2 = result.NewHTTP2(e.cfg.Streams)
+	case e.cfg.HTTP3:
+		res.Protocol = result.ProtoH3
+		res.QUIC = result.NewQUIC()
+		res.QUIC.Streams = e.cfg.Streams
 	case e.cfg.AutoProtocol:
 		// HTTP2 is kept even if no connection gets h2: it holds -m, which
 		// gust merge compares, and the reports leave out its counters

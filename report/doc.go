@@ -26,6 +26,7 @@
 //   - html.go: the self-contained HTML page: tables and inline SVG charts
 //   - http2.go: an HTTP/2 or auto run's protocol keys and summary lines
 //   - json.go: the JSON document, every histogram encoded
+//   - quic.go: QUICStats: an HTTP/3 run's QUIC connections in text, HTML and JSON, read back for merge
 //   - read.go: ReadResults: JSON documents back into result.Results, for gust merge
 //   - stream.go: StreamStats: streamed responses (sse, stream): first byte, first event, gaps, in text and JSON
 //   - summary.go: Summary, the JSON document's shape (keys are only added)

@@ -51,6 +51,9 @@ func (s *HTTP2Stats) result() *result.HTTP2 {
 // "HTTP/2 or HTTP/1.1 by ALPN", "10 streams per h2 connection"; nil for
 // HTTP/1.1.
 func protocolParts(r *result.Result) []string {
+	if r.QUIC != nil {
+		return []string{"HTTP/3 (h3)", plural(int64(r.QUIC.Streams), "stream", "streams") + " per connection"}
+	}
 	if r.HTTP2 == nil {
 		return nil
 	}

@@ -163,6 +163,9 @@ func (s Summary) Result() (*result.Result, error) {
 	if r.TLS, err = tlsResult(s.TLS, r.Latency); err != nil {
 		return nil, err
 	}
+	if r.QUIC, err = quicResult(s.QUIC, r.Latency); err != nil {
+		return nil, err
+	}
 	if r.WebSocket, err = webSocketResult(s.WebSocket, r.Latency); err != nil {
 		return nil, err
 	}

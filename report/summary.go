@@ -115,6 +115,9 @@ type Summary struct {
 	// TLS, for a run over TLS (https://), describes its handshakes; left
 	// out for a plain run.
 	TLS *TLSStats `json:"tls,omitempty"`
+	// QUIC, for an HTTP/3 run, describes its QUIC connections; left out
+	// otherwise.
+	QUIC *QUICStats `json:"quic,omitempty"`
 	// WebSocket, for a WebSocket run (ws:// or wss://), describes its
 	// upgrades, messages each way, closes, pings and held connections;
 	// left out for an HTTP run.
@@ -265,6 +268,7 @@ func NewSummary(r *result.Result) Summary {
 		Flows:        newFlowsStats(r.Flows),
 		Input:        r.Input,
 		TLS:          newTLSStats(r.TLS),
+		QUIC:         newQUICStats(r.QUIC),
 		WebSocket:    newWebSocketStats(r.WebSocket),
 		GRPC:         newGRPCStats(r.GRPC),
 		Thresholds:   newThresholdStats(r.Thresholds),
@@ -293,7 +297,7 @@ func NewSummary(r *result.Result) Summary {
 		s.Status[strconv.Itoa(code)] = n
 	}
 	for _, kind := range result.ErrorKinds() {
-		if kind.HTTP2Only() && r.HTTP2 == nil && r.Errors[kind] == 0 {
+		if kind.HTTP2Only() && r.HTTP2 == nil && r.QUIC == nil && r.Errors[kind] == 0 {
 			continue // an HTTP/1.1 run's document reads as before
 		}
 		if kind.WebSocketOnly() && r.WebSocket == nil && r.Errors[kind] == 0 {

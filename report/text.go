@@ -119,6 +119,7 @@ func outcomeFacts(r *result.Result) []fact {
 			plural(r.Connect.TotalCount(), "connection", "connections"))})
 	}
 	facts = append(facts, tlsFacts(r.TLS)...)
+	facts = append(facts, quicFacts(r.QUIC)...)
 	if r.Scheduled() {
 		facts = append(facts, fact{"Schedule", schedule(r)})
 	}

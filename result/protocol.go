@@ -16,6 +16,9 @@ const (
 	// what the server picked on each connection (gust load --proto auto);
 	// Result.Protocols says how many connections got which.
 	ProtoAuto = "auto"
+	// ProtoH3 is HTTP/3 over QUIC (gust load --proto h3); Result.QUIC
+	// describes its connections.
+	ProtoH3 = "h3"
 )
 
 // SpokeHTTP2 reports whether any of r's connections spoke HTTP/2: every

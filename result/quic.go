@@ -11,6 +11,8 @@ import "github.com/HdrHistogram/hdrhistogram-go"
 // connection's, added when it ends: at the end of the run for those still
 // open.
 type QUIC struct {
+	// Streams is how many requests each connection kept in flight (-m).
+	Streams int
 	// Full counts handshakes that did not resume a TLS session; Resumed
 	// those that did.
 	Full, Resumed int64
@@ -48,6 +50,7 @@ func (q *QUIC) Handshakes() int64 { return q.Full + q.Resumed }
 // Add adds r's counts and histograms to q, whose map and histograms must
 // be made (NewQUIC).
 func (q *QUIC) Add(r *QUIC) {
+	q.Streams = max(q.Streams, r.Streams)
 	q.Full += r.Full
 	q.Resumed += r.Resumed
 	q.PacketsSent += r.PacketsSent
