@@ -24,6 +24,7 @@ type quicLink struct {
 	remote netip.AddrPort // the server, as each datagram names it
 
 	rd, rn  int  // datagrams of the read batch handed out, and read
+	drained bool // the last batch was not full: the socket was empty then
 	owed    bool // the engine may have datagrams to send: Write(nil) owes a flush
 	written int  // bytes sent since the loop last took the count (takeWritten)
 }
@@ -51,7 +52,7 @@ func (q *quicLink) reset(fd int) {
 	q.sock = datagram.SocketOf(fd)
 	q.qc = nil
 	q.rd, q.rn = 0, 0
-	q.owed = false
+	q.owed, q.drained = false, false
 	if q.io.owner == q {
 		q.io.owner = nil
 	}
@@ -62,6 +63,12 @@ func (q *quicLink) reset(fd int) {
 func (q *quicLink) Read(p []byte) (int, error) {
 	b := q.io
 	if b.owner != q || q.rd >= q.rn {
+		if q.drained {
+			// As a short read of a stream socket: a datagram that arrives
+			// after it raises the next edge-triggered event.
+			q.drained = false
+			return 0, transport.ErrWouldBlock
+		}
 		n, err := q.sock.ReadBatch(b.read)
 		b.recvCalls++
 		if err != nil {
@@ -72,6 +79,7 @@ func (q *quicLink) Read(p []byte) (int, error) {
 		}
 		b.owner, q.rd, q.rn = q, 0, n
 		b.recv += int64(n)
+		q.drained = n < b.read.Len()
 	}
 	d := b.read.Datagram(q.rd)
 	q.rd++

@@ -1,12 +1,13 @@
 package http3
 
 import (
-	"github.com/gust-http/gust/internal/quic"
-
+	"bytes"
 	"errors"
 
-	"github.com/gust-http/gust/internal/head"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/gust-http/gust/internal/head"
+	"github.com/gust-http/gust/internal/quic"
 )
 
 // Field is one decoded field line: head.Field, so a decoded section fills a
@@ -44,6 +45,39 @@ type Decoder struct {
 
 	buf  []byte
 	sink appendSink
+	memo huffmanMemo
+}
+
+// huffmanMemo remembers the last few short Huffman strings decoded and
+// what they decoded to: a peer sends the same field values again and
+// again (content-type, server, a date for a whole second), and comparing
+// bytes costs far less than decoding them.
+type huffmanMemo struct {
+	raw, out [memoEntries][]byte
+	next     int
+}
+
+const (
+	memoEntries = 8
+	memoMaxRaw  = 64 // longer strings are decoded each time
+)
+
+// find returns what raw decoded to, if it is remembered.
+func (m *huffmanMemo) find(raw []byte) ([]byte, bool) {
+	for i := range m.raw {
+		if m.raw[i] != nil && bytes.Equal(m.raw[i], raw) {
+			return m.out[i], true
+		}
+	}
+	return nil, false
+}
+
+// keep remembers that raw decodes to out, in place of the oldest entry.
+func (m *huffmanMemo) keep(raw, out []byte) {
+	i := m.next
+	m.next = (i + 1) % memoEntries
+	m.raw[i] = append(m.raw[i][:0], raw...)
+	m.out[i] = append(m.out[i][:0], out...)
 }
 
 // appendSink lets hpack.HuffmanDecode append into the Decoder's buffer.
@@ -191,8 +225,15 @@ func (d *Decoder) readString(p []byte, n uint, budget uint64) (s, rest []byte, e
 		return nil, nil, ErrFieldSectionTooLarge
 	}
 	start := len(d.sink.b)
-	if _, err := hpack.HuffmanDecode(&d.sink, raw); err != nil {
-		return nil, nil, errHuffman
+	if out, ok := d.memo.find(raw); ok {
+		d.sink.b = append(d.sink.b, out...)
+	} else {
+		if _, err := hpack.HuffmanDecode(&d.sink, raw); err != nil {
+			return nil, nil, errHuffman
+		}
+		if len(raw) <= memoMaxRaw {
+			d.memo.keep(raw, d.sink.b[start:])
+		}
 	}
 	s = d.sink.b[start:len(d.sink.b):len(d.sink.b)]
 	if uint64(len(s)) > budget {

@@ -201,3 +201,28 @@ func TestQPACKSteadyStateAllocations(t *testing.T) {
 		t.Errorf("%v allocations per section", n)
 	}
 }
+
+// The Huffman memo must give back exactly what decoding would, whether a
+// value was seen before, was pushed out by newer ones, or differs from a
+// remembered one by a byte.
+func TestDecoderHuffmanMemoMatchesDecoding(t *testing.T) {
+	values := []string{
+		"text/plain; charset=utf-8", "Sat, 28 Nov 2026 06:10:00 GMT", "Sat, 28 Nov 2026 06:10:01 GMT",
+		"gust", "application/json", "no-cache", "max-age=60", "gzip", "keep-alive-ish", "nginx/1.22.1",
+		"caddy", "a-much-longer-value-that-is-still-short-enough-to-be-remembered-x",
+	}
+	var d Decoder
+	for round := range 40 {
+		want := values[(round*7)%len(values)]
+		sec := AppendSectionPrefix(nil)
+		sec = AppendField(sec, ":status", "200")
+		sec = AppendField(sec, "x-value", want)
+		fields, err := d.Decode(nil, sec)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if len(fields) != 2 || string(fields[1].Value) != want {
+			t.Fatalf("round %d: decoded %q, want x-value %q", round, fields, want)
+		}
+	}
+}

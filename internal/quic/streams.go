@@ -11,12 +11,16 @@ var (
 	ErrWrongStreamEnd = errors.New("quic: the stream does not go this way")
 )
 
+// maxFreeStreams bounds the streams kept for reuse.
+const maxFreeStreams = 64
+
 // streamSet holds a connection's streams, both ends', and the stream
 // limits both ways (RFC 9000 section 4.6).
 type streamSet struct {
 	c     *Conn
 	m     map[uint64]*stream
 	sendq []*stream
+	free  []*stream // streams done with, their buffers kept for the next ones
 
 	opened     [2]uint64 // streams this end opened: bidi, uni
 	limit      [2]uint64 // the peer's MAX_STREAMS
@@ -53,7 +57,18 @@ func (ss *streamSet) isLocal(id uint64) bool { return IsClientStream(id) == ss.c
 func (ss *streamSet) newStream(id uint64) *stream {
 	local := ss.isLocal(id)
 	uni := IsUniStream(id)
-	s := &stream{id: id, local: local, hasSend: local || !uni, hasRecv: !local || !uni}
+	var s *stream
+	if n := len(ss.free); n > 0 {
+		s = ss.free[n-1]
+		ss.free = ss.free[:n-1]
+		*s = stream{
+			id: id, local: local, hasSend: local || !uni, hasRecv: !local || !uni,
+			send: sendBuf{buf: s.send.buf[:0], acked: s.send.acked[:0], lost: s.send.lost[:0]},
+			recv: recvBuf{buf: s.recv.buf[:0], have: s.recv.have[:0]},
+		}
+	} else {
+		s = &stream{id: id, local: local, hasSend: local || !uni, hasRecv: !local || !uni}
+	}
 	s.window = ss.c.cfg.MaxStreamData
 	s.recvMax = s.window
 	switch {
@@ -134,6 +149,11 @@ func (ss *streamSet) maybeDone(s *stream) {
 		return
 	}
 	delete(ss.m, s.id)
+	if !s.queued && len(ss.free) < maxFreeStreams {
+		// Nothing points to it now: packets in flight and events name
+		// streams by ID, and the send queue only holds queued ones.
+		ss.free = append(ss.free, s)
+	}
 	if !s.local {
 		d := dir(s.id)
 		ss.peerClosed[d]++
