@@ -3,7 +3,6 @@ package load
 import (
 	"time"
 
-	"github.com/gust-http/gust/internal/http3"
 	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/quic"
 	"github.com/gust-http/gust/result"
@@ -124,14 +123,12 @@ func (l *loop) finishQUIC() {
 	if l.qio == nil {
 		return
 	}
-	now := time.Now()
 	for _, c := range l.conns {
 		h := c.h3
 		if h == nil || h.link.qc == nil || c.fd < 0 {
 			continue
 		}
-		h.link.qc.Close(uint64(http3.ErrCodeNo), "", now)
-		h.link.Write(nil)
+		h.closeConn()
 		h.countEnd()
 		h.link.qc = nil
 	}

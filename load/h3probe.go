@@ -50,7 +50,7 @@ func (e *engine) probeQUIC(ctx context.Context) error {
 			}
 			return nil
 		}
-		if qc.Closed() || ctx.Err() != nil {
+		if qc.Err() != nil || ctx.Err() != nil {
 			return e.quicProbeError(qc.Err())
 		}
 		wake := deadline

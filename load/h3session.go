@@ -126,6 +126,17 @@ func (s *h3session) reset() {
 	s.link.qc = nil
 }
 
+// closeConn ends a connection still open, with H3_NO_ERROR, before its
+// socket closes, so that the server frees it at once rather than at its
+// idle timeout.
+func (s *h3session) closeConn() {
+	if s.link.qc == nil || s.link.qc.Closed() {
+		return
+	}
+	s.link.qc.Close(uint64(http3.ErrCodeNo), "", time.Now())
+	s.link.Write(nil)
+}
+
 // countEnd adds a finished connection's packets to the loop's counts.
 func (s *h3session) countEnd() {
 	if s.link.qc != nil && s.st != nil {
@@ -349,7 +360,10 @@ func (s *h3session) readStream(id uint64, k sink) error {
 		n, fin, err := qc.Read(id, s.buf)
 		if err != nil {
 			var se *quic.StreamError
-			if errors.As(err, &se) {
+			switch {
+			case errors.As(err, &se) && se.Code == uint64(http3.ErrCodeRequestRejected):
+				k.retry(s.take(t)) // the server says it did not process it
+			case errors.As(err, &se):
 				k.reset(s.take(t), uint32(min(se.Code, 1<<32-1)))
 			}
 			return nil

@@ -130,6 +130,9 @@ func (l *loop) dropSocket(c *conn) {
 	l.timers.remove(c)
 	if c.h3 != nil {
 		l.qtimers.remove(c.h3)
+		if c.fd >= 0 {
+			c.h3.closeConn()
+		}
 	}
 	if c.state == stConnecting || c.state == stHandshaking || c.state == stActive {
 		l.live--
