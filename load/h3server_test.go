@@ -25,8 +25,9 @@ type h3TestServer struct {
 	opts h3TestOptions
 
 	mu       sync.Mutex
-	requests int // answered and reset, all connections
-	conns    int // connections accepted
+	requests int    // answered and reset, all connections
+	conns    int    // connections accepted
+	lost     uint64 // packets the server declared lost, counted as its connections end
 }
 
 // h3TestOptions are what a test server does besides answering "hello".
@@ -50,11 +51,18 @@ type h3ServerConn struct {
 
 func startH3TestServer(t *testing.T, opts h3TestOptions) (*h3TestServer, string) {
 	t.Helper()
-	cert, _, err := transport.SelfSigned([]string{"localhost"}, time.Hour)
+	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	return startH3TestServerOn(t, udp, opts)
+}
+
+// startH3TestServerOn serves on udp, a socket the test made (in a network
+// namespace of its own, say).
+func startH3TestServerOn(t *testing.T, udp *net.UDPConn, opts h3TestOptions) (*h3TestServer, string) {
+	t.Helper()
+	cert, _, err := transport.SelfSigned([]string{"localhost"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +80,31 @@ func (s *h3TestServer) counts() (requests, conns int) {
 	return s.requests, s.conns
 }
 
+// packetsLost returns the packets the server declared lost on the
+// connections that have ended (all of them once the socket is closed).
+func (s *h3TestServer) packetsLost() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
+}
+
+// ended counts what a connection's loss detection saw.
+func (s *h3TestServer) ended(c *h3ServerConn) {
+	s.mu.Lock()
+	s.lost += c.qc.Stats().PacketsLost
+	s.mu.Unlock()
+}
+
 // serve reads datagrams until the socket closes, feeding each to its
 // connection, and runs timers between reads.
 func (s *h3TestServer) serve(done chan struct{}) {
 	defer close(done)
 	conns := map[string]*h3ServerConn{}
+	defer func() {
+		for _, c := range conns {
+			s.ended(c)
+		}
+	}()
 	buf := make([]byte, 65536)
 	out := make([]byte, 0, 2048)
 	rbuf := make([]byte, 16<<10)
@@ -123,6 +151,7 @@ func (s *h3TestServer) serve(done chan struct{}) {
 				s.udp.WriteToUDP(d, c.peer)
 			}
 			if c.qc.Closed() {
+				s.ended(c)
 				delete(conns, key)
 			}
 		}
