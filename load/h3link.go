@@ -1,7 +1,6 @@
 package load
 
 import (
-	"net/netip"
 	"time"
 
 	"github.com/gust-http/gust/internal/datagram"
@@ -21,7 +20,6 @@ type quicLink struct {
 	sock   datagram.Socket
 	qc     *quic.Conn // nil until the session starts
 	io     *quicBatches
-	remote netip.AddrPort // the server, as each datagram names it
 
 	rd, rn  int  // datagrams of the read batch handed out, and read
 	drained bool // the last batch was not full: the socket was empty then
@@ -108,7 +106,7 @@ func (q *quicLink) Write(p []byte) (int, error) {
 			if !ok {
 				break
 			}
-			b.Set(n, len(d), q.remote)
+			b.SetConnected(n, len(d))
 			q.written += len(d)
 			n++
 		}

@@ -33,7 +33,6 @@ func (e *engine) newQUICConfig() *quic.Config {
 func (l *loop) connectQUIC(c *conn, fd int, now int64) {
 	h := c.h3
 	h.link.reset(fd)
-	h.link.remote = l.e.quicRemote
 	c.fd, c.tr = fd, &h.link
 	c.state = stHandshaking
 	c.connectStart = now

@@ -168,7 +168,6 @@ func (s *h3session) send(out []byte, req *request, x exchange) []byte {
 			s.h3req, s.frames = nil, frames
 		}
 	}
-	sl.rs.AppendHeaders(nil, nil) // moves the request's state past its head
 	n, _ := qc.Write(id, frames)
 	if n < len(frames) {
 		sl.pending = append(sl.pending[:0], frames[n:]...)

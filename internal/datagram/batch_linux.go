@@ -75,6 +75,14 @@ func (b *Batch) Set(i, n int, to netip.AddrPort) {
 	b.setAddr(i, to)
 }
 
+// SetConnected makes slot i a datagram of the first n bytes of its
+// Buffer for a connected socket: it names no address, so that the socket
+// sends it to its peer (a socket of any family, a socketpair's included).
+func (b *Batch) SetConnected(i, n int) {
+	b.lens[i] = n
+	b.hdrs[i].Hdr.Namelen = 0
+}
+
 // setAddr writes to into slot i's address, in its family's form.
 func (b *Batch) setAddr(i int, to netip.AddrPort) {
 	sa := &b.addrs[i]

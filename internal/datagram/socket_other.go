@@ -53,5 +53,8 @@ func (b *Batch) Buffer(int) []byte { return nil }
 // Datagram returns nil.
 func (b *Batch) Datagram(int) []byte { return nil }
 
+// SetConnected does nothing.
+func (b *Batch) SetConnected(int, int) {}
+
 // Set does nothing.
 func (b *Batch) Set(int, int, netip.AddrPort) {}
