@@ -17,9 +17,9 @@ import (
 // two batches are shared by its connections: a read batch belongs to the
 // link that filled it until that link has handed out every datagram.
 type quicLink struct {
-	sock   datagram.Socket
-	qc     *quic.Conn // nil until the session starts
-	io     *quicBatches
+	sock datagram.Socket
+	qc   *quic.Conn // nil until the session starts
+	io   *quicBatches
 
 	rd, rn  int  // datagrams of the read batch handed out, and read
 	drained bool // the last batch was not full: the socket was empty then
