@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net"
+	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,3 +69,36 @@ func TestGustLoadOverHTTP3(t *testing.T) {
 	}
 }
 
+// POSTs with a 10 KiB body, 100 streams in flight on one connection
+// (quic-go's default limit of streams a client may open): every body
+// arrives whole, every request is answered.
+func TestGustLoadPostsBodiesOverHTTP3(t *testing.T) {
+	const size = 10 << 10
+	var short atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if r.Method != "POST" || n != size {
+			short.Add(1)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		w.Write([]byte("ok"))
+	})
+	tc, err := peer.TLSConfig("quicgo", peer.Flags{TLS: peer.TLSFlags{SelfSigned: true}}, "h3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(tc, h)
+	go srv.Serve(pc)
+	t.Cleanup(func() { srv.Close(); pc.Close() })
+	body := bytes.Repeat([]byte("b"), size)
+	res := runH3(t, load.Config{URL: "https://" + pc.LocalAddr().String() + "/upload", Method: "POST", Body: body,
+		Connections: 1, Streams: 100, Requests: 3000, Loops: 1})
+	if res.Status[200] != 3000 || res.ErrorCount() != 0 || short.Load() != 0 {
+		t.Errorf("status %v, errors %v, bodies cut short %d; want 3000 answered 200", res.Status, res.Errors, short.Load())
+	}
+}
