@@ -1,0 +1,89 @@
+package load
+
+import (
+	"bufio"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/internal/transport"
+)
+
+// gust load over HTTP/3 against aioquic, an independent QUIC and HTTP/3
+// implementation (Python): GETs and POSTs with bodies, many streams in
+// flight, every one answered. CI installs aioquic; elsewhere the test
+// skips without it.
+func TestHTTP3AgainstAioquic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Python server")
+	}
+	if err := exec.Command("python3", "-c", "import aioquic").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI installs aioquic (pip install aioquic), but python3 cannot import it")
+		}
+		t.Skip("aioquic is not installed (pip install aioquic)")
+	}
+	dir := t.TempDir()
+	cert, _, err := transport.SelfSigned([]string{"localhost"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600)
+
+	cmd := exec.Command("python3", "testdata/aioquic_h3_server.py", certFile, keyFile)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "listening" {
+				port <- f[1]
+			}
+		}
+	}()
+	var url string
+	select {
+	case p := <-port:
+		url = "https://127.0.0.1:" + p + "/"
+	case <-time.After(30 * time.Second):
+		t.Fatal("the aioquic server did not say it was listening within 30 s")
+	}
+
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"GET, 4 connections of 16 streams", h3Config(url, 4, 16, 2000)},
+		{"POST with a 4 KiB body", func() Config {
+			c := h3Config(url, 2, 8, 500)
+			c.Method, c.Body = "POST", []byte(strings.Repeat("p", 4096))
+			return c
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, tc.cfg)
+			if res.Status[200] != tc.cfg.Requests || res.ErrorCount() != 0 {
+				t.Errorf("status %v, errors %v, closes %v; want %d answered 200", res.Status, res.Errors, res.QUIC.Closes, tc.cfg.Requests)
+			}
+		})
+	}
+}
