@@ -302,7 +302,8 @@ func (s *h3session) deliver(k sink) (result.ErrorKind, bool) {
 func (s *h3session) open() error {
 	qc := s.link.qc
 	if s.st != nil {
-		s.st.handshake(time.Since(s.started), qc.Stats().Resumed)
+		st := qc.Stats()
+		s.st.handshake(time.Since(s.started), st.Resumed, st.Retried)
 	}
 	id, err := qc.OpenStream(true)
 	if err != nil {

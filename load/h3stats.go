@@ -17,6 +17,7 @@ import (
 // did, and the loop's datagram batches.
 type quicStats struct {
 	full, resumed int64
+	retried       int64 // handshakes after a Retry
 	handshakes    *hdrhistogram.Histogram
 	rtt           *hdrhistogram.Histogram
 	rec           quic.RecoveryStats
@@ -35,7 +36,10 @@ func newQUICStats(io *quicBatches) *quicStats {
 }
 
 // handshake records a completed handshake of took.
-func (s *quicStats) handshake(took time.Duration, resumed bool) {
+func (s *quicStats) handshake(took time.Duration, resumed, retried bool) {
+	if retried {
+		s.retried++
+	}
 	if resumed {
 		s.resumed++
 	} else {
@@ -97,7 +101,7 @@ func (s *quicStats) result() *result.QUIC {
 	}
 	q := result.NewQUIC()
 	q.Streams = s.streams
-	q.Full, q.Resumed = s.full, s.resumed
+	q.Full, q.Resumed, q.Retried = s.full, s.resumed, s.retried
 	q.Handshake, q.RTT = s.handshakes, s.rtt
 	q.PacketsSent, q.PacketsLost, q.BytesLost = int64(s.rec.PacketsSent), int64(s.rec.PacketsLost), int64(s.rec.BytesLost)
 	q.CongestionEvents, q.PTOs = int64(s.rec.CongestionEvents), int64(s.rec.PTOs)

@@ -18,6 +18,8 @@ type QUICStats struct {
 	// those that did.
 	Full    int64 `json:"full"`
 	Resumed int64 `json:"resumed"`
+	// Retried counts handshakes that followed the server's Retry.
+	Retried int64 `json:"retried"`
 	// Handshake describes the handshake times, in microseconds from the
 	// first datagram sent; nil when none completed.
 	Handshake *Stats `json:"handshake_us,omitempty"`
@@ -53,7 +55,7 @@ func newQUICStats(q *result.QUIC) *QUICStats {
 	hs, rtt := orEmpty(q.Handshake), orEmpty(q.RTT)
 	s := &QUICStats{
 		Streams: q.Streams,
-		Full:    q.Full, Resumed: q.Resumed,
+		Full:    q.Full, Resumed: q.Resumed, Retried: q.Retried,
 		PacketsSent: q.PacketsSent, PacketsLost: q.PacketsLost, BytesLost: q.BytesLost,
 		CongestionEvents: q.CongestionEvents, PTOs: q.PTOs,
 		DatagramsSent: q.DatagramsSent, DatagramsReceived: q.DatagramsReceived,
@@ -84,7 +86,7 @@ func quicResult(s *QUICStats, like *hdrhistogram.Histogram) (*result.QUIC, error
 	}
 	q := result.NewQUIC()
 	q.Streams = s.Streams
-	q.Full, q.Resumed = s.Full, s.Resumed
+	q.Full, q.Resumed, q.Retried = s.Full, s.Resumed, s.Retried
 	q.PacketsSent, q.PacketsLost, q.BytesLost = s.PacketsSent, s.PacketsLost, s.BytesLost
 	q.CongestionEvents, q.PTOs = s.CongestionEvents, s.PTOs
 	q.DatagramsSent, q.DatagramsReceived = s.DatagramsSent, s.DatagramsReceived
@@ -113,6 +115,9 @@ func quicFacts(q *result.QUIC) []fact {
 		return nil
 	}
 	counts := fmt.Sprintf("%s full, %s resumed", formatCount(q.Full), formatCount(q.Resumed))
+	if q.Retried > 0 {
+		counts += fmt.Sprintf(", %s after a Retry", formatCount(q.Retried))
+	}
 	hs := counts
 	if h := orEmpty(q.Handshake); h.TotalCount() > 0 {
 		s := newStats(h)

@@ -16,6 +16,9 @@ type QUIC struct {
 	// Full counts handshakes that did not resume a TLS session; Resumed
 	// those that did.
 	Full, Resumed int64
+	// Retried counts handshakes that followed the server's Retry (an
+	// address validation round trip first).
+	Retried int64
 	// Handshake holds the handshake times, in microseconds, from the
 	// first datagram sent to the handshake's completion.
 	Handshake *hdrhistogram.Histogram
@@ -53,6 +56,7 @@ func (q *QUIC) Add(r *QUIC) {
 	q.Streams = max(q.Streams, r.Streams)
 	q.Full += r.Full
 	q.Resumed += r.Resumed
+	q.Retried += r.Retried
 	q.PacketsSent += r.PacketsSent
 	q.PacketsLost += r.PacketsLost
 	q.BytesLost += r.BytesLost

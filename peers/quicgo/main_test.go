@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/peers/internal/peer"
 	"github.com/gust-http/gust/result"
@@ -100,5 +103,104 @@ func TestGustLoadPostsBodiesOverHTTP3(t *testing.T) {
 		Connections: 1, Streams: 100, Requests: 3000, Loops: 1})
 	if res.Status[200] != 3000 || res.ErrorCount() != 0 || short.Load() != 0 {
 		t.Errorf("status %v, errors %v, bodies cut short %d; want 3000 answered 200", res.Status, res.Errors, short.Load())
+	}
+}
+
+// served counts the requests the servers of serveOn answered.
+var served atomic.Int64
+
+// serveOn runs the peer's HTTP/3 server on a quic.Transport of its own
+// over pc, so that a test can ask for a Retry or a stateless reset key.
+func serveOn(t *testing.T, pc net.PacketConn, tr *quic.Transport) {
+	t.Helper()
+	tc, err := peer.TLSConfig("quicgo", peer.Flags{TLS: peer.TLSFlags{SelfSigned: true}}, "h3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handler(peer.Flags{}, 0)
+	srv := newServer(tc, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+	ln, err := tr.ListenEarly(http3.ConfigureTLSConfig(tc), srv.QUICConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.ServeListener(ln)
+	t.Cleanup(func() { srv.Close(); ln.Close() })
+}
+
+// A server that validates every address first (a Retry before each
+// handshake): the connections follow it, and the report counts them.
+func TestGustLoadFollowsARetry(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &quic.Transport{Conn: pc, VerifySourceAddress: func(net.Addr) bool { return true }}
+	t.Cleanup(func() { tr.Close() })
+	serveOn(t, pc, tr)
+	res := runH3(t, load.Config{URL: "https://" + pc.LocalAddr().String() + "/", Connections: 3, Streams: 4, Requests: 600, Loops: 1})
+	if res.Status[200] != 600 || res.ErrorCount() != 0 {
+		t.Errorf("status %v, errors %v; want 600 answered", res.Status, res.Errors)
+	}
+	if res.QUIC.Retried != res.QUIC.Handshakes() || res.QUIC.Retried < 3 {
+		t.Errorf("%d of %d handshakes after a Retry; want every one", res.QUIC.Retried, res.QUIC.Handshakes())
+	}
+}
+
+// A server that restarts without its connections' state answers their
+// next packets with a stateless reset: the run counts the resets, opens
+// new connections and goes on.
+func TestGustLoadSurvivesAStatelessReset(t *testing.T) {
+	var key quic.StatelessResetKey
+	copy(key[:], "a key both server processes share")
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := pc.LocalAddr().String()
+	first := &quic.Transport{Conn: pc, StatelessResetKey: &key}
+	serveOn(t, pc, first)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan *result.Result, 1)
+	go func() {
+		res, err := load.Run(ctx, load.Config{URL: "https://" + addr + "/", HTTP3: true, TLS: load.TLSConfig{Insecure: true},
+			Connections: 2, Rate: 400, Duration: 3 * time.Second, Loops: 1, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	// Wait for requests to flow, then drop the server's state at once:
+	// the socket closes under its connections, and a new process (a new
+	// transport) takes the port with the same reset key.
+	deadline := time.Now().Add(10 * time.Second)
+	for start := served.Load(); served.Load()-start < 100 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // polls the handler's count, with a deadline
+	}
+	before := served.Load()
+	pc.Close()
+	pc2, err := net.ListenPacket("udp", addr)
+	t.Logf("swapped at %d served", before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOn(t, pc2, &quic.Transport{Conn: pc2, StatelessResetKey: &key})
+	res := <-done
+	if res == nil {
+		t.FailNow()
+	}
+	t.Logf("served %d; status %v, errors %v, closes %v, handshakes %d", served.Load(), res.Status, res.Errors, res.QUIC.Closes, res.QUIC.Handshakes())
+	if res.QUIC.Closes["stateless_reset"] == 0 {
+		t.Errorf("closes %v; want the stateless resets counted", res.QUIC.Closes)
+	}
+	if res.QUIC.Handshakes() < 4 || res.Status[200] < 1000 {
+		t.Errorf("%d handshakes, %v answered; want new connections that carry on", res.QUIC.Handshakes(), res.Status)
+	}
+	if res.ErrorCount() > 10 {
+		t.Errorf("errors %v: only the requests in flight at the reset may fail", res.Errors)
 	}
 }
