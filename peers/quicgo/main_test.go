@@ -178,7 +178,7 @@ func TestGustLoadSurvivesAStatelessReset(t *testing.T) {
 	// the socket closes under its connections, and a new process (a new
 	// transport) takes the port with the same reset key.
 	deadline := time.Now().Add(10 * time.Second)
-	for start := served.Load(); served.Load()-start < 100 && time.Now().Before(deadline) {
+	for start := served.Load(); served.Load()-start < 100 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond) // polls the handler's count, with a deadline
 	}
 	before := served.Load()
