@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gust-http/gust/internal/datagram"
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http3"
 	"github.com/gust-http/gust/internal/quic"
@@ -55,7 +56,7 @@ func (k *countSink) streamed(x exchange, n int, last int64) int64 { return 0 }
 func (k *countSink) streamEnd(x exchange, events int64)           {}
 func (k *countSink) grpcEnd(x exchange, code int, msgs int64)     {}
 
-func newH3Pair(tb testing.TB) *h3Pair {
+func newH3Pair(tb testing.TB, offload datagram.Features) *h3Pair {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		tb.Fatal(err)
@@ -68,7 +69,7 @@ func newH3Pair(tb testing.TB) *h3Pair {
 	qcfg := &quic.Config{TLSConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}}, MaxIdleTimeout: time.Minute}
 	p := &h3Pair{tb: tb, sfd: fds[1], buf: make([]byte, 65536), rbuf: make([]byte, 4096), out: make([]byte, 0, 2048)}
 	p.sink.tb = tb
-	p.ses = newH3Session(qcfg, 8, newQUICBatches(), nil)
+	p.ses = newH3Session(qcfg, 8, newQUICBatches(offload), nil)
 	p.ses.link.reset(fds[0])
 	p.ses.begin()
 	p.req = newTargetRequest(&http1.Request{Method: "GET", Target: "/", Host: "localhost"})
@@ -176,19 +177,21 @@ func (p *h3Pair) request() {
 // A keep-alive HTTP/3 request, its datagrams and its answer allocate
 // nothing in the generator once the connection is warm.
 func TestHTTP3RequestAllocatesNothing(t *testing.T) {
-	p := newH3Pair(t)
-	for range 500 {
-		p.request()
-	}
-	if a := testing.AllocsPerRun(1000, p.request); a != 0 {
-		t.Errorf("%v allocations per HTTP/3 request, want 0", a)
+	for _, f := range []datagram.Features{{}, {GSO: true, GRO: true}} {
+		p := newH3Pair(t, f)
+		for range 500 {
+			p.request()
+		}
+		if a := testing.AllocsPerRun(1000, p.request); a != 0 {
+			t.Errorf("offloads %+v: %v allocations per HTTP/3 request, want 0", f, a)
+		}
 	}
 }
 
 // BenchmarkHTTP3Request is one request and answer over the pair:
 // generator and server together, no loop.
 func BenchmarkHTTP3Request(b *testing.B) {
-	p := newH3Pair(b)
+	p := newH3Pair(b, datagram.Features{})
 	for range 500 {
 		p.request()
 	}

@@ -1,8 +1,10 @@
 package load
 
 import (
+	"net/netip"
 	"time"
 
+	"github.com/gust-http/gust/internal/datagram"
 	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/quic"
 	"github.com/gust-http/gust/result"
@@ -29,8 +31,22 @@ func (e *engine) newQUICConfig() *quic.Config {
 	return &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout}
 }
 
+// probeOffload asks the kernel, on a socket made for the question,
+// whether it offers UDP GSO and GRO.
+func probeOffload() datagram.Features {
+	s, err := datagram.Open(netip.AddrPortFrom(netip.IPv4Unspecified(), 0), datagram.Options{})
+	if err != nil {
+		return datagram.Features{}
+	}
+	defer s.Close()
+	return s.Probe()
+}
+
 // connectQUIC opens c's UDP socket and starts its QUIC handshake.
 func (l *loop) connectQUIC(c *conn, fd int, now int64) {
+	if l.qio.gro && datagram.EnableGRO(fd) != nil {
+		l.qio.gro = false // refused on this socket: say so rather than count on it
+	}
 	h := c.h3
 	h.link.reset(fd)
 	c.fd, c.tr = fd, &h.link

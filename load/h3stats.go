@@ -111,6 +111,8 @@ func (s *quicStats) result() *result.QUIC {
 	if io := s.io; io != nil {
 		q.DatagramsSent, q.DatagramsReceived = io.sent, io.recv
 		q.SendCalls, q.ReceiveCalls = io.sendCalls, io.recvCalls
+		q.GSO, q.GRO = io.gso != nil, io.gro
+		q.GSOSends, q.GROSlots = io.gsoSends, io.groSlots
 	}
 	return q
 }

@@ -130,7 +130,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 			loops[i].picker = e.pickers[i]
 		}
 		if e.qcfg != nil {
-			loops[i].qio = newQUICBatches()
+			loops[i].qio = newQUICBatches(e.offload)
 			loops[i].quic = newQUICStats(loops[i].qio)
 			loops[i].quic.streams = cfg.Streams
 		} else if e.tlsConfig != nil {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gust-http/gust/internal/datagram"
 	"github.com/gust-http/gust/internal/poll"
 	"github.com/gust-http/gust/internal/quic"
 	"github.com/gust-http/gust/internal/transport"
@@ -91,6 +92,7 @@ type engine struct {
 	// quicRemote the server's address as datagrams name it; nil otherwise.
 	qcfg       *quic.Config
 	quicRemote netip.AddrPort
+	offload    datagram.Features // UDP GSO and GRO, as the kernel offers them
 }
 
 func newEngine(c Config) (*engine, error) {
@@ -120,6 +122,7 @@ func newEngine(c Config) (*engine, error) {
 			e.qcfg = e.newQUICConfig()
 			ap := e.addr.AddrPort()
 			e.quicRemote = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+			e.offload = probeOffload()
 		}
 	}
 	if ds, ok := cfg.Source.(*DataSource); ok && cfg.Speed == 0 {

@@ -39,6 +39,12 @@ type QUICStats struct {
 	DatagramsReceived int64 `json:"datagrams_received"`
 	SendCalls         int64 `json:"send_calls"`
 	ReceiveCalls      int64 `json:"receive_calls"`
+	// GSO and GRO say whether the offloads were on; GSOSends counts sends
+	// of several datagrams, GROSlots reads that held several.
+	GSO      bool  `json:"gso"`
+	GRO      bool  `json:"gro"`
+	GSOSends int64 `json:"gso_sends"`
+	GROSlots int64 `json:"gro_slots"`
 	// Closes counts connections that ended before the run did, by how.
 	Closes map[string]int64 `json:"closes"`
 	// HandshakeHdr and RTTHdr are the histograms, encoded as
@@ -60,6 +66,7 @@ func newQUICStats(q *result.QUIC) *QUICStats {
 		CongestionEvents: q.CongestionEvents, PTOs: q.PTOs,
 		DatagramsSent: q.DatagramsSent, DatagramsReceived: q.DatagramsReceived,
 		SendCalls: q.SendCalls, ReceiveCalls: q.ReceiveCalls,
+		GSO: q.GSO, GRO: q.GRO, GSOSends: q.GSOSends, GROSlots: q.GROSlots,
 		Closes:       orEmptyMap(q.Closes),
 		HandshakeHdr: encode(hs),
 		RTTHdr:       encode(rtt),
@@ -91,6 +98,7 @@ func quicResult(s *QUICStats, like *hdrhistogram.Histogram) (*result.QUIC, error
 	q.CongestionEvents, q.PTOs = s.CongestionEvents, s.PTOs
 	q.DatagramsSent, q.DatagramsReceived = s.DatagramsSent, s.DatagramsReceived
 	q.SendCalls, q.ReceiveCalls = s.SendCalls, s.ReceiveCalls
+	q.GSO, q.GRO, q.GSOSends, q.GROSlots = s.GSO, s.GRO, s.GSOSends, s.GROSlots
 	for k, n := range s.Closes {
 		q.Closes[k] = n
 	}
@@ -132,8 +140,15 @@ func quicFacts(q *result.QUIC) []fact {
 	}
 	facts = append(facts, fact{"Packets", fmt.Sprintf("%s sent, %s lost, %s congestion events, %s PTOs",
 		formatCount(q.PacketsSent), formatCount(q.PacketsLost), formatCount(q.CongestionEvents), formatCount(q.PTOs))})
-	facts = append(facts, fact{"Datagrams", fmt.Sprintf("%s sent in %s sendmmsg, %s received in %s recvmmsg",
-		formatCount(q.DatagramsSent), formatCount(q.SendCalls), formatCount(q.DatagramsReceived), formatCount(q.ReceiveCalls))})
+	gso, gro := "GSO off", "GRO off"
+	if q.GSO {
+		gso = "GSO: " + plural(q.GSOSends, "send", "sends") + " of several"
+	}
+	if q.GRO {
+		gro = "GRO: " + plural(q.GROSlots, "read", "reads") + " of several"
+	}
+	facts = append(facts, fact{"Datagrams", fmt.Sprintf("%s sent in %s calls (%s), %s received in %s recvmmsg (%s)",
+		formatCount(q.DatagramsSent), formatCount(q.SendCalls), gso, formatCount(q.DatagramsReceived), formatCount(q.ReceiveCalls), gro)})
 	if len(q.Closes) > 0 {
 		facts = append(facts, fact{"QUIC closes", countedAll(q.Closes)})
 	}

@@ -36,6 +36,12 @@ type QUIC struct {
 	// moved them: the ratio is the batching the loops got.
 	DatagramsSent, DatagramsReceived int64
 	SendCalls, ReceiveCalls          int64
+	// GSO and GRO say whether the run sent with UDP_SEGMENT and asked for
+	// coalesced datagrams (the kernel offered them, and
+	// GUST_QUIC_OFFLOAD=off did not turn them off); GSOSends counts sends
+	// that carried several datagrams, GROSlots reads that held several.
+	GSO, GRO           bool
+	GSOSends, GROSlots int64
 	// Closes counts connections that ended before the run did, by how:
 	// "idle_timeout", "stateless_reset", "peer: H3_NO_ERROR", a transport
 	// or application error's name, "local: ..." for this end's.
@@ -66,6 +72,9 @@ func (q *QUIC) Add(r *QUIC) {
 	q.DatagramsReceived += r.DatagramsReceived
 	q.SendCalls += r.SendCalls
 	q.ReceiveCalls += r.ReceiveCalls
+	q.GSO, q.GRO = q.GSO || r.GSO, q.GRO || r.GRO
+	q.GSOSends += r.GSOSends
+	q.GROSlots += r.GROSlots
 	for k, n := range r.Closes {
 		q.Closes[k] += n
 	}

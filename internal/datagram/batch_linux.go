@@ -19,6 +19,10 @@ type Batch struct {
 	addrs []unix.RawSockaddrInet6 // room for either family
 	iovs  []unix.Iovec
 	hdrs  []unix.Mmsghdr
+	// With WithSegments: each read slot's control message and the GRO
+	// segment size it gave (segments_linux.go).
+	oobs [][unix.SizeofCmsghdr + 8]byte
+	segs []int
 }
 
 // NewBatch returns a Batch of n slots with a size-byte buffer each (1500
@@ -30,6 +34,7 @@ func NewBatch(n, size int) *Batch {
 		addrs: make([]unix.RawSockaddrInet6, n),
 		iovs:  make([]unix.Iovec, n),
 		hdrs:  make([]unix.Mmsghdr, n),
+		segs:  make([]int, n),
 	}
 	mem := make([]byte, n*size)
 	for i := range n {

@@ -27,6 +27,7 @@
 //
 //   - batch_linux.go: Batch, the messages of one recvmmsg or sendmmsg, made once and reused
 //   - route.go: Router, connection IDs to their owners by RFC 8999's invariants
+//   - segments_linux.go: GSO sends (Segments, WriteSegments) and GRO reads (EnableGRO, Batch.Segment)
 //   - socket_linux.go: Open, SocketOf, ReadBatch, WriteBatch and Probe on Linux
 //   - socket_other.go: the portable stand-in, which says datagrams need Linux
 package datagram

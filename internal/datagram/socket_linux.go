@@ -89,6 +89,9 @@ func (s *Socket) ReadBatch(b *Batch) (int, error) {
 		b.iovs[i].SetLen(len(b.bufs[i]))
 		b.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet6
 		b.hdrs[i].Len = 0
+		if b.oobs != nil {
+			b.hdrs[i].Hdr.SetControllen(len(b.oobs[i]))
+		}
 	}
 	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(len(b.hdrs)), unix.MSG_DONTWAIT, 0, 0)
 	switch e {
@@ -101,6 +104,7 @@ func (s *Socket) ReadBatch(b *Batch) (int, error) {
 	for i := range int(n) {
 		b.lens[i] = int(b.hdrs[i].Len)
 	}
+	b.readSegments(int(n))
 	return int(n), nil
 }
 

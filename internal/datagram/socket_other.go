@@ -58,3 +58,36 @@ func (b *Batch) SetConnected(int, int) {}
 
 // Set does nothing.
 func (b *Batch) Set(int, int, netip.AddrPort) {}
+
+// MaxSegments is the most datagrams one GSO send may carry.
+const MaxSegments = 64
+
+// EnableGRO fails with ErrUnsupported.
+func EnableGRO(int) error { return ErrUnsupported }
+
+// WithSegments returns b.
+func (b *Batch) WithSegments() *Batch { return b }
+
+// Segment returns 0.
+func (b *Batch) Segment(int) int { return 0 }
+
+// Segments is a GSO send; it cannot be made here.
+type Segments struct{}
+
+// NewSegments returns an empty Segments.
+func NewSegments(int) *Segments { return &Segments{} }
+
+// Reset does nothing.
+func (g *Segments) Reset() {}
+
+// Len returns 0.
+func (g *Segments) Len() int { return 0 }
+
+// Fits returns false.
+func (g *Segments) Fits(int) bool { return false }
+
+// Append does nothing.
+func (g *Segments) Append([]byte) {}
+
+// WriteSegments fails with ErrUnsupported.
+func (s *Socket) WriteSegments(*Segments) (bool, error) { return false, ErrUnsupported }

@@ -1,0 +1,136 @@
+//go:build linux
+
+package datagram
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Segmentation offloads (GSO and GRO): many datagrams of one size moved
+// as one buffer through the stack, split by the kernel on the way out
+// (UDP_SEGMENT) or coalesced on the way in (UDP_GRO). On loopback both
+// ends see one buffer where there would be many: fewer system calls and
+// fewer trips through the UDP stack.
+
+// MaxSegments is the most datagrams one GSO send may carry (the kernel's
+// UDP_MAX_SEGMENTS).
+const MaxSegments = 64
+
+// EnableGRO asks the kernel to hand fd's reader coalesced datagrams; a
+// Batch read then needs WithSegments and slots large enough (64 KiB).
+func EnableGRO(fd int) error {
+	return unix.SetsockoptInt(fd, unix.IPPROTO_UDP, unix.UDP_GRO, 1)
+}
+
+// WithSegments gives b room for the control message that says a read
+// slot holds coalesced datagrams and their size (Segment), and returns b.
+func (b *Batch) WithSegments() *Batch {
+	b.oobs = make([][unix.SizeofCmsghdr + 8]byte, len(b.hdrs))
+	for i := range b.hdrs {
+		b.hdrs[i].Hdr.Control = &b.oobs[i][0]
+	}
+	return b
+}
+
+// Segment returns the size of the datagrams coalesced into slot i by GRO,
+// after ReadBatch; 0 when the slot holds one datagram.
+func (b *Batch) Segment(i int) int { return b.segs[i] }
+
+// readSegments reads the GRO control message of each slot read.
+func (b *Batch) readSegments(n int) {
+	for i := range n {
+		b.segs[i] = 0
+		h := &b.hdrs[i].Hdr
+		if b.oobs == nil || h.Controllen < unix.SizeofCmsghdr {
+			continue
+		}
+		c := (*unix.Cmsghdr)(unsafe.Pointer(&b.oobs[i][0]))
+		if c.Level == unix.IPPROTO_UDP && c.Type == unix.UDP_GRO && int(c.Len) >= unix.SizeofCmsghdr+4 {
+			b.segs[i] = int(int32(binary.NativeEndian.Uint32(b.oobs[i][unix.SizeofCmsghdr:])))
+		}
+	}
+}
+
+// Segments is one GSO send on a connected socket: datagrams appended one
+// after the other into one buffer, all of one size but the last, which
+// may be shorter, then sent by one sendmsg with UDP_SEGMENT. Made once
+// and reused.
+type Segments struct {
+	buf []byte
+	seg int  // the size of every datagram but the last
+	n   int  // datagrams appended
+	end bool // the last one was shorter: no more may follow
+	hdr unix.Msghdr
+	iov unix.Iovec
+	oob [unix.SizeofCmsghdr + 8]byte
+}
+
+// NewSegments returns an empty GSO send with room for MaxSegments
+// datagrams of up to size bytes.
+func NewSegments(size int) *Segments {
+	g := &Segments{buf: make([]byte, 0, MaxSegments*size)}
+	g.hdr.Iov = &g.iov
+	g.hdr.SetIovlen(1)
+	return g
+}
+
+// Reset empties g.
+func (g *Segments) Reset() { g.buf, g.seg, g.n, g.end = g.buf[:0], 0, 0, false }
+
+// Len returns the datagrams appended.
+func (g *Segments) Len() int { return g.n }
+
+// Fits reports whether a datagram of size bytes may be appended: the
+// first sets the size; the others must match it, or be shorter and end
+// the send.
+func (g *Segments) Fits(size int) bool {
+	switch {
+	case g.n == 0:
+		return size <= cap(g.buf)
+	case g.end || g.n == MaxSegments || size > g.seg:
+		return false
+	}
+	return len(g.buf)+size <= cap(g.buf)
+}
+
+// Append adds d, which Fits.
+func (g *Segments) Append(d []byte) {
+	if g.n == 0 {
+		g.seg = len(d)
+	} else if len(d) < g.seg {
+		g.end = true
+	}
+	g.buf = append(g.buf, d...)
+	g.n++
+}
+
+// WriteSegments sends g's datagrams in one sendmsg, with UDP_SEGMENT when
+// there are several; false with no error when the socket's buffer was
+// full (the datagrams are dropped, as a full router queue would).
+func (s *Socket) WriteSegments(g *Segments) (bool, error) {
+	if g.n == 0 {
+		return true, nil
+	}
+	g.iov.Base = &g.buf[0]
+	g.iov.SetLen(len(g.buf))
+	g.hdr.Control, g.hdr.Controllen = nil, 0
+	if g.n > 1 {
+		c := (*unix.Cmsghdr)(unsafe.Pointer(&g.oob[0]))
+		c.Level, c.Type = unix.IPPROTO_UDP, unix.UDP_SEGMENT
+		c.SetLen(unix.CmsgLen(2))
+		binary.NativeEndian.PutUint16(g.oob[unix.SizeofCmsghdr:], uint16(g.seg))
+		g.hdr.Control = &g.oob[0]
+		g.hdr.SetControllen(unix.CmsgSpace(2))
+	}
+	_, _, e := unix.RawSyscall(unix.SYS_SENDMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&g.hdr)), unix.MSG_DONTWAIT)
+	switch e {
+	case 0:
+		return true, nil
+	case unix.EAGAIN:
+		return false, nil
+	}
+	return false, e
+}
