@@ -56,6 +56,9 @@ func TestHTTP3AgainstMisbehavingServers(t *testing.T) {
 				if res.QUIC.Handshakes() < 1000/50 {
 					t.Errorf("%d handshakes; a server going away every 50 requests needs at least 20", res.QUIC.Handshakes())
 				}
+				if res.QUIC.Resumed < res.QUIC.Handshakes()/2 {
+					t.Errorf("%d of %d handshakes resumed; the server's tickets should make most of them resume", res.QUIC.Resumed, res.QUIC.Handshakes())
+				}
 			},
 		},
 		{

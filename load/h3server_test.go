@@ -67,7 +67,7 @@ func startH3TestServerOn(t *testing.T, udp *net.UDPConn, opts h3TestOptions) (*h
 		t.Fatal(err)
 	}
 	s := &h3TestServer{t: t, udp: udp, opts: opts,
-		tls: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h3"}}}
+		tls: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13}}
 	done := make(chan struct{})
 	go s.serve(done)
 	t.Cleanup(func() { udp.Close(); <-done })

@@ -14,6 +14,11 @@ import (
 // certificates, a client's with ServerName and the roots to trust), and
 // its MinVersion is raised to TLS 1.3.
 type Config struct {
+	// TLSConfig is crypto/tls's configuration, TLS 1.3 only: one whose
+	// MinVersion says so is used as it is (a server's should, so that its
+	// session tickets resume on its other connections; a server sends one
+	// ticket per connection unless SessionTicketsDisabled); any other is
+	// copied per connection with MinVersion raised.
 	TLSConfig *tls.Config
 
 	// MaxIdleTimeout closes a connection that hears nothing from its peer

@@ -59,10 +59,16 @@ func NewServerConn(cfg *Config, dcid, odcid []byte, now time.Time) (*Conn, error
 	return c, c.start(now)
 }
 
-// tlsConfig returns a copy of cfg that allows TLS 1.3 only.
+// tlsConfig returns cfg if it allows TLS 1.3 only, else a copy that does.
+// A server's configuration is best given with MinVersion TLS 1.3: its
+// session ticket keys live in it, and a copy per connection would make
+// keys of its own, so that no ticket would resume on another connection.
 func tlsConfig(cfg *tls.Config) *tls.Config {
 	if cfg == nil {
 		cfg = &tls.Config{}
+	}
+	if cfg.MinVersion >= tls.VersionTLS13 {
+		return cfg
 	}
 	cfg = cfg.Clone()
 	cfg.MinVersion = tls.VersionTLS13
@@ -142,6 +148,11 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 			if !c.isClient {
 				c.handshakeDoneOwed = true
 				c.confirmHandshake(now)
+				if !c.cfg.TLSConfig.SessionTicketsDisabled {
+					// A ticket, so that the client's next connection resumes
+					// (its CRYPTO data comes out as the next events).
+					c.tls.SendSessionTicket(tls.QUICSessionTicketOptions{})
+				}
 			}
 			c.maxDatagram = int(min(uint64(c.cfg.MaxDatagramSize), c.peer.MaxUDPPayloadSize))
 			c.loss.r.SetMaxDatagramSize(c.maxDatagram)
