@@ -121,6 +121,12 @@ type Config struct {
 	// IdleTimeout closes keep-alive connections idle for this long. Zero
 	// means 120s.
 	IdleTimeout time.Duration
+	// DrainSpread is how long Shutdown takes to close the idle keep-alive
+	// connections (and to send HTTP/2's GOAWAYs): a share of them every
+	// 10 ms, so that their clients reconnect, to a successor in an
+	// upgrade, a few at a time rather than all in the same instant. Zero
+	// means DefaultDrainSpread; a negative value closes them all at once.
+	DrainSpread time.Duration
 
 	// MaxHeaderBytes bounds a request's head; larger heads get 431 (414
 	// when the limit falls inside the request-target, 501 inside the
@@ -170,6 +176,7 @@ const (
 	DefaultReadTimeout       = 60 * time.Second
 	DefaultWriteTimeout      = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
+	DefaultDrainSpread       = 250 * time.Millisecond
 	DefaultMaxBodyBytes      = 8 << 20
 	DefaultMaxWorkers        = 1_000_000
 	// DefaultHandlerBudget is Auto mode's HandlerBudget: long enough that
@@ -204,6 +211,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.DrainSpread == 0 {
+		c.DrainSpread = DefaultDrainSpread
 	}
 	if c.MaxHeaderBytes <= 0 {
 		c.MaxHeaderBytes = http1.DefaultMaxHead

@@ -60,7 +60,7 @@ func (h1proto) endTurn(c *conn, now int64) {}
 // due: the one deadline (set for the head, the body, the write or idle).
 func (h1proto) due(c *conn, now int64) int64 { return c.dueDeadline(now) }
 
-func (h1proto) shutdown(c *conn) bool { return false }
+func (h1proto) shutdown(c *conn, begin bool) (took, began bool) { return false, false }
 
 func (h1proto) posted(c *conn, now int64) {}
 

@@ -309,9 +309,13 @@ func (hc *h2conn) due(c *conn, now int64) int64 {
 
 // shutdown is Shutdown's step for an HTTP/2 connection: GOAWAY once, then
 // close when every accepted stream is finished and the output written.
-func (hc *h2conn) shutdown(c *conn) bool {
+func (hc *h2conn) shutdown(c *conn, begin bool) (took, began bool) {
+	if !hc.goAway && !begin {
+		return false, false
+	}
 	now := c.l.e.now()
-	if !hc.goAway {
+	began = !hc.goAway
+	if began {
 		hc.goAway = true
 		if c.out == nil {
 			c.out = getBuf()
@@ -324,5 +328,5 @@ func (hc *h2conn) shutdown(c *conn) bool {
 		}
 	}
 	hc.endTurn(c, now)
-	return true
+	return true, began
 }

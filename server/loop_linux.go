@@ -61,8 +61,12 @@ type loop struct {
 	// closingIdle: closeIdleConns is running (a handler it served may be
 	// moved off the loop, and the loop's new goroutine starts it again).
 	closingIdle bool
-	lingerPace         // lingering connections and their read budget (linger_linux.go)
-	streams     h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
+	// drainStep is how many idle connections closeIdleConns may close per
+	// call (Config.DrainSpread over Shutdown's 10 ms steps), set at its
+	// first call from the connections open then; 0 before.
+	drainStep  int
+	lingerPace        // lingering connections and their read budget (linger_linux.go)
+	streams    h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 
 	// The mailboxes other goroutines post to; each wakes the loop. A
 	// batch is handed out from the box, not a stack: if a callback is
@@ -403,52 +407,6 @@ func (l *loop) closeListener() {
 		l.lnfd = -1
 		l.e.listening.Add(-1)
 	}
-}
-
-// closeIdleConns closes connections with no request in progress (for
-// Shutdown). A request that arrived but whose event the loop has not
-// handled yet is served first (its response says Connection: close):
-// closing a socket with unread bytes would reset the connection, and the
-// client would lose a request it had every right to send. So is a new
-// connection's first request, likely on its way: a connection accepted
-// (or done with its TLS handshake) less than freshGrace ago with nothing
-// read yet is left for a later call (Shutdown calls again every 10ms), as
-// nginx leaves one waiting for its first request; after that it is closed,
-// in its handshake or not. A client's request on a
-// fresh connection closed under it is not retried (only one on a reused
-// connection is), so closing it would fail a request.
-func (l *loop) closeIdleConns() {
-	now := l.e.now()
-	l.closingIdle = true
-	for _, c := range l.byFD {
-		if c == nil || c.state.Load() != stIdle {
-			continue
-		}
-		if c.fresh && now-c.reqStart < int64(freshGrace) {
-			continue // a handshake under way, or a first request on its way
-		}
-		if c.handshaking {
-			l.closeConn(c) // its socket is the handshake's: nothing to read here
-			continue
-		}
-		if !c.lingering && c.proto.shutdown(c) {
-			continue // HTTP/2: GOAWAY, then closed once its streams are done
-		}
-		if !l.isIdle(c) {
-			continue
-		}
-		l.readTurn(c, false, now)
-		if l.isIdle(c) {
-			l.closeConn(c)
-		}
-	}
-	l.closingIdle = false
-}
-
-// isIdle reports whether c is open, owned by the loop, and has no request
-// or response in progress.
-func (l *loop) isIdle(c *conn) bool {
-	return c != nil && c.state.Load() == stIdle && len(c.in) == 0 && !c.blocked
 }
 
 // shutdownAll closes everything at once. Connections busy in a worker are

@@ -28,10 +28,13 @@ type protocol interface {
 	// due is the wheel's callback: close c, or say when to look again (0
 	// once closed).
 	due(c *conn, now int64) int64
-	// shutdown is Shutdown's step for an idle connection: true if the
-	// protocol took care of it (HTTP/2's GOAWAY), false to have the loop
-	// serve what has arrived and close c once idle.
-	shutdown(c *conn) bool
+	// shutdown is Shutdown's step for an idle connection: took is true if
+	// the protocol took care of it (HTTP/2's GOAWAY), false to have the
+	// loop serve what has arrived and close c once idle. With begin false
+	// it only goes on with a wind-down begun at an earlier step. began is
+	// true when the wind-down begins now (the GOAWAY sent), so that the
+	// loop counts it against the step's share (drain_linux.go).
+	shutdown(c *conn, begin bool) (took, began bool)
 	// posted applies what other goroutines queued for c with loop.post.
 	// It is called even after c has closed, so that the protocol can free
 	// and fail what was posted.

@@ -356,15 +356,20 @@ func (ws *WSConn) due(c *conn, now int64) int64 {
 
 // shutdown is Shutdown's step: a close frame with 1001 (going away), then
 // the client's reply or wsCloseWait.
-func (ws *WSConn) shutdown(c *conn) bool {
+func (ws *WSConn) shutdown(c *conn, begin bool) (took, began bool) {
 	ws.mu.Lock()
+	if !ws.gone && !begin {
+		ws.mu.Unlock()
+		return false, false
+	}
+	began = !ws.gone
 	if !ws.closeQ && !ws.eng.CloseSent() {
 		ws.closeQ, ws.closeCode, ws.closeReason = true, int32(websocket.CloseGoingAway), &shuttingDown
 	}
 	ws.gone = true
 	ws.mu.Unlock()
 	ws.endTurn(c, c.l.e.now())
-	return true
+	return true, began
 }
 
 // posted writes what other goroutines queued; for a connection upgraded

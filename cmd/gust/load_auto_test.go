@@ -133,7 +133,7 @@ func TestProtoFlagErrors(t *testing.T) {
 		{"auto over http:// in a replay", []string{"replay", "--proto", "auto", "--target", h2c, "-"}, "--proto auto needs an https:// URL"},
 		{"a protocol gust does not speak", []string{"load", "--proto", "h3", h2c}, `invalid argument "h3" for "--proto" flag: must be http1.1, h2 or auto`},
 		{"--http2 with another --proto", []string{"load", "--http2", "--proto", "auto", "https://127.0.0.1:1/"}, "--http2 is --proto h2: give one of them, not --http2 with --proto auto"},
-		{"streams over HTTP/1.1", []string{"load", "--proto", "http1.1", "-m", "4", h2c}, "-m 4 (streams per connection) needs --http2 or --proto auto"},
+		{"streams over HTTP/1.1", []string{"load", "--proto", "http1.1", "-m", "4", h2c}, "-m 4 (streams per connection) needs --http2, --http3 or --proto auto"},
 		{"auto without keep-alive", []string{"load", "--proto", "auto", "--disable-keepalive", "https://127.0.0.1:1/"}, "drop --disable-keepalive"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"sort"
+	"testing"
+	"time"
+)
+
+func TestDrainStep(t *testing.T) {
+	conns := func(n int) []*conn {
+		s := make([]*conn, n+3) // holes, as byFD has
+		for i := range n {
+			s[i+1] = &conn{}
+		}
+		return s
+	}
+	tests := []struct {
+		open   int
+		spread time.Duration
+		want   int
+	}{
+		{0, 250 * time.Millisecond, 1},
+		{10, 250 * time.Millisecond, 1}, // fewer than steps: one a step
+		{100, 250 * time.Millisecond, 4},
+		{101, 250 * time.Millisecond, 5}, // rounded up: done within the spread
+		{100, -1, 100},                   // at once
+		{100, 5 * time.Millisecond, 100}, // less than a step: at once
+	}
+	for _, tt := range tests {
+		if got := drainStep(conns(tt.open), tt.spread); got != tt.want {
+			t.Errorf("drainStep(%d open, %s) = %d, want %d", tt.open, tt.spread, got, tt.want)
+		}
+	}
+}
+
+// Shutdown closes idle keep-alive connections over Config.DrainSpread, a
+// share every step, not all in one instant; with a negative spread, all
+// at once.
+func TestShutdownSpreadsTheCloses(t *testing.T) {
+	for _, tt := range []struct {
+		spread     time.Duration
+		minSpan    time.Duration
+		maxSpan    time.Duration
+		whatItSays string
+	}{
+		{300 * time.Millisecond, 150 * time.Millisecond, 3 * time.Second, "spread over the drain"},
+		{-1, 0, 100 * time.Millisecond, "at once"},
+	} {
+		s := &Server{Handler: HandlerFunc(func(c *Ctx) { c.WriteString("ok") }), Config: Config{Loops: 1, DrainSpread: tt.spread}}
+		if err := s.Listen("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- s.Serve() }()
+		const n = 60
+		closedAt := make(chan time.Time, n)
+		for range n {
+			c, err := net.Dial("tcp", s.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			// One request, so that the connection is no longer fresh.
+			io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			buf := make([]byte, 512)
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := c.Read(buf); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				c.SetReadDeadline(time.Now().Add(10 * time.Second))
+				io.Copy(io.Discard, c)
+				closedAt <- time.Now()
+			}()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := s.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		<-errc
+		var at []time.Time
+		for range n {
+			at = append(at, <-closedAt)
+		}
+		sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+		span := at[n-1].Sub(at[0])
+		if span < tt.minSpan || span > tt.maxSpan {
+			t.Errorf("DrainSpread %s: %d connections closed over %s; want %s (between %s and %s)",
+				tt.spread, n, span, tt.whatItSays, tt.minSpan, tt.maxSpan)
+		}
+	}
+}
