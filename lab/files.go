@@ -81,7 +81,7 @@ func writeFileRoot(f *File) (string, error) {
 // files with sendfile on. Where the script or nginx is missing, its cells
 // say so.
 func nginxServer() Server {
-	s := Server{Name: "nginx", Unserved: []string{ModeWS}}
+	s := Server{Name: "nginx", Unserved: []string{ModeWS, ModeH3}}
 	wd, err := os.Getwd()
 	if err != nil {
 		s.Missing = "nginx: " + err.Error()

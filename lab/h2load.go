@@ -25,6 +25,9 @@ func (H2load) Name() string { return "h2load" }
 // Load runs h2load for sc, with its own warm-up (--warm-up-time), and
 // parses its summary.
 func (H2load) Load(ctx context.Context, url string, sc Scenario) (*LoadResult, error) {
+	if sc.HTTP3 != nil {
+		return nil, fmt.Errorf("h2load (Debian's build) does not speak HTTP/3: use --loader gust for this scenario")
+	}
 	if sc.Capacity != nil {
 		return nil, toolCannot("h2load", sc)
 	}

@@ -66,7 +66,8 @@ func NewLoader(name string) (Loader, error) {
 }
 
 // GustLoader runs gust's load generator in-process; HTTP/2 cells as gust
-// load --http2 -m N (N the scenario's streams per connection).
+// load --http2 -m N, HTTP/3 cells as gust load --http3 -m N (N the
+// scenario's streams per connection).
 type GustLoader struct {
 	// Loops is the number of event loops (0: GOMAXPROCS).
 	Loops int
@@ -91,6 +92,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		Warmup:           time.Duration(sc.Warmup),
 		Pipeline:         sc.PipelineDepth(),
 		HTTP2:            sc.HTTP2 != nil, // gust load --http2 -m N
+		HTTP3:            sc.HTTP3 != nil, // gust load --http3 -m N
 		Streams:          sc.Streams(),
 		DisableKeepAlive: !sc.KeepAliveOn(),
 		Header:           sc.requestHeader(), // Accept-Encoding in a compression cell
@@ -98,7 +100,7 @@ func (g GustLoader) Load(ctx context.Context, url string, sc Scenario) (*LoadRes
 		Loops:            g.Loops,
 		// The lab's TLS targets are self-signed; resumption is on (a
 		// tls-no-resume server refuses it, so those cells stay full).
-		TLS: load.TLSConfig{Insecure: sc.TLS != nil},
+		TLS: load.TLSConfig{Insecure: sc.TLS != nil || sc.HTTP3 != nil},
 	}
 	if sc.Capacity != nil {
 		return g.loadCapacity(ctx, cfg, sc)

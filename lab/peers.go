@@ -12,7 +12,7 @@ import (
 
 // PeerNames are the peer servers among the built-ins (BuiltinServers), the
 // commands of the peers module that BuildPeers builds, in report order.
-var PeerNames = []string{"fasthttp", "nethttp", "nbio", "gorillaws", "coderws", "gobwasws"}
+var PeerNames = []string{"fasthttp", "nethttp", "nbio", "gorillaws", "coderws", "gobwasws", "quicgo"}
 
 // PeersBinDir returns where the peer binaries are built: gust/bench-peers
 // in the user's cache directory, or in the temporary directory without one.

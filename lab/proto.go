@@ -39,9 +39,11 @@ const (
 )
 
 // Mode says what a server must serve for s: ModeHTTP1, ModeTLS,
-// ModeTLSNoResume, ModeH2, ModeH2C or ModeWS.
+// ModeTLSNoResume, ModeH2, ModeH2C, ModeH3, ModeWS or ModeFiles.
 func (s Scenario) Mode() string {
 	switch {
+	case s.HTTP3 != nil:
+		return ModeH3
 	case s.WebSocket != nil:
 		return ModeWS
 	case s.File != nil:
@@ -58,18 +60,22 @@ func (s Scenario) Mode() string {
 	return ModeHTTP1
 }
 
-// Streams returns the HTTP/2 streams per connection, at least 1; 0 for
-// an HTTP/1.1 scenario.
+// Streams returns the HTTP/2 or HTTP/3 streams per connection, at least
+// 1; 0 for an HTTP/1.1 scenario.
 func (s Scenario) Streams() int {
-	if s.HTTP2 == nil {
-		return 0
+	switch {
+	case s.HTTP2 != nil:
+		return max(s.HTTP2.Streams, 1)
+	case s.HTTP3 != nil:
+		return max(s.HTTP3.Streams, 1)
 	}
-	return max(s.HTTP2.Streams, 1)
+	return 0
 }
 
-// Scheme is the URL scheme a loader uses for s: https with TLS.
+// Scheme is the URL scheme a loader uses for s: https with TLS, and
+// always for HTTP/3.
 func (s Scenario) Scheme() string {
-	if s.TLS != nil {
+	if s.TLS != nil || s.HTTP3 != nil {
 		return "https"
 	}
 	return "http"
@@ -87,6 +93,8 @@ func (s Scenario) protoGroup() string {
 		return "HTTP/2 over TLS, " + streams
 	case ModeH2C:
 		return "HTTP/2 (h2c), " + streams
+	case ModeH3:
+		return "HTTP/3 over QUIC, " + streams
 	case ModeTLSNoResume:
 		return "over TLS, full handshakes"
 	case ModeTLS:
@@ -98,9 +106,12 @@ func (s Scenario) protoGroup() string {
 	return ""
 }
 
-// validateProto refuses tls and http2 fields that make no sense together.
+// validateProto refuses tls, http2 and http3 fields that make no sense
+// together.
 func (s Scenario) validateProto() error {
 	switch {
+	case s.HTTP3 != nil:
+		return s.validateHTTP3()
 	case s.TLS != nil && s.TLS.Resume && s.KeepAliveOn():
 		return fmt.Errorf("scenario %q: tls.resume is for a new connection per request (\"keepalive\": false)", s.Name)
 	case s.HTTP2 == nil:
@@ -171,7 +182,7 @@ func (s Server) modeCommand(mode string) (string, error) {
 	if strings.Contains(s.Command, "{mode}") {
 		return s.Command, nil
 	}
-	return "", fmt.Errorf("server %s: this scenario needs %s; put {mode} (http1, tls, tls-no-resume, h2 or h2c) in its command", s.Name, mode)
+	return "", fmt.Errorf("server %s: this scenario needs %s; put {mode} (http1, tls, tls-no-resume, h2, h2c or h3) in its command", s.Name, mode)
 }
 
 // targetFits says why a running target cannot serve mode, if it cannot.
@@ -182,7 +193,7 @@ func targetFits(name, url, mode string) error {
 		return fmt.Errorf("target %s: a full-handshake cell needs a started server (one told to refuse resumption), not a running target", name)
 	case ModeFiles:
 		return fmt.Errorf("target %s: a file scenario needs a started server (one serving the file the bench writes), not a running target", name)
-	case ModeTLS, ModeH2:
+	case ModeTLS, ModeH2, ModeH3:
 		if !https {
 			return fmt.Errorf("target %s: this scenario is over TLS; give an https:// URL", name)
 		}

@@ -340,7 +340,11 @@ type proc struct {
 }
 
 func (r *Runner) start(ctx context.Context, srv Server, sc Scenario, root string) (*proc, error) {
-	addr, err := freeAddr()
+	free := freeAddr
+	if sc.HTTP3 != nil {
+		free = freeUDPAddr // the server listens on QUIC
+	}
+	addr, err := free()
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +386,8 @@ func (r *Runner) start(ctx context.Context, srv Server, sc Scenario, root string
 
 // waitReady polls the server until it answers an HTTP request in the
 // scenario's protocol, exits, or the timeout passes. Each request may take
-// the handler's delay longer.
+// the handler's delay longer. HTTP/3 servers are asked over QUIC by
+// gust's own load generator (probeH3).
 func (p *proc) waitReady(ctx context.Context, timeout time.Duration, sc Scenario) error {
 	delay := time.Duration(sc.Delay)
 	client := readyClient(sc.Mode(), time.Second+delay)
@@ -393,13 +398,22 @@ func (p *proc) waitReady(ctx context.Context, timeout time.Duration, sc Scenario
 			return fmt.Errorf("exited before answering (%s): %s", p.cmd.ProcessState, firstLine(p.out.String()))
 		default:
 		}
-		req, _ := http.NewRequestWithContext(ctx, "GET", sc.Scheme()+"://"+p.addr+"/", nil)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
+		url := sc.Scheme() + "://" + p.addr + "/"
+		var err error
+		if sc.HTTP3 != nil {
+			err = probeH3(ctx, url, time.Second+delay)
+		} else {
+			req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			var resp *http.Response
+			if resp, err = client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("did not answer on %s within %s: %s", p.addr, timeout, firstLine(p.out.String()))
+			return fmt.Errorf("did not answer on %s within %s (%v): %s", p.addr, timeout, err, firstLine(p.out.String()))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

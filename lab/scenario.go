@@ -35,6 +35,8 @@ type Scenario struct {
 	TLS *TLS `json:"tls,omitempty"`
 	// HTTP2, if set, runs it over HTTP/2: h2 with TLS, h2c without.
 	HTTP2 *HTTP2 `json:"http2,omitempty"`
+	// HTTP3, if set, runs it over HTTP/3 on QUIC, always encrypted (h3.go).
+	HTTP3 *HTTP3 `json:"http3,omitempty"`
 	// WebSocket, if set, makes it a WebSocket scenario (websocket.go).
 	WebSocket *WebSocket `json:"websocket,omitempty"`
 	// Capacity, if set, makes the cell a capacity search: the highest
@@ -55,7 +57,8 @@ func (s Scenario) KeepAliveOn() bool { return s.KeepAlive == nil || *s.KeepAlive
 func (s Scenario) PipelineDepth() int { return max(s.Pipeline, 1) }
 
 // IdealRPS is Little's law for a handler that waits Delay: Connections
-// times the requests in flight on each (pipeline depth or HTTP/2 streams)
+// times the requests in flight on each (pipeline depth or HTTP/2 or HTTP/3
+// streams)
 // are answered every Delay. It is 0 without a delay.
 func (s Scenario) IdealRPS() float64 {
 	if s.Delay <= 0 {
@@ -77,7 +80,7 @@ func (s Scenario) Group() string {
 	if s.File != nil {
 		g += ", " + s.File.fileGroup()
 	}
-	if p := s.protoGroup(); s.HTTP2 != nil {
+	if p := s.protoGroup(); s.HTTP2 != nil || s.HTTP3 != nil {
 		g = p
 	} else if p != "" {
 		g += " " + p

@@ -26,7 +26,7 @@ func TestSelectServers(t *testing.T) {
 		missing   string // a Missing of the first peer selected
 		replacedC string // the command of the last server, when set
 	}{
-		{name: "all built-ins, peers built", want: "fasthttp,nethttp,nbio,gust-native,gust-adapter,gorillaws,coderws,gobwasws,nginx", built: true},
+		{name: "all built-ins, peers built", want: "fasthttp,nethttp,nbio,gust-native,gust-adapter,gorillaws,coderws,gobwasws,quicgo,nginx", built: true},
 		{name: "the dispatch modes run when named", sel: Selection{Only: []string{"gust-inline", "gust-auto", "gust-pooled"}},
 			want: "gust-auto,gust-pooled,gust-inline"},
 		{name: "only gust's own: no build", sel: Selection{Only: []string{"gust-native"}}, want: "gust-native"},

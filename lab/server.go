@@ -14,7 +14,7 @@ type Server struct {
 	// Command is a shell command line with placeholders: {addr} (host:port
 	// to listen on), {debug} (host:port for /debug/vars and /debug/pprof/),
 	// {delay} (the handler delay, e.g. "2s") and {mode} (what to serve:
-	// http1, tls, tls-no-resume, h2, h2c or files; see Scenario.Mode) and
+	// http1, tls, tls-no-resume, h2, h2c, h3 or files; see Scenario.Mode) and
 	// {root} (the directory of a file scenario's file, else empty). It runs under sh -c
 	// behind exec, so the started process is the server and its PID is
 	// sampled; a compound command should exec the server itself.
@@ -31,6 +31,9 @@ type Server struct {
 	// WebSocketOnly: the server is run only in WebSocket scenarios (a
 	// WebSocket library's peer), not counted in the others.
 	WebSocketOnly bool `json:"-"`
+	// HTTP3Only: the server is run only in HTTP/3 scenarios (the quic-go
+	// peer, which listens on UDP alone), not counted in the others.
+	HTTP3Only bool `json:"-"`
 	// Modes holds, for each mode beyond plain HTTP/1.1 it serves (see
 	// Scenario.Mode), the flags appended to Command. Nil for a --server
 	// command, which says the mode with a {mode} placeholder instead.
@@ -97,6 +100,8 @@ func BuiltinServers(peerDir, gust string) []Server {
 		s.WebSocketOnly = true
 		return s
 	}
+	h3Peer := peer("quicgo", quicgoModeFlags)
+	h3Peer.HTTP3Only = true
 	g := ShellQuote(gust) + " serve --addr {addr} --delay {delay} --debug-addr {debug}"
 	probe := probeGustServe(gust)
 	return []Server{
@@ -108,6 +113,7 @@ func BuiltinServers(peerDir, gust string) []Server {
 		wsPeer("gorillaws"),
 		wsPeer("coderws"),
 		wsPeer("gobwasws"),
+		h3Peer,
 		nginxServer(),
 		// The dispatch modes by name (gust-native and gust-adapter run the
 		// default, auto), for --servers gust-auto,gust-pooled,gust-inline.

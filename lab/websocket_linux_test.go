@@ -86,7 +86,8 @@ func TestWebSocketOnlyServersSkipHTTPScenarios(t *testing.T) {
 
 // TestServersWithoutWebSocketSkipWebSocketScenarios: the default matrix
 // gives fasthttp, net/http and nginx no cell in a WebSocket scenario (they
-// would only fail: they serve no /ws), and a --server command one.
+// would only fail: they serve no /ws), nor the HTTP/3 peer, and a
+// --server command one.
 func TestServersWithoutWebSocketSkipWebSocketScenarios(t *testing.T) {
 	ws := Scenario{Name: "ws", Connections: 1, WebSocket: &WebSocket{Kind: WSEcho}}
 	var skipped []string
@@ -95,7 +96,7 @@ func TestServersWithoutWebSocketSkipWebSocketScenarios(t *testing.T) {
 			skipped = append(skipped, s.Name)
 		}
 	}
-	if got, want := strings.Join(skipped, " "), "fasthttp nethttp nginx"; got != want {
+	if got, want := strings.Join(skipped, " "), "fasthttp nethttp quicgo nginx"; got != want {
 		t.Errorf("no WebSocket cells for %q, want %q", got, want)
 	}
 	if custom := (Server{Name: "mine", Command: "./mine --mode {mode}"}); !runs(custom, ws) {
@@ -110,7 +111,8 @@ func TestServersWithoutWebSocketSkipWebSocketScenarios(t *testing.T) {
 	}
 	got := strings.Join(NotApplicable(builtins, []Scenario{{Name: "ka"}, ws}), "\n")
 	want := "not applicable: gorillaws, coderws, gobwasws in ka (they serve only WebSocket)\n" +
-		"not applicable: fasthttp, nethttp, nginx in ws (they serve no WebSocket)"
+		"not applicable: fasthttp, nethttp, nginx in ws (they serve no WebSocket)\n" +
+		"not applicable: quicgo in ka, ws (they serve only HTTP/3)"
 	if got != want {
 		t.Errorf("NotApplicable:\n%s\nwant\n%s", got, want)
 	}
