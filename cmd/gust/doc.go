@@ -30,6 +30,7 @@
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
 //   - serve_events.go: gust serve's /events: Server-Sent Events, each flushed, on both engines
 //   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
+//   - serve_grpc.go: gust serve --grpc: gust.echo.Echo, every kind of gRPC call, on the net/http adapter
 //   - serve_gust.go: gust serve on gust/server: native or adapter handler, mode, loops, h2c and h2
 //   - serve_reload.go: SIGHUP reads --tls-cert and --tls-key again; new connections get the renewed pair
 //   - serve_tls.go: gust serve's HTTPS flags: certificates (or a self-signed one), versions, ticket key

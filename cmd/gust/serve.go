@@ -48,6 +48,8 @@ type serveConfig struct {
 	// API is how the gust engine calls the handler: "native" (server.Ctx)
 	// or "nethttp" (the same http.Handler net/http runs, via the adapter).
 	API string
+	// GRPC also serves gust.echo.Echo (serve_grpc.go) over HTTP/2.
+	GRPC bool
 	// MaxConns, if positive, closes connections beyond this many at once
 	// (gust engine only).
 	MaxConns int
@@ -158,6 +160,7 @@ func newServeCmd() *cobra.Command {
 			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given,\n" +
 			"on gust/server's event loops (--engine gust, the default) or on net/http.\n" +
 			"GET /events?n=N&interval=D streams N Server-Sent Events, one every D (default 10, 100ms).\n" +
+			"--grpc --http2 also serves gRPC's gust.echo.Echo (docs/guides/grpc/echo.proto).\n" +
 			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
 			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
 			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +
@@ -274,6 +277,7 @@ func newServeCmd() *cobra.Command {
 	f.IntVar(&cfg.MaxConns, "max-conns", 0, "gust engine: close connections beyond this many at once (0: no limit)")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", 0, "close a connection whose request head takes longer than this (0: the engine's default)")
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
+	f.BoolVar(&cfg.GRPC, "grpc", false, "also serve the gRPC service gust.echo.Echo (docs/guides/grpc/echo.proto: unary, server, client and bidirectional streams); needs --http2; with the gust engine every request then goes through the net/http adapter")
 	f.BoolVar(&cfg.HTTP2, "http2", false, "also serve HTTP/2 beside HTTP/1.1: with prior knowledge (h2c) on plain TCP, by ALPN (h2) with --tls-*")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	f.DurationVar(&cfg.WSPing, "ws-ping", 0, "gust engine: ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
@@ -307,6 +311,10 @@ func (c *serveConfig) check() error {
 		return errors.New("serve: --loops, --max-conns and --read-header-timeout must not be negative")
 	case c.Acceptor != "" && c.Acceptor != "reuseport" && c.Acceptor != "one":
 		return fmt.Errorf("serve: --acceptor must be reuseport or one, got %q", c.Acceptor)
+	case c.GRPC && !c.HTTP2:
+		return errors.New("serve: gRPC speaks HTTP/2: add --http2 to --grpc (h2c on plain TCP, h2 with --tls-*)")
+	case c.GRPC && c.Engine == "gust" && c.Mode == "inline":
+		return errors.New("serve: --grpc runs through the net/http adapter, which cannot run inline: use --mode auto or pooled")
 	case c.MaxConns > 0 && c.Engine != "gust":
 		return errors.New("serve: --max-conns needs --engine gust (net/http has no such limit)")
 	case c.Engine == "gust" && c.Mode == "inline" && (c.Handler.Delay > 0 || c.API == "nethttp"):
@@ -418,6 +426,9 @@ func runNetHTTP(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	handler := eventsNetHTTP(newHelloHandler(cfg.Handler))
 	if cfg.Root != "" {
 		handler = netHTTPFiles(cfg.Root)
+	}
+	if cfg.GRPC {
+		handler = grpcRoutesNetHTTP(handler)
 	}
 	servers := []*http.Server{{Handler: handler, ReadHeaderTimeout: cfg.ReadHeaderTimeout}}
 	if cfg.HTTP2 {

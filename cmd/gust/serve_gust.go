@@ -103,6 +103,16 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 	default:
 		srv.Handler = ws.Native(eventsNative(newNativeHello(cfg.Handler), cfg.Mode))
 	}
+	if cfg.GRPC {
+		// gRPC's streams and trailers need the net/http adapter as the
+		// server's handler (it drives HTTP/2 streams itself), so the rest
+		// is served through it too.
+		var rest http.Handler = eventsNetHTTP(newHelloHandler(cfg.Handler))
+		if cfg.Root != "" {
+			rest = netHTTPFiles(cfg.Root)
+		}
+		srv.Handler = server.HTTPHandler(grpcRoutesNetHTTP(ws.NetHTTP(rest)))
+	}
 	if err := listenGust(srv, cfg); err != nil {
 		return err
 	}
@@ -120,7 +130,11 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		go debug.Serve(dln)
 		defer debug.Close()
 	}
-	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine gust, %s, %s%s%s)\n", cfg.TLS.scheme(), srv.Addr(), cfg.Mode, cfg.API, http2Note(cfg), workerNote(cfg))
+	api := cfg.API
+	if cfg.GRPC {
+		api = "nethttp for gRPC"
+	}
+	fmt.Fprintf(log, "gust serve: listening on %s://%s (engine gust, %s, %s%s%s)\n", cfg.TLS.scheme(), srv.Addr(), cfg.Mode, api, http2Note(cfg), workerNote(cfg))
 	if cfg.tlsNote != "" {
 		fmt.Fprintln(log, cfg.tlsNote)
 	}
