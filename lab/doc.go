@@ -1,7 +1,7 @@
 // Package lab is gust bench: scenarios and servers as data (embedded
 // matrices under scenarios/, or --config), a runner that starts each
 // server pinned to its own CPUs, drives it with a loader (gust in
-// process, wrk, hey, ab, h2load) and samples it (/proc, expvar) over the
+// process, wrk, hey, ab, h2load; HTTP/3 by gust alone) and samples it (/proc, expvar) over the
 // measured window only, and the reports of a matrix, drawn with
 // report/chart and report/table. A failing cell is data: its reason is
 // recorded and the matrix goes on.
@@ -18,6 +18,7 @@
 //   - cpus_other.go: the CPU stubs off Linux
 //   - files.go: file cells: the file written per cell under {root}; nginx as a built-in server
 //   - h2load.go: the h2load loader and its output parser
+//   - h3.go: HTTP/3 cells: validation, the quic-go peer's flags, readiness over QUIC
 //   - html.go: report.html: charts and tables from report/chart and report/table
 //   - kernel.go: the kernel release for the report's header
 //   - loader.go: Loader: gust in-process (load.Run), wrk, hey and ab

@@ -44,7 +44,8 @@ func newBenchCmd() *cobra.Command {
 gust load (or wrk/hey/ab, or h2load for HTTP/2), samples its CPU, memory, goroutines
 and GC, and writes results.json, results.csv, report.md and report.html into --out.
 TLS and HTTP/2 scenarios: --config lab/scenarios/tls.json --loader wrk, and
---config lab/scenarios/h2.json --loader h2load (docs/BENCHMARKS.md). Files (1 KiB,
+--config lab/scenarios/h2.json --loader h2load (docs/BENCHMARKS.md); HTTP/3
+against quic-go's server: --config lab/scenarios/h3.json. Files (1 KiB,
 100 KiB, 10 MiB, against nginx with sendfile on): --config lab/scenarios/files.json.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -56,7 +57,7 @@ TLS and HTTP/2 scenarios: --config lab/scenarios/tls.json --loader wrk, and
 	f.StringVar(&cfg.Config, "config", "", "scenario file (JSON) instead of the embedded matrix")
 	f.StringVar(&cfg.Out, "out", "out/bench", "directory for results.json, results.csv, report.md, report.html")
 	f.IntVar(&cfg.Repeat, "repeat", 1, "run each cell N times on fresh servers and report the median by req/s")
-	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug}, {delay}, {mode} (http1, tls, tls-no-resume, h2, h2c, files) and {root} (a file scenario's directory) are filled in (repeatable)")
+	f.StringArrayVar(&cfg.Servers, "server", nil, "NAME='COMMAND' to start per cell; {addr}, {debug}, {delay}, {mode} (http1, tls, tls-no-resume, h2, h2c, h3, files) and {root} (a file scenario's directory) are filled in (repeatable)")
 	f.StringArrayVar(&cfg.Targets, "target", nil, "NAME=URL of a server already running, loaded but not sampled (repeatable)")
 	f.StringSliceVar(&cfg.Only, "servers", nil, "run only these servers, by name (default: all)")
 	f.StringVar(&cfg.Loader, "loader", "gust", "load generator: gust (in-process), wrk, hey, ab or h2load (HTTP/2 scenarios)")
