@@ -5,12 +5,14 @@
 // think times between steps, weighted choices, repeated blocks and once
 // steps at a user's start. Compile turns the file into a Flow shared by
 // every loop; each virtual user is a User of a few hundred bytes that a
-// load loop drives beside its connection: Next says what to send or how
-// long to think, Done takes the response. No goroutine per user, no map
+// load loop drives on whichever connection is free: Next says what to
+// send or how long to think, Request builds the request in the loop's
+// Builder, Done takes the response. No goroutine per user, no map
 // per user: variables are a slice by number, templates compiled once.
 //
 // # Files
 //
+//   - builder.go: Builder, the loop's buffers a user's request is built in
 //   - compile.go: Options, Flow, Compile: steps, templates and the program of once and iteration steps
 //   - jsonpath.go: JSON paths (a.b[0].c) looked up by scanning the body, never decoding it
 //   - parse.go: the flow file read from YAML nodes, every error naming its line and field

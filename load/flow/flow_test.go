@@ -41,6 +41,7 @@ type answer func(r *Request) Response
 func drive(t *testing.T, u *User, st *Stats, srv answer) []string {
 	t.Helper()
 	var sent []string
+	var b Builder
 	now := int64(0)
 	u.Begin(now)
 	for i := 0; i < 1000; i++ {
@@ -51,7 +52,7 @@ func drive(t *testing.T, u *User, st *Stats, srv answer) []string {
 		case Wait:
 			now = at
 		case Send:
-			r := u.Request()
+			r := u.Request(&b)
 			sent = append(sent, r.Method+" "+string(r.Target))
 			resp := srv(r)
 			u.Done(&resp, now, st)
@@ -231,6 +232,7 @@ func TestFlowThink(t *testing.T) {
 func TestFlowThinkWaitsBetweenSteps(t *testing.T) {
 	f := compile(t, "steps:\n  - url: /a\n    think: 5ms\n  - url: /b\n", Options{})
 	u := f.NewUser(1, 1, 1)
+	var b Builder
 	u.Begin(0)
 	if s, _ := u.Next(0, nil); s != Send {
 		t.Fatal("no first request")
@@ -239,7 +241,7 @@ func TestFlowThinkWaitsBetweenSteps(t *testing.T) {
 	if s, at := u.Next(20, nil); s != Wait || at != 10+int64(5*time.Millisecond) {
 		t.Fatalf("got %v until %d, want a wait", s, at)
 	}
-	if s, _ := u.Next(10+int64(5*time.Millisecond), nil); s != Send || string(u.Request().Target) != "/b" {
+	if s, _ := u.Next(10+int64(5*time.Millisecond), nil); s != Send || string(u.Request(&b).Target) != "/b" {
 		t.Fatalf("got %v", s)
 	}
 }

@@ -11,7 +11,7 @@ import (
 type Status uint8
 
 const (
-	// Send: a request is ready (User.Request).
+	// Send: a request is due (User.Request builds it).
 	Send Status = iota
 	// Wait: the user thinks until the time Next returned.
 	Wait
@@ -20,9 +20,11 @@ const (
 )
 
 // User is one virtual user's state: where it is in the flow, its
-// variables (a fixed slice by variable number, no map), its cookies and
-// the request it is building. It is driven by one loop, with the
-// connection it is bound to; nothing in it is shared.
+// variables (a fixed slice by variable number, no map) and its cookies.
+// Its requests are built in a Builder its loop shares among its users,
+// so that a user waiting or thinking holds no request bytes. It is
+// driven by one loop, on whichever connection carries its request;
+// nothing in it is shared.
 type User struct {
 	f        *Flow
 	vu       int
@@ -41,9 +43,6 @@ type User struct {
 	start    int64 // the iteration's start
 	rng      *rand.Rand
 	jar      []cookie
-	arena    []byte
-	marks    []int
-	req      Request
 }
 
 // cookie is one cookie of a user's jar.
@@ -124,7 +123,6 @@ func (u *User) Next(now int64, st *Stats) (Status, int64) {
 		case opStep:
 			u.pc++
 			u.step = o.arg
-			u.build(o.arg)
 			return Send, 0
 		case opChoose:
 			x := u.rng.IntN(o.cum[len(o.cum)-1])
@@ -159,86 +157,6 @@ func (u *User) End(now int64, st *Stats) bool {
 	u.active = false
 	st.iteration(now-u.start, true)
 	return true
-}
-
-// Request returns the request Next made ready; valid until the next.
-func (u *User) Request() *Request { return &u.req }
-
-// build fills u.req for step i from u's variables and cookies.
-func (u *User) build(i int) {
-	s := &u.f.steps[i]
-	a := s.url.append(u.arena[:0], u.vals)
-	a = escapeTarget(a, 0)
-	u.marks = append(u.marks[:0], len(a))
-	for _, h := range s.headers {
-		a = h.value.append(a, u.vals)
-		blankControls(a[u.marks[len(u.marks)-1]:])
-		u.marks = append(u.marks, len(a))
-	}
-	cookies := u.f.cookies && len(u.jar) > 0
-	if cookies {
-		for k, c := range u.jar {
-			if k > 0 {
-				a = append(a, "; "...)
-			}
-			a = append(a, c.name...)
-			a = append(a, '=')
-			a = append(a, c.value...)
-		}
-		u.marks = append(u.marks, len(a))
-	}
-	a = s.body.append(a, u.vals)
-	u.arena = a // no more appends: the views below stay put
-	r := &u.req
-	r.Step, r.Method, r.Target = i, s.method, a[:u.marks[0]]
-	r.Header = r.Header[:0]
-	for k, h := range s.headers {
-		r.Header = append(r.Header, [2]string{h.name, view(a[u.marks[k]:u.marks[k+1]])})
-	}
-	if cookies {
-		k := len(s.headers)
-		r.Header = append(r.Header, [2]string{"Cookie", view(a[u.marks[k]:u.marks[k+1]])})
-	}
-	r.Body = a[u.marks[len(u.marks)-1]:]
-}
-
-// escapeTarget percent-encodes the spaces and control bytes of the
-// request target a[from:] (a variable's value may hold them), so that
-// the request line stays one line of three parts.
-func escapeTarget(a []byte, from int) []byte {
-	n := 0
-	for _, c := range a[from:] {
-		if c <= ' ' || c == 0x7f {
-			n++
-		}
-	}
-	if n == 0 {
-		return a
-	}
-	end := len(a)
-	a = append(a, make([]byte, 2*n)...)
-	w := len(a)
-	for r := end - 1; r >= from; r-- {
-		c := a[r]
-		if c <= ' ' || c == 0x7f {
-			w -= 3
-			a[w], a[w+1], a[w+2] = '%', "0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]
-			continue
-		}
-		w--
-		a[w] = c
-	}
-	return a
-}
-
-// blankControls turns a header value's CR, LF and NUL (a variable's value
-// may hold them) into spaces, so that a value never ends its field.
-func blankControls(v []byte) {
-	for i, c := range v {
-		if c == '\r' || c == '\n' || c == 0 {
-			v[i] = ' '
-		}
-	}
 }
 
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
