@@ -10,13 +10,23 @@ import (
 	"github.com/gust-http/gust/result"
 )
 
-// FlowRun, in Config.Flow, runs user journeys: every connection is a
-// virtual user running the flow's steps over and over, its state (a
-// flow.User) living with the connection in its loop. Each step is an
-// endpoint of the Result; iterations and checks are its Flows.
+// FlowRun, in Config.Flow, runs user journeys: virtual users running the
+// flow's steps over and over, each user's state (a flow.User: variables,
+// cookies, its place in the flow) living in a loop apart from the
+// connections, which carry whichever user has a step to send. Each step
+// is an endpoint of the Result; iterations and checks are its Flows.
 type FlowRun struct {
 	// Flow is the compiled flow every user runs.
 	Flow *flow.Flow
+	// Users is how many virtual users run the flow (0: one per
+	// connection). Users share the run's Connections: one holds a
+	// connection from sending a step to its answer, and one whose think
+	// time ends while every connection is busy waits for the next one
+	// free, first come first served, a wait its iteration's duration
+	// includes. Thinking users hold none, so 100,000 users thinking 10s
+	// between steps need about 10,000 requests/s of connections, not
+	// 100,000 connections.
+	Users int
 	// IterationRate, if positive, is the open model: iterations begun
 	// per second in total, each by a user free at that moment (a start
 	// that finds none is dropped and counted). 0 is the closed model:
@@ -27,8 +37,8 @@ type FlowRun struct {
 	Iterations int64
 	// Stages, in the closed model, ramp how many users are busy: from 0,
 	// linearly to each stage's Target (users) over its Duration; users
-	// past the count finish their iteration and wait. Connections must
-	// hold the most users the stages ask for.
+	// past the count finish their iteration and wait. Users must be at
+	// least the most the stages ask for.
 	Stages []Stage
 	// BodyLimit is how many bytes of each response body a user keeps
 	// for its captures and checks (default 64 KiB).
@@ -58,8 +68,8 @@ func (c *Config) checkFlowRun() error {
 		return errors.New("flows speak HTTP/1.1 for now: drop --http2 and --proto")
 	case c.Pipeline > 1:
 		return errors.New("a user waits for each answer: drop --pipeline")
-	case f.IterationRate < 0 || f.Iterations < 0 || f.BodyLimit < 0:
-		return errors.New("--iterations and --iterations-rate must not be negative")
+	case f.IterationRate < 0 || f.Iterations < 0 || f.BodyLimit < 0 || f.Users < 0:
+		return errors.New("--vus, --iterations and --iterations-rate must not be negative")
 	case len(f.Stages) > 0 && f.IterationRate > 0:
 		return errors.New("stages ramp the closed model's busy users: drop the iteration rate")
 	case f.Iterations == 0 && c.Duration == 0:
@@ -72,14 +82,17 @@ func (c *Config) checkFlowRun() error {
 	}
 	run := *f
 	run.begun = new(atomic.Int64)
-	run.users = c.Connections
+	if run.Users == 0 {
+		run.Users = c.Connections
+	}
+	run.users = run.Users
 	switch {
 	case len(f.Stages) > 0:
 		run.model = "users in stages " + FormatStages(f.Stages)
 	case f.IterationRate > 0:
-		run.model = fmt.Sprintf("%g iterations/s on %d users", f.IterationRate, c.Connections)
+		run.model = fmt.Sprintf("%g iterations/s on %d users", f.IterationRate, run.Users)
 	default:
-		run.model = fmt.Sprintf("%d users looping", c.Connections)
+		run.model = fmt.Sprintf("%d users looping", run.Users)
 	}
 	if run.BodyLimit == 0 {
 		run.BodyLimit = 64 << 10
@@ -88,9 +101,8 @@ func (c *Config) checkFlowRun() error {
 	return nil
 }
 
-// shareFlow gives this shard its share of the iterations and their rate,
-// and numbers its users after the earlier shards'. It runs before the
-// connections are shared.
+// shareFlow gives this shard its share of the users, the iterations and
+// their rate, and numbers its users after the earlier shards'.
 func (c *Config) shareFlow(s result.Shard) error {
 	f := c.Flow
 	if f.Iterations > 0 {
@@ -102,9 +114,13 @@ func (c *Config) shareFlow(s result.Shard) error {
 	if f.IterationRate > 0 {
 		f.IterationRate = s.ShareRate(f.IterationRate)
 	}
-	for i := 0; i < s.Index; i++ {
-		f.firstVU += int(result.Shard{Index: i, Count: s.Count}.Share(int64(c.Connections)))
+	if f.Users < s.Count {
+		return fmt.Errorf("%d users cannot be shared by %d shards: give at least %d (--vus)", f.Users, s.Count, s.Count)
 	}
+	for i := 0; i < s.Index; i++ {
+		f.firstVU += int(result.Shard{Index: i, Count: s.Count}.Share(int64(f.Users)))
+	}
+	f.Users = int(s.Share(int64(f.Users)))
 	return nil
 }
 

@@ -7,90 +7,59 @@ import (
 	"github.com/gust-http/gust/load/flow"
 )
 
-// flowSchedule runs user journeys (Config.Flow): each connection is a
-// user, its next request the flow's next step for it, sent when the
-// answer to the last one is in and its think time is over (a timer on
-// the loop's heap). Closed: a user begins its next iteration as soon as
-// one ends. Open (IterationRate): the loop's share of the rate begins
-// iterations on the users free at each start, the others wait.
+// flowSchedule runs user journeys (Config.Flow) with its loop's share of
+// the users (flow_users.go), which take turns on the loop's connections:
+// a user holds one from sending a step until its answer, thinks in the
+// loop's heap of users, then takes an idle connection or queues for the
+// next one freed, first come first served. Its cookies and captures stay
+// with it, whichever connection carries it. Closed: a user begins its
+// next iteration as soon as one ends. Open (IterationRate): the loop's
+// share of the rate begins iterations on the users free at each start,
+// the others wait.
 type flowSchedule struct {
 	run   *FlowRun
 	clock func() int64
 	stats *flow.Stats
-	// recorded: stats were reset when measurement began.
-	recorded bool
+	// recorded: stats were reset when measurement began; started: the
+	// users were set going.
+	recorded, started bool
+	users             []flowUser
+	timers            userTimers  // the users thinking
+	queue             ring[int32] // users with a request due and no connection, oldest first
+	idle              idleQueue   // connections no user holds
+	b                 flow.Builder
+	req               request // the request being sent, viewing b
 	// The open model: the loop's interval between iteration starts, the
 	// next start, the users free to take one, starts that found none.
+	// With stages, free holds the users resting, the lowest number at
+	// minFree.
 	interval int64
 	next     int64
-	free     []*conn
+	free     []int32
+	minFree  int
 	dropped  int64
 	// active counts this loop's users within an iteration.
 	active int
 	digits []byte
 }
 
-// flowUser is a user bound to its connection: its flow state, the
-// response its session keeps for it, and when its request went out.
-type flowUser struct {
-	u    *flow.User
-	resp flowResp
-	sent int64
-	req  request // the request being sent, viewing the user's buffers
-	// inIter: within an iteration; free: in the open model's free list.
-	inIter, free bool
-	// warm: the iteration began during the warmup; it counts nothing.
-	warm bool
-}
-
-// flowResp is the answer an HTTP/1.1 session keeps for its user: the
-// head as received and the body up to a limit. A nil *flowResp keeps
-// nothing.
-type flowResp struct {
-	head   []byte
-	body   []byte
-	limit  int // of the body kept for the step in flight
-	status int
-	done   bool
-	at     int64        // when it completed
-	clock  func() int64 // the run's clock
-}
-
-// onHead keeps a final response's head, forgetting the last answer.
-func (r *flowResp) onHead(h []byte, status int) {
-	r.head = append(r.head[:0], h...)
-	r.body = r.body[:0]
-	r.status, r.done = status, false
-}
-
-// onBody keeps the body's next bytes, up to the limit (0 while the step
-// reads no body, so that a user holds only the bodies it reads).
-func (r *flowResp) onBody(p []byte) {
-	if room := r.limit - len(r.body); room > 0 {
-		r.body = append(r.body, p[:min(len(p), room)]...)
-	}
-}
-
-// onDone marks the response complete.
-func (r *flowResp) onDone() { r.done, r.at = true, r.clock() }
-
 func (e *engine) newFlowSchedule(loop int) *flowSchedule {
-	s := &flowSchedule{run: e.cfg.Flow, clock: e.now, stats: e.cfg.Flow.Flow.NewStats()}
-	if r := e.cfg.Flow.IterationRate; r > 0 {
-		s.interval = int64(float64(e.cfg.Loops) * 1e9 / r)
+	run, loops := e.cfg.Flow, e.cfg.Loops
+	s := &flowSchedule{run: run, clock: e.now, stats: run.Flow.NewStats(), users: newFlowUsers(run, loop, loops)}
+	s.queue = newRing[int32](len(s.users))
+	s.timers = make(userTimers, 0, len(s.users))
+	s.idle = newIdleQueue((e.cfg.Connections + loops - 1) / loops)
+	if r := run.IterationRate; r > 0 {
+		s.interval = int64(float64(loops) * 1e9 / r)
 		s.next = int64(float64(loop) * 1e9 / r) // the loops' starts interleaved
 	}
 	return s
 }
 
-// place binds user j (numbered from 1, after earlier shards') to c.
+// place gives c the answer its session keeps for the users it carries.
 func (s *flowSchedule) place(c *conn, j int) {
-	fu := &flowUser{}
-	fu.u = s.run.Flow.NewUser(s.run.firstVU+j+1, s.run.users, uint64(j)*0x9e3779b97f4a7c15+1)
-	fu.resp.clock = s.clock
-	c.user = fu
 	if h1, ok := c.ses.(*h1session); ok {
-		h1.keep = &fu.resp
+		h1.keep = &flowResp{clock: s.clock}
 	}
 }
 
@@ -112,84 +81,147 @@ func (s *flowSchedule) measure(l *loop, now int64) {
 	}
 }
 
+// fill runs the user c carries, or the first queued: its request goes
+// out, or, its answer in, it moves on (advance) and c serves the next
+// user waiting. A connection no user waits for is idle.
 func (s *flowSchedule) fill(l *loop, c *conn, now int64) {
-	fu := c.user
 	if c.inflight() > 0 {
 		return // a user waits for each answer
 	}
-	if !l.recording && l.e.cfg.Warmup == 0 {
-		return // users begin when measurement does
-	}
 	s.measure(l, now)
-	st := s.counting(l)
-	if fu.warm {
-		st = nil
-	}
-	u := fu.u
-	s.settle(fu, now, st)
 	for {
-		switch what, at := u.Next(now, st); what {
+		fu := c.user
+		if fu == nil {
+			if s.queue.len() == 0 {
+				s.idle.park(c)
+				return
+			}
+			fu = &s.users[s.queue.pop()]
+			c.user = fu
+		}
+		if fu.pending {
+			s.send(l, fu, c, now)
+			return
+		}
+		s.settle(fu, respOf(c), now)
+		if s.advance(l, fu, c, now) {
+			return // its next request went out on c
+		}
+		c.user = nil
+	}
+}
+
+// advance moves fu on from its answer or its wake: its next request goes
+// out on c (nil: it takes an idle connection, or queues for one; with
+// users queued it queues behind them), or it thinks, or its iteration
+// ends and the next begins. It reports whether fu sent on c.
+func (s *flowSchedule) advance(l *loop, fu *flowUser, c *conn, now int64) bool {
+	for {
+		switch what, at := fu.u.Next(now, s.counting(fu)); what {
 		case flow.Send:
-			q := u.Request()
-			s.build(l, fu, q)
-			fu.sent = now
-			fu.resp.limit = 0
-			if s.run.Flow.ReadsBody(q.Step) {
-				fu.resp.limit = s.run.BodyLimit
+			fu.pending = true
+			if c != nil && s.queue.len() == 0 {
+				s.send(l, fu, c, now)
+				return true
 			}
-			l.send(c, &fu.req, now, requestMeta(q.Step, q.Method == "HEAD"), now)
-			return
+			if c == nil {
+				if d := s.idleConn(); d != nil {
+					d.user = fu
+					l.refill(d, now)
+					return false
+				}
+			}
+			s.queue.push(fu.id)
+			return false
 		case flow.Wait:
-			l.wait(c, at)
-			return
+			s.timers.push(at, fu.id)
+			return false
 		case flow.Ended:
-			if fu.inIter {
-				fu.inIter = false
-				s.active--
+			if !s.again(l, fu, now) {
+				return false
 			}
-			if s.interval > 0 {
-				if !fu.free {
-					fu.free = true
-					s.free = append(s.free, c)
-				}
-				return
-			}
-			if s.resting(l, u, now) {
-				if !fu.free {
-					fu.free = true
-					s.free = append(s.free, c)
-				}
-				return
-			}
-			if !s.claim(l) {
-				return
-			}
-			fu.warm = !l.recording
-			u.Begin(now)
-			fu.inIter = true
-			s.active++
 		}
 	}
 }
 
-// settle gives a user waiting for an answer what became of its request:
-// the answer, which may have come before a reconnect (Connection: close;
-// its latency is to when it completed), or a failure, which fails the
-// step's checks and ends the iteration.
-func (s *flowSchedule) settle(fu *flowUser, now int64, st *flow.Stats) {
-	u := fu.u
-	if !u.Waiting() {
+// again ends fu's iteration and begins its next, and reports whether it
+// did: in the open model, or resting under stages, fu joins the free
+// users instead, and once the run's iterations are all begun it stays.
+func (s *flowSchedule) again(l *loop, fu *flowUser, now int64) bool {
+	if fu.inIter {
+		fu.inIter = false
+		s.active--
+	}
+	if s.interval > 0 || s.resting(l, fu.u, now) {
+		s.rest(fu)
+		return false
+	}
+	if !s.claim(l) {
+		return false
+	}
+	fu.warm = !l.recording
+	fu.u.Begin(now)
+	fu.inIter = true
+	s.active++
+	return true
+}
+
+// rest puts fu in the free list, once.
+func (s *flowSchedule) rest(fu *flowUser) {
+	if fu.free {
 		return
 	}
-	r := &fu.resp
+	if len(s.free) == 0 || fu.u.VU() < s.minFree {
+		s.minFree = fu.u.VU()
+	}
+	fu.free = true
+	s.free = append(s.free, fu.id)
+}
+
+// idleConn takes the connection idle the longest that can carry a
+// request now; nil when none can.
+func (s *flowSchedule) idleConn() *conn {
+	for s.idle.len() > 0 {
+		c := s.idle.take()
+		if c.user == nil && c.state == stActive && c.inflight() == 0 && c.wleft == 0 && !c.ses.closing() {
+			return c
+		}
+	}
+	return nil
+}
+
+// send sends fu's due request on c.
+func (s *flowSchedule) send(l *loop, fu *flowUser, c *conn, now int64) {
+	fu.pending = false
+	q := fu.u.Request(&s.b)
+	s.build(l, q)
+	fu.sent = now
+	r := respOf(c)
+	r.done, r.status, r.limit = false, 0, 0
+	if s.run.Flow.ReadsBody(q.Step) {
+		r.limit = s.run.BodyLimit
+	}
+	l.send(c, &s.req, now, requestMeta(q.Step, q.Method == "HEAD"), now)
+}
+
+// settle gives a user whose request went out what became of it, from
+// r, its connection's answer: the answer, which may have come before a
+// reconnect (Connection: close; its latency is to when it completed), or
+// a failure, which fails the step's checks and ends the iteration.
+func (s *flowSchedule) settle(fu *flowUser, r *flowResp, now int64) {
+	u := fu.u
+	if !u.Waiting() || fu.pending {
+		return
+	}
+	st := s.counting(fu)
 	resp := flow.Response{Latency: now - fu.sent}
 	if r.done {
 		resp.Status, resp.Head, resp.Body, resp.Latency = r.status, r.head, r.body, r.at-fu.sent
 	}
 	r.done, r.status = false, 0
 	u.Done(&resp, now, st)
-	// A failed request ends the iteration now, not at the next connect,
-	// which may never come.
+	// A failed request ends the iteration now, not when a connection
+	// next comes free, which may never happen.
 	if resp.Status == 0 && u.End(now, st) && fu.inIter {
 		fu.inIter = false
 		s.active--
@@ -203,20 +235,29 @@ func (s *flowSchedule) resting(l *loop, u *flow.User, now int64) bool {
 }
 
 // wake, with stages, begins the iterations of resting users the stages
-// want busy again.
+// want busy again. It looks through them only when the lowest numbered
+// is wanted, so that many users resting cost nothing between changes.
 func (s *flowSchedule) wake(l *loop, now int64) {
-	for i := 0; i < len(s.free); {
-		c := s.free[i]
-		if s.resting(l, c.user.u, now) {
-			i++
+	busy := s.run.busyAt(now - l.e.measureStart.Load())
+	if busy < s.minFree {
+		return
+	}
+	rest := s.free[:0]
+	var woken []int32
+	s.minFree = int(^uint(0) >> 1)
+	for _, id := range s.free {
+		fu := &s.users[id]
+		if fu.u.VU() > busy {
+			rest = append(rest, id)
+			s.minFree = min(s.minFree, fu.u.VU())
 			continue
 		}
-		s.free[i] = s.free[len(s.free)-1]
-		s.free = s.free[:len(s.free)-1]
-		c.user.free = false
-		if c.state == stActive {
-			l.refill(c, now)
-		}
+		fu.free = false
+		woken = append(woken, id)
+	}
+	s.free = rest
+	for _, id := range woken {
+		s.advance(l, &s.users[id], nil, now)
 	}
 }
 
@@ -227,9 +268,10 @@ const startCheck = int64(time.Millisecond)
 // stageCheck is how often users resting under stages look again.
 const stageCheck = int64(20 * time.Millisecond)
 
-// counting returns the stats to count in, nil before measurement.
-func (s *flowSchedule) counting(l *loop) *flow.Stats {
-	if l.recording {
+// counting returns the stats to count fu's steps in: nil before
+// measurement, and for an iteration begun during the warmup.
+func (s *flowSchedule) counting(fu *flowUser) *flow.Stats {
+	if s.recorded && !fu.warm {
 		return s.stats
 	}
 	return nil
@@ -244,18 +286,45 @@ func (s *flowSchedule) claim(l *loop) bool {
 	return n == 0 || s.run.begun.Add(1) <= n
 }
 
-// build fills fu's request for q: its head built as HTTP/1.1 writes it,
-// viewing the user's buffers.
-func (s *flowSchedule) build(l *loop, fu *flowUser, q *flow.Request) {
-	r := &fu.req
+// build fills the loop's request for q: its head built as HTTP/1.1
+// writes it, viewing the builder's buffers.
+func (s *flowSchedule) build(l *loop, q *flow.Request) {
+	r := &s.req
 	s.digits = http1.BuildHead(&r.head, &http1.Request{Method: q.Method, Target: view(q.Target),
 		Host: view(l.e.target.req.head.Host), Header: q.Header, Body: q.Body, UserAgent: "gust"}, s.digits[:0])
 	r.body, r.wire, r.kept = q.Body, nil, false
 }
 
-// dispatch, in the open model, begins the iterations due on free users.
+// dispatch sets the users going once the run may send (at once with a
+// warmup, or when measurement begins), wakes the users whose think is
+// over, gives queued users connections come idle, and begins the open
+// model's iterations due and the iterations of users the stages want.
 func (s *flowSchedule) dispatch(l *loop, now int64) {
 	s.measure(l, now)
+	if !s.started {
+		if !l.recording && l.e.cfg.Warmup == 0 {
+			return // users begin when measurement does
+		}
+		s.started = true
+		for i := range s.users {
+			s.advance(l, &s.users[i], nil, now)
+		}
+	}
+	for {
+		at, ok := s.timers.peek()
+		if !ok || at > now {
+			break
+		}
+		s.advance(l, &s.users[s.timers.pop()], nil, now)
+	}
+	for s.queue.len() > 0 {
+		c := s.idleConn()
+		if c == nil {
+			break
+		}
+		c.user = &s.users[s.queue.pop()]
+		l.refill(c, now)
+	}
 	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
 		s.wake(l, now)
 		return
@@ -273,23 +342,33 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 			continue
 		}
 		if !s.claim(l) {
-			s.free = s.free[:0]
 			return
 		}
-		c := s.free[len(s.free)-1]
+		fu := &s.users[s.free[len(s.free)-1]]
 		s.free = s.free[:len(s.free)-1]
 		l.recordLateness(now - s.next)
-		c.user.free, c.user.inIter, c.user.warm = false, true, false
-		c.user.u.Begin(s.next)
+		fu.free, fu.inIter, fu.warm = false, true, false
+		fu.u.Begin(s.next)
 		s.active++
 		s.next += s.interval
-		if c.state == stActive {
-			l.refill(c, now)
-		}
+		s.advance(l, fu, nil, now)
 	}
 }
 
 func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
+	at := s.scheduleDue(l, now)
+	if t, ok := s.timers.peek(); ok && (at < 0 || t < at) {
+		at = t
+	}
+	if s.queue.len() > 0 && s.idle.len() > 0 {
+		at = now // a connection came idle for a user queued
+	}
+	return at
+}
+
+// scheduleDue is when the start of measurement, the stages or the open
+// model's next iteration want the loop, or -1.
+func (s *flowSchedule) scheduleDue(l *loop, now int64) int64 {
 	if !l.recording && now >= int64(l.e.cfg.Warmup) {
 		// Another loop may begin measuring any moment (when the last
 		// connection is up): look soon, or this loop's users would
@@ -306,13 +385,20 @@ func (s *flowSchedule) nextDue(l *loop, now int64) int64 {
 }
 
 // reconnectAt settles the request c's socket took with it, so that its
-// iteration ends now, and reconnects at once.
+// user's iteration ends now, and lets the user go on at the loop's next
+// turn on another connection; c reconnects at once.
 func (s *flowSchedule) reconnectAt(c *conn, now int64) int64 {
-	var st *flow.Stats
-	if s.recorded && !c.user.warm {
-		st = s.stats
+	fu := c.user
+	if fu == nil {
+		return now
 	}
-	s.settle(c.user, now, st)
+	c.user = nil
+	if fu.pending {
+		s.queue.push(fu.id) // it never sent: its request waits for another connection
+		return now
+	}
+	s.settle(fu, respOf(c), now)
+	s.timers.push(now, fu.id)
 	return now
 }
 
@@ -326,8 +412,8 @@ func (s *flowSchedule) connectFailed(l *loop, now int64) int {
 }
 
 // exhausted reports that the run's iterations are all begun and none of
-// this loop's users can still finish one: none is within one, or those
-// that are wait for a connect that failed (the target went away).
+// this loop's users can still finish one: none is within one, or no
+// connection is up or coming up to carry them (the target went away).
 func (s *flowSchedule) exhausted(l *loop) bool {
 	n := s.run.Iterations
 	if n == 0 || s.run.begun.Load() < n {
@@ -337,7 +423,7 @@ func (s *flowSchedule) exhausted(l *loop) bool {
 		return true
 	}
 	for _, c := range l.conns {
-		if c.user.inIter && c.state != stClosed && c.state != stBackoff {
+		if c.state != stClosed && c.state != stBackoff {
 			return false
 		}
 	}
