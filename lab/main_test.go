@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		fakeTLSServer(os.Args[2], os.Args[3])
 		return
 	}
+	if len(os.Args) == 4 && os.Args[1] == "fake-h3-server" {
+		fakeH3Server(os.Args[2], os.Args[3])
+		return
+	}
 	os.Exit(m.Run())
 }
 
