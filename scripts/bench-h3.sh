@@ -12,7 +12,12 @@
 # much as the other: the generators' own cost at equal load. Prints requests
 # per second and the generator's CPU per request (user + system, from
 # /usr/bin/time). Loopback only.
-# usage: [BODY=64] [CONNS=10] [STREAMS=10] [DUR=8s] [ROUNDS=3] scripts/bench-h3.sh
+# With OHA=path/to/oha (oha built with its HTTP/3 feature: cargo install
+# oha --locked --features http3), oha --http-version 3 runs too, -n N
+# requests (default 20000) over CONNS connections: its run ends about
+# 30 s after its last answer, so its own req/s understates it; the table
+# gives its CPU per request, and req/s over its answers' span.
+# usage: [OHA=...] [BODY=64] [CONNS=10] [STREAMS=10] [DUR=8s] [ROUNDS=3] scripts/bench-h3.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust
@@ -25,7 +30,9 @@ sleep 1
 echo "| generator | body | round | req/s | generator CPU us/req |"
 secs=${dur%s}
 rate=${RATE:-15000}
-for round in $(seq "${ROUNDS:-3}"); do for gen in gust-h3 quic-go gust-h2 gust-h3@rate gust-h2@rate; do
+gens="gust-h3 quic-go gust-h2 gust-h3@rate gust-h2@rate"
+[[ -n "${OHA:-}" ]] && gens="$gens oha"
+for round in $(seq "${ROUNDS:-3}"); do for gen in $gens; do
   out=$(mktemp) tm=$(mktemp)
   case $gen in
   gust-h3)
@@ -42,6 +49,15 @@ for round in $(seq "${ROUNDS:-3}"); do for gen in gust-h3 quic-go gust-h2 gust-h
     /usr/bin/time -f '%U %S' -o "$tm" taskset -c 1 bin/gust load --quiet -o json --loops 1 --http2 --insecure \
       -c "$conns" -m "$streams" -z "$dur" https://127.0.0.1:19744/ > "$out"
     read -r ok rps < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"].get("200",0), r["rps"])' "$out") ;;
+  oha)
+    /usr/bin/time -f '%U %S' -o "$tm" taskset -c 1 "$OHA" --http-version 3 --insecure -c "$conns" -n "${OHA_N:-20000}" \
+      --no-tui --output-format json https://127.0.0.1:19743/ > "$out"
+    # Its answers' span: requests over their mean latency times the
+    # connections is the time they took; the idle tail is left out.
+    read -r ok rps < <(python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1])); s=d["summary"]; n=d["statusCodeDistribution"].get("200",0)
+print(n, n/max(n*s["average"]/int(sys.argv[2]), 1e-9))' "$out" "$conns") ;;
   quic-go)
     GOMAXPROCS=1 /usr/bin/time -f '%U %S' -o "$tm" taskset -c 1 bin/quicgoload -c "$conns" -m "$streams" -z "$dur" \
       https://127.0.0.1:19743/ > "$out"
