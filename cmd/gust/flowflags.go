@@ -14,8 +14,8 @@ import (
 )
 
 // flowFlags are gust load's user journeys: --flow FILE runs its steps as
-// virtual users, each bound to a connection: --vus of them looping
-// (closed; --stages ramps how many are busy), or iterations begun at
+// virtual users sharing the connections: --vus of them looping (closed;
+// --stages ramps how many are busy), or iterations begun at
 // --iterations-rate (open).
 type flowFlags struct {
 	file       string
@@ -28,11 +28,27 @@ type flowFlags struct {
 
 func addFlowFlags(fl *pflag.FlagSet, f *flowFlags) {
 	f.fl = fl
-	fl.StringVar(&f.file, "flow", "", "run user journeys from this YAML or JSON file: steps with captures, checks and think times, each user on a connection of its own")
-	fl.IntVar(&f.vus, "vus", 0, "with --flow, the virtual users (connections; default -c); with --stages, the most the stages ask for")
+	fl.StringVar(&f.file, "flow", "", "run user journeys from this YAML or JSON file: steps with captures, checks and think times")
+	fl.IntVar(&f.vus, "vus", 0, "with --flow, the virtual users (default -c); with --stages, the most the stages ask for; they share the -c connections (default --vus, at most 1,000)")
 	fl.Int64Var(&f.iterations, "iterations", 0, "with --flow, stop once this many iterations have run (over every user)")
 	fl.Float64Var(&f.rate, "iterations-rate", 0, "with --flow, open model: iterations begun per second in total, each by a free user")
 	fl.StringVar(&f.dataPer, "data-per", "user", "with --flow and --data-csv, a row per user or per iteration")
+}
+
+// maxFlowConnections is how many connections a flow's users share when
+// -c is not given: one per user up to it. A thousand keep-alive
+// connections carry tens of thousands of requests a second, enough for
+// 100,000 users thinking seconds between steps, within any file limit.
+const maxFlowConnections = 1000
+
+// flowConnections returns the connections users share: -c if given (no
+// more than the users: one would stay idle), else one per user up to
+// maxFlowConnections.
+func flowConnections(users, c int, given bool) int {
+	if given {
+		return max(min(c, users), 1)
+	}
+	return max(min(users, maxFlowConnections), 1)
 }
 
 // given reports whether --flow was.
@@ -92,6 +108,7 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 		return err // it names the file, line and field
 	}
 	run := &load.FlowRun{Flow: program, Iterations: f.iterations, IterationRate: f.rate}
+	run.Users = f.vus
 	if len(cfg.Stages) > 0 {
 		run.Stages, cfg.Stages = cfg.Stages, nil // users, not a rate
 		cfg.Duration = 0
@@ -102,10 +119,11 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 		for _, st := range run.Stages {
 			peak = max(peak, int(st.Target+0.5))
 		}
-		cfg.Connections = max(f.vus, peak, 1)
-	} else if f.vus > 0 {
-		cfg.Connections = f.vus
+		run.Users = max(f.vus, peak, 1)
+	} else if run.Users == 0 {
+		run.Users = cfg.Connections
 	}
+	cfg.Connections = flowConnections(run.Users, cfg.Connections, f.fl.Changed("connections"))
 	if f.iterations > 0 && lf.duration == 0 && len(run.Stages) == 0 {
 		cfg.Duration = 0 // until the iterations are done
 	}

@@ -20,6 +20,7 @@ import (
 type journeyServer struct {
 	mu     sync.Mutex
 	tokens map[string]string
+	served map[string]int // by user: /items answered with the user's latest token
 	issued int
 	logins atomic.Int64
 	items  atomic.Int64
@@ -28,7 +29,7 @@ type journeyServer struct {
 }
 
 func newJourneyServer(t *testing.T) (*journeyServer, *httptest.Server) {
-	j := &journeyServer{tokens: map[string]string{}}
+	j := &journeyServer{tokens: map[string]string{}, served: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(j.serve))
 	t.Cleanup(srv.Close)
 	return j, srv
@@ -57,6 +58,9 @@ func (j *journeyServer) serve(w http.ResponseWriter, r *http.Request) {
 		c, err := r.Cookie("sid")
 		j.mu.Lock()
 		ok := err == nil && r.Header.Get("Authorization") == "Bearer "+j.tokens[c.Value]
+		if ok {
+			j.served[c.Value]++
+		}
 		j.mu.Unlock()
 		if !ok {
 			j.wrong.Add(1)
@@ -286,5 +290,53 @@ func TestLoadFlowOnceLogin(t *testing.T) {
 	s := flowRun(t, "--flow", f["flow.yaml"], "--vus", "8", "--iterations", "200", srv.URL)
 	if j.logins.Load() != 8 || j.items.Load() != 200 || j.wrong.Load() != 0 || s.Flows.Iterations != 200 || s.Flows.ChecksFailed != 0 {
 		t.Fatalf("logins %d, items %d, wrong %d, flows %+v; want 8 logins, 200 items, 0 wrong", j.logins.Load(), j.items.Load(), j.wrong.Load(), s.Flows)
+	}
+}
+
+// TestLoadFlowManyUsersShareConnections: 2,000 users on 20 connections,
+// thinking 20ms, each carried by whichever connection is free: every
+// user logs in and uses its own token and cookie (none wrong, though its
+// two steps may go out on different connections), and every user runs
+// at least one whole iteration.
+func TestLoadFlowManyUsersShareConnections(t *testing.T) {
+	j, srv := newJourneyServer(t)
+	src := strings.Replace(journeyFlow, "think: 1ms", "think: 20ms", 1)
+	f := dataFiles(t, map[string]string{"flow.yaml": src})
+	const users = 2000
+	s := flowRun(t, "--flow", f["flow.yaml"], "--vus", strconv.Itoa(users), "-c", "20", "-z", "3s", srv.URL)
+	if j.wrong.Load() != 0 {
+		t.Fatalf("%d requests with a wrong token", j.wrong.Load())
+	}
+	j.mu.Lock()
+	served := len(j.served)
+	j.mu.Unlock()
+	fl := s.Flows
+	t.Logf("%d users served, %d iterations", served, fl.Iterations)
+	if served != users || fl.Iterations < users || fl.ChecksFailed != 0 || fl.Aborted != 0 {
+		t.Fatalf("%d users served, %d iterations (%d aborted), %d checks failed; want %d users, at least %d iterations, none failed",
+			served, fl.Iterations, fl.Aborted, fl.ChecksFailed, users, users)
+	}
+}
+
+// TestFlowConnections: users share -c connections when it is given (no
+// more than the users), else one each up to a thousand.
+func TestFlowConnections(t *testing.T) {
+	tests := []struct {
+		name     string
+		users, c int
+		given    bool
+		want     int
+	}{
+		{"a few users get a connection each", 50, 50, false, 50},
+		{"many users share a thousand", 100000, 50, false, maxFlowConnections},
+		{"-c given is kept", 100000, 200, true, 200},
+		{"-c above the users is cut to them", 10, 200, true, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := flowConnections(tc.users, tc.c, tc.given); got != tc.want {
+				t.Fatalf("flowConnections(%d, %d, %v) = %d, want %d", tc.users, tc.c, tc.given, got, tc.want)
+			}
+		})
 	}
 }
