@@ -19,8 +19,9 @@ import (
 // engine's own timers (ACK delay, loss detection, pacing, idle timeout)
 // run from a heap of their own, keyed on each engine's NextTimeout.
 
-// quicIdleTimeout is the idle timeout the client asks for: long enough
-// that a paced run's pauses do not end its connections.
+// quicIdleTimeout is the idle timeout the client asks for; its
+// connections send a PING when quiet for half of it (or of the server's,
+// if shorter), so that a slow schedule's pauses do not end them.
 const quicIdleTimeout = 30 * time.Second
 
 // newQUICConfig returns the run's QUIC configuration: the TLS
@@ -28,7 +29,7 @@ const quicIdleTimeout = 30 * time.Second
 func (e *engine) newQUICConfig() *quic.Config {
 	tc := e.tlsConfig.Clone()
 	tc.NextProtos = []string{"h3"}
-	return &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout}
+	return &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout, KeepAlive: true}
 }
 
 // probeOffload asks the kernel, on a socket made for the question,

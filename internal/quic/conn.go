@@ -24,6 +24,10 @@ type Config struct {
 	// MaxIdleTimeout closes a connection that hears nothing from its peer
 	// for this long (the smaller of both sides' values). 0: 30 seconds.
 	MaxIdleTimeout time.Duration
+	// KeepAlive sends a PING once the connection has been quiet for half
+	// its idle timeout, so that it stays open between requests far apart
+	// (a client's choice: the peer's ACK restarts both idle timers).
+	KeepAlive bool
 	// MaxData is the connection's receive window. 0: 4 MiB.
 	MaxData uint64
 	// MaxStreamData is each stream's receive window. 0: 1 MiB.
@@ -186,6 +190,7 @@ type Conn struct {
 	maxDatagram int
 	idleTimeout time.Duration
 	idleAt      time.Time
+	keepAliveAt time.Time // with Config.KeepAlive: when a PING is due; zero once sent
 	closeAt     time.Time // end of closing or draining
 	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
 	closeSpace  spaceID
@@ -421,6 +426,9 @@ func (c *Conn) NextTimeout() time.Time {
 		t = earliest(t, c.spaces[i].ackDeadline)
 	}
 	t = earliest(t, c.paceAt)
+	if c.cfg.KeepAlive && c.handshakeComplete {
+		t = earliest(t, c.keepAliveAt)
+	}
 	return earliest(t, c.loss.timeout())
 }
 
@@ -452,6 +460,10 @@ func (c *Conn) OnTimeout(now time.Time) {
 	if t := c.loss.timeout(); !t.IsZero() && !now.Before(t) {
 		c.loss.onTimeout(c, now)
 	}
+	if c.cfg.KeepAlive && c.handshakeComplete && !c.keepAliveAt.IsZero() && !now.Before(c.keepAliveAt) {
+		c.keepAliveAt = time.Time{}
+		c.probeOwed[spaceApp] = max(c.probeOwed[spaceApp], 1) // an ack-eliciting packet: a PING if nothing else
+	}
 }
 
 // touchIdle restarts the idle timer at now (RFC 9000 section 10.1).
@@ -462,4 +474,5 @@ func (c *Conn) touchIdle(now time.Time) {
 		return
 	}
 	c.idleAt = now.Add(max(d, 3*c.loss.pto(c.peerMaxAckDelay())))
+	c.keepAliveAt = now.Add(c.idleAt.Sub(now) / 2)
 }

@@ -367,3 +367,17 @@ func TestConnLossyHandshake(t *testing.T) {
 		})
 	}
 }
+
+// With KeepAlive a quiet connection sends a PING at half its idle
+// timeout and stays open; without it, it ends at the idle timeout.
+func TestConnKeepAlive(t *testing.T) {
+	p := newConnPair(t, func(c *Config) { c.MaxIdleTimeout = 5 * time.Second })
+	p.client.cfg.KeepAlive = true
+	p.handshake()
+	start := p.now
+	p.run("a quiet minute", func() bool { return p.now.Sub(start) > time.Minute || p.client.Closed() })
+	if p.client.Closed() || p.server.Closed() {
+		t.Fatalf("closed after %v of quiet (client %v, server %v): the PINGs did not keep it open",
+			p.now.Sub(start), p.client.Err(), p.server.Err())
+	}
+}
