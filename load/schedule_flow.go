@@ -44,11 +44,19 @@ type flowSchedule struct {
 }
 
 func (e *engine) newFlowSchedule(loop int) *flowSchedule {
-	run, loops := e.cfg.Flow, e.cfg.Loops
-	s := &flowSchedule{run: run, clock: e.now, stats: run.Flow.NewStats(), users: newFlowUsers(run, loop, loops)}
+	s := newFlowUsersSchedule(e.cfg.Flow, loop, e.cfg.Loops, e.cfg.Connections, e.cfg.Flow.Flow.NewStats())
+	s.clock = e.now
+	return s
+}
+
+// newFlowUsersSchedule returns the schedule of the loop-th of loops
+// sharing conns connections, counting in stats: its users, their heap
+// and queue, and its pool of idle connections.
+func newFlowUsersSchedule(run *FlowRun, loop, loops, conns int, stats *flow.Stats) *flowSchedule {
+	s := &flowSchedule{run: run, stats: stats, users: newFlowUsers(run, loop, loops)}
 	s.queue = newRing[int32](len(s.users))
 	s.timers = make(userTimers, 0, len(s.users))
-	s.idle = newIdleQueue((e.cfg.Connections + loops - 1) / loops)
+	s.idle = newIdleQueue((conns + loops - 1) / loops)
 	if r := run.IterationRate; r > 0 {
 		s.interval = int64(float64(loops) * 1e9 / r)
 		s.next = int64(float64(loop) * 1e9 / r) // the loops' starts interleaved
