@@ -24,6 +24,7 @@
 //   - data_source.go: DataSource (--targets, --data-csv): templates compiled, rows sharded
 //   - endpoints.go: per-endpoint counters and histograms per loop, merged into Result.Endpoints
 //   - flow_run.go: FlowRun (Config.Flow): user journeys checked, shared between shards, their result
+//   - flow_users.go: a loop's virtual users apart from connections: flowUser, the heap of users thinking
 //   - grpc.go: a gRPC call's status from grpc-status (or its HTTP status), counted by code per loop
 //   - grpcframe.go: grpcFrames, a gRPC body's length-prefixed messages counted as DATA arrives
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
@@ -48,7 +49,7 @@
 //   - run.go: Run: the start-up probe, the loops started and stopped, their stats merged
 //   - schedule.go: the schedule seam: what to send and when, asked at each turning point
 //   - schedule_closed.go: the closed model: the next request sent as a response arrives
-//   - schedule_flow.go: user journeys: a virtual user per connection, its steps, thinks and iterations
+//   - schedule_flow.go: user journeys: users take idle connections or queue for one; steps, thinks, iterations
 //   - schedule_hold.go: --ws-hold: no messages, a ping per connection on the timer heap
 //   - schedule_rate.go: a constant rate: each connection's share, staggered, charged from its time
 //   - schedule_recorded.go: a Source's requests at their recorded times, scaled or flat
