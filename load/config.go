@@ -147,6 +147,10 @@ type Config struct {
 	// the trailers or a trailers-only response's headers, counted by name
 	// in Result.GRPC. It needs HTTP2.
 	GRPC bool
+	// GRPCStream says how GRPC's method streams: messages per call and
+	// their interval on a client stream, timings of a server stream. The
+	// zero value is a unary call.
+	GRPCStream GRPCStream
 
 	// Flow, if set, runs user journeys instead of the one request: each
 	// connection is a virtual user (see FlowRun).
@@ -329,6 +333,8 @@ func (c *Config) validate() (*target, error) {
 		return nil, errors.New("HTTP/2 keeps its connections: drop --disable-keepalive")
 	case c.GRPC && !c.HTTP2:
 		return nil, errors.New("gRPC calls need HTTP2 (h2c for http://, h2 for https://)")
+	case c.GRPCStream.check(c.GRPC) != nil:
+		return nil, c.GRPCStream.check(c.GRPC)
 	}
 	return resolveTarget(c)
 }

@@ -1,6 +1,10 @@
 package load
 
-import "github.com/gust-http/gust/result"
+import (
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/gust-http/gust/result"
+)
 
 // gRPC calls (Config.GRPC): the request is Config's (a POST of one
 // length-prefixed message, made once by the command); the response's
@@ -26,19 +30,33 @@ const (
 type grpcCall struct {
 	frames grpcFrames
 	status int16 // grpc-status + 1; 0 before one arrives
+	// encoded: the response named a grpc-encoding other than identity,
+	// so its messages may be compressed.
+	encoded bool
+	// A streamed call (grpcstream.go): its messages handed to the stream,
+	// when the next is due (with an interval), and when the last response
+	// message arrived (0 before the first).
+	msg  []byte // the message each send repeats (the stream's body)
+	sent int32
+	next int64
+	last int64
 }
 
 // header sees one response header or trailer field of the call.
 func (c *grpcCall) header(name, value string) {
-	if name == "grpc-status" {
+	switch name {
+	case "grpc-status":
 		c.status = int16(parseGRPCStatus(value)) + 1
+	case "grpc-encoding":
+		c.encoded = value != "" && value != "identity"
 	}
 }
 
 // code returns the call's status at its end: the grpc-status the server
 // sent; without one, what its HTTP status means to a gRPC client (RFC-less
 // but as gRPC's HTTP/2 protocol document maps it); a body that breaks the
-// message framing turns an OK (or missing) status into INTERNAL, a message
+// message framing, or a compressed message in a response that named no
+// grpc-encoding, turns an OK (or missing) status into INTERNAL, a message
 // over the limit into RESOURCE_EXHAUSTED.
 func (c *grpcCall) code(httpStatus int) int {
 	code := int(c.status) - 1
@@ -50,6 +68,9 @@ func (c *grpcCall) code(httpStatus int) int {
 		case grpcFrameTooLarge:
 			return grpcResourceExhausted
 		case grpcFrameBadFlag, grpcFrameCut:
+			return grpcInternal
+		}
+		if c.frames.compressed && !c.encoded {
 			return grpcInternal
 		}
 	}
@@ -95,10 +116,25 @@ func grpcFromHTTP(status int) int {
 	return grpcUnknown
 }
 
-// grpcStats is one loop's gRPC counts: calls by status code, messages.
+// grpcStats is one loop's gRPC counts: calls by status code, messages
+// received and sent, and the streams' timings (grpcstream.go), their
+// histograms made with the record.
 type grpcStats struct {
 	status   [result.NumGRPCCodes]int64
 	messages int64
+	sent     int64
+	// firstMessage, gap: a server stream's time to its first message and
+	// between messages; message: a bidirectional call's time from
+	// sending each message to the response message of the same number.
+	firstMessage, gap, message *hdrhistogram.Histogram
+}
+
+// grpc returns the loop's gRPC counts, made on first use.
+func (l *loop) grpc() *grpcStats {
+	if l.stats.grpc == nil {
+		l.stats.grpc = &grpcStats{firstMessage: result.NewHistogram(), gap: result.NewHistogram(), message: result.NewHistogram()}
+	}
+	return l.stats.grpc
 }
 
 // grpcEnd records the end of call x with its status code and the
@@ -108,11 +144,9 @@ func (d *delivery) grpcEnd(x exchange, code int, msgs int64) {
 	if !l.recording || d.c.uncounted > 0 {
 		return
 	}
-	if l.stats.grpc == nil {
-		l.stats.grpc = &grpcStats{}
-	}
-	l.stats.grpc.status[code]++
-	l.stats.grpc.messages += msgs
+	g := l.grpc()
+	g.status[code]++
+	g.messages += msgs
 }
 
 // result returns s as a result.GRPC; nil s gives nil.
@@ -121,7 +155,8 @@ func (s *grpcStats) result() *result.GRPC {
 		return nil
 	}
 	g := result.NewGRPC()
-	g.Messages = s.messages
+	g.Messages, g.Sent = s.messages, s.sent
+	g.FirstMessage, g.Gap, g.MessageLatency = s.firstMessage, s.gap, s.message
 	for code, n := range s.status {
 		if n > 0 {
 			g.Status[result.GRPCCodeName(code)] = n

@@ -11,6 +11,9 @@ type grpcFrames struct {
 	left   uint32 // bytes of its message still to skip, once the prefix is whole
 	msgs   int64  // messages whose bytes all arrived
 	err    grpcFrameErr
+	// compressed: a message had its flag set, which needs the
+	// grpc-encoding the response names (grpcCall.code).
+	compressed bool
 }
 
 // grpcFrameErr says what is wrong with a body; 0 when nothing is.
@@ -27,25 +30,28 @@ const (
 // clients' default receive limit (4 MiB).
 const maxGRPCMessage = 4 << 20
 
-// feed reads p, counting the messages it completes; limit bounds each
-// message's length. After an error it reads nothing more.
-func (f *grpcFrames) feed(p []byte, limit uint32) {
+// feed reads p, counting the messages it completes, and returns how many
+// it completed; limit bounds each message's length. After an error it
+// reads nothing more.
+func (f *grpcFrames) feed(p []byte, limit uint32) int {
+	before := f.msgs
 	for len(p) > 0 && f.err == grpcFrameOK {
 		if f.have < 5 {
 			n := copy(f.prefix[f.have:], p)
 			f.have += uint8(n)
 			p = p[n:]
 			if f.have < 5 {
-				return
+				break
 			}
 			if f.prefix[0] > 1 {
 				f.err = grpcFrameBadFlag
-				return
+				break
 			}
+			f.compressed = f.compressed || f.prefix[0] == 1
 			f.left = uint32(f.prefix[1])<<24 | uint32(f.prefix[2])<<16 | uint32(f.prefix[3])<<8 | uint32(f.prefix[4])
 			if f.left > limit {
 				f.err = grpcFrameTooLarge
-				return
+				break
 			}
 		}
 		n := f.left
@@ -59,6 +65,7 @@ func (f *grpcFrames) feed(p []byte, limit uint32) {
 			f.have = 0
 		}
 	}
+	return int(f.msgs - before)
 }
 
 // end reports the body's error at its end: grpcFrameCut when it stopped

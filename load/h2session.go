@@ -34,6 +34,8 @@ type h2session struct {
 	// grpc: every response is a gRPC call's (Config.GRPC; grpc.go): its
 	// DATA read for messages, its grpc-status taken by cfg.HeaderFunc.
 	grpc bool
+	// gs: a streaming method's calls (grpcstream.go); nil otherwise.
+	gs *grpcStreams
 }
 
 // h2slot is one exchange in flight on a stream.
@@ -66,6 +68,7 @@ func newH2SessionFor(cfg *Config, streams int, scheme string) *h2session {
 	if cfg.GRPC {
 		s.grpc = true
 		s.cfg.HeaderFunc = s.grpcHeader // made once per session, not per call
+		s.gs = newGRPCStreams(cfg.GRPCStream)
 	}
 	return s
 }
@@ -105,6 +108,9 @@ func (s *h2session) reset() {
 	s.live = s.live[:0]
 	s.pending = s.pending[:0]
 	s.goAway = false
+	if s.gs != nil {
+		s.gs.reset()
+	}
 }
 
 // send opens a stream for req, HPACK-encoding its head (internal/http2
@@ -122,6 +128,7 @@ func (s *h2session) send(out []byte, req *request, x exchange) []byte {
 		body = s.bodies[tag]
 	}
 	s.h2req = http2.Request{Head: &req.head, Scheme: s.scheme, Body: body, Tag: uint64(tag), WantData: s.sseAll || s.streamAll || s.grpc}
+	s.h2req.Tunnel = s.gs != nil && s.gs.tunnel() // a client stream's next messages follow
 	out, id, err := s.cc.Open(out, &s.h2req)
 	s.h2req = http2.Request{} // keep no views of req
 	if err != nil {
@@ -130,6 +137,9 @@ func (s *h2session) send(out []byte, req *request, x exchange) []byte {
 		return out
 	}
 	s.xs[tag].id = id
+	if s.gs != nil {
+		out = s.grpcOpened(out, tag, body)
+	}
 	return out
 }
 
@@ -182,11 +192,15 @@ func (s *h2session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 		s.pending = append(s.pending, data...)
 		in = s.pending
 	}
+	s.grpcBind(k)
 	out, n, err := s.cc.Feed(s.out[:0], in)
 	s.out = out
 	s.deliver(k, err != nil)
 	if len(out) > 0 {
 		k.reply(out)
+	}
+	if s.gs != nil && err == nil {
+		s.grpcFed(k)
 	}
 	if err != nil {
 		return connErrorKind(err), false
@@ -215,7 +229,9 @@ func (s *h2session) deliver(k sink, connFailed bool) {
 			if sl := s.slot(ev.Tag); sl != nil {
 				sl.stream.body(k, sl.x, ev.Data)
 				if s.grpc {
-					sl.call.frames.feed(ev.Data, maxGRPCMessage)
+					if n := sl.call.frames.feed(ev.Data, maxGRPCMessage); n > 0 && s.gs != nil {
+						s.grpcArrived(k, ev.Tag, n)
+					}
 				}
 			}
 		case http2.EventEnd:

@@ -82,6 +82,8 @@ type loop struct {
 	qio     *quicBatches
 	quic    *quicStats
 	qtimers quicTimers
+
+	gtimers grpcTimers // streaming gRPC calls' next messages (grpctimers.go)
 }
 
 // newLoops creates the event loops and spreads the connections over them.
@@ -195,6 +197,7 @@ func (l *loop) run() {
 		}
 		l.fireTimers(now)
 		l.fireQUICTimers(now)
+		l.fireGRPCTimers(now)
 		l.sched.dispatch(l, now)
 		l.advanceSeconds(now)
 		if now-l.lastScan >= l.scanEvery {
@@ -306,6 +309,9 @@ func (l *loop) waitTimeout(now int64) time.Duration {
 	}
 	if h := l.qtimers.peek(); h != nil {
 		until = min(until, h.qat)
+	}
+	if at, ok := l.gtimers.next(); ok {
+		until = min(until, at)
 	}
 	if start := l.e.measureStart.Load(); !l.recording && start >= 0 {
 		until = min(until, start)

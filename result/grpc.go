@@ -3,6 +3,8 @@ package result
 import (
 	"sort"
 	"strconv"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // GRPC is what a gRPC run (gust load --grpc-call) counted of its calls:
@@ -20,6 +22,21 @@ type GRPC struct {
 	Status map[string]int64
 	// Messages counts the response messages, by their length prefixes.
 	Messages int64
+	// Sent counts the request messages sent on client-streaming and
+	// bidirectional calls (gust load --grpc-stream-send); 0 for others.
+	Sent int64
+
+	// The streams' timings, in microseconds, each histogram from
+	// NewHistogram (NewGRPC makes them; nil reads as empty). FirstMessage
+	// holds each server-streaming or bidirectional call's time from its
+	// intended send to its first response message, Gap the time between
+	// each response message and the one before it on the same call
+	// (messages that arrive in one read count as the least gap, 1 us).
+	// MessageLatency holds, for bidirectional calls, the time from
+	// sending each request message to the arrival of the response message
+	// of the same number (the echo pattern): one value per response
+	// message that has a request message of its number.
+	FirstMessage, Gap, MessageLatency *hdrhistogram.Histogram
 }
 
 // grpcCodeNames are the names of gRPC's status codes 0 to 16.
@@ -42,15 +59,39 @@ func GRPCCodeName(c int) string {
 	return "CODE_" + strconv.Itoa(c)
 }
 
-// NewGRPC returns an empty GRPC record with its map made.
-func NewGRPC() *GRPC { return &GRPC{Status: make(map[string]int64)} }
+// NewGRPC returns an empty GRPC record with its map and histograms made.
+func NewGRPC() *GRPC {
+	return &GRPC{Status: make(map[string]int64), FirstMessage: NewHistogram(), Gap: NewHistogram(), MessageLatency: NewHistogram()}
+}
 
-// Add adds r's counts to g, whose map must be made.
+// Add adds r's counts and histograms to g, whose map and histograms must
+// be made; the histograms add exactly, as all share NewHistogram's
+// settings.
 func (g *GRPC) Add(r *GRPC) {
 	for name, n := range r.Status {
 		g.Status[name] += n
 	}
 	g.Messages += r.Messages
+	g.Sent += r.Sent
+	for _, h := range [][2]*hdrhistogram.Histogram{{g.FirstMessage, r.FirstMessage}, {g.Gap, r.Gap}, {g.MessageLatency, r.MessageLatency}} {
+		if h[1] != nil {
+			h[0].Merge(h[1])
+		}
+	}
+}
+
+// Streamed reports whether any call streamed: messages sent on a client
+// stream, or response messages timed on a server stream.
+func (g *GRPC) Streamed() bool {
+	return g != nil && (g.Sent > 0 || count(g.FirstMessage) > 0 || count(g.MessageLatency) > 0)
+}
+
+// count is h's number of values; 0 for nil.
+func count(h *hdrhistogram.Histogram) int64 {
+	if h == nil {
+		return 0
+	}
+	return h.TotalCount()
 }
 
 // Calls returns the number of calls that ended with a status.

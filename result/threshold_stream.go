@@ -11,8 +11,9 @@ import (
 // written with the scope before the metric: first_event p99<50ms,
 // first_byte p95<10ms, gap p99<20ms.
 
-// streamScopes are the scopes of a Stream's histograms.
-var streamScopes = []string{"first_event", "first_byte", "gap"}
+// streamScopes are the scopes of a Stream's histograms, and of a gRPC
+// run's streamed messages (threshold_grpc.go).
+var streamScopes = []string{"first_event", "first_byte", "gap", "message", "first_message", "message_gap"}
 
 // setStreamScope takes a stream scope written before the metric off
 // *name, and reports whether there was one.
@@ -39,6 +40,9 @@ func isStreamScope(scope string) bool {
 // judgeStream judges a latency threshold on one of r.Stream's histograms.
 func (t Threshold) judgeStream(r *Result) Verdict {
 	v := Verdict{Threshold: t}
+	if isGRPCScope(t.Scope) {
+		return t.judgeGRPC(r)
+	}
 	if r.Stream == nil {
 		v.Note = "no response was read as a stream (--sse, --stream)"
 		return v
