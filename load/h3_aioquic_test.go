@@ -69,17 +69,20 @@ func TestHTTP3AgainstAioquic(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name string
-		cfg  Config
+		name      string
+		cfg       Config
+		keyUpdate string // GUST_QUIC_KEY_UPDATE for the run
 	}{
-		{"GET, 4 connections of 16 streams", h3Config(url, 4, 16, 2000)},
+		{"GET, 4 connections of 16 streams", h3Config(url, 4, 16, 2000), ""},
 		{"POST with a 4 KiB body", func() Config {
 			c := h3Config(url, 2, 8, 500)
 			c.Method, c.Body = "POST", []byte(strings.Repeat("p", 4096))
 			return c
-		}()},
+		}(), ""},
+		{"keys updated every 32 packets", h3Config(url, 2, 8, 2000), "32"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GUST_QUIC_KEY_UPDATE", tc.keyUpdate)
 			res := run(t, tc.cfg)
 			if res.Status[200] != tc.cfg.Requests || res.ErrorCount() != 0 {
 				t.Errorf("status %v, errors %v, closes %v; want %d answered 200", res.Status, res.Errors, res.QUIC.Closes, tc.cfg.Requests)

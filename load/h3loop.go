@@ -2,6 +2,8 @@ package load
 
 import (
 	"net/netip"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/gust-http/gust/internal/datagram"
@@ -29,7 +31,13 @@ const quicIdleTimeout = 30 * time.Second
 func (e *engine) newQUICConfig() *quic.Config {
 	tc := e.tlsConfig.Clone()
 	tc.NextProtos = []string{"h3"}
-	return &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout, KeepAlive: true}
+	cfg := &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout, KeepAlive: true}
+	// GUST_QUIC_KEY_UPDATE=N updates the keys every N packets, to try a
+	// server's key updates; they are updated anyway before the AEAD's limit.
+	if n, err := strconv.ParseUint(os.Getenv("GUST_QUIC_KEY_UPDATE"), 10, 64); err == nil {
+		cfg.KeyUpdateEvery = n
+	}
+	return cfg
 }
 
 // probeOffload asks the kernel, on a socket made for the question,

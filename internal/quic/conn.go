@@ -24,6 +24,11 @@ type Config struct {
 	// MaxIdleTimeout closes a connection that hears nothing from its peer
 	// for this long (the smaller of both sides' values). 0: 30 seconds.
 	MaxIdleTimeout time.Duration
+	// KeyUpdateEvery, if positive, updates the 1-RTT keys after this many
+	// packets in a key phase (for tests of key updates with a peer); the
+	// keys are updated anyway before the AEAD's confidentiality limit
+	// (RFC 9001 section 6.6).
+	KeyUpdateEvery uint64
 	// KeepAlive sends a PING once the connection has been quiet for half
 	// its idle timeout, so that it stays open between requests far apart
 	// (a client's choice: the peer's ACK restarts both idle timers).

@@ -381,3 +381,42 @@ func TestConnKeepAlive(t *testing.T) {
 			p.now.Sub(start), p.client.Err(), p.server.Err())
 	}
 }
+
+// With KeyUpdateEvery the client updates its keys as it goes, the
+// server follows each update, and every byte arrives.
+func TestConnKeyUpdatesEveryFewPackets(t *testing.T) {
+	p := newConnPair(t, nil)
+	p.client.cfg.KeyUpdateEvery = 8
+	p.handshake()
+	id, err := p.client.OpenStream(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const total = 200_000
+	msg := make([]byte, 1000)
+	buf := make([]byte, 4096)
+	got, flips, phase := 0, 0, p.client.KeyPhase()
+	written := 0
+	p.run("200 kB with key updates", func() bool {
+		for written < total {
+			n, _ := p.client.Write(id, msg[:min(len(msg), total-written)])
+			if n == 0 {
+				break
+			}
+			written += n
+		}
+		for p.server.Readable(id) > 0 {
+			n, _, _ := p.server.Read(id, buf)
+			got += n
+		}
+		for ev := p.server.NextEvent(); ev.Kind != EventNone; ev = p.server.NextEvent() {
+		}
+		if k := p.client.KeyPhase(); k != phase {
+			phase, flips = k, flips+1
+		}
+		return got == total
+	})
+	if flips < 5 || p.client.Err() != nil || p.server.Err() != nil {
+		t.Errorf("%d key updates while sending %d bytes (client %v, server %v); want several and no error", flips, total, p.client.Err(), p.server.Err())
+	}
+}

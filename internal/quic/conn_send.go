@@ -190,10 +190,32 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	if !eliciting {
 		c.recs.release(p.handle)
 	}
-	if sp == spaceApp && c.keys.firstPN < 0 {
-		c.keys.firstPN = int64(pn)
+	if sp == spaceApp {
+		if c.keys.firstPN < 0 {
+			c.keys.firstPN = int64(pn)
+		}
+		c.keys.sentInPhase++
+		if c.keys.sentInPhase >= c.keyUpdateAfter() {
+			c.UpdateKeys() // refused until allowed: tried again with the next packet
+		}
 	}
 	return b
+}
+
+// keyUpdateAfter is how many packets the current 1-RTT keys protect
+// before this end updates them: Config.KeyUpdateEvery, and in any case
+// before three quarters of the suite's confidentiality limit (RFC 9001
+// section 6.6).
+func (c *Conn) keyUpdateAfter() uint64 {
+	limit, _, ok := AEADLimits(c.keys.suite)
+	if !ok {
+		limit = 1 << 23
+	}
+	n := limit / 4 * 3
+	if e := c.cfg.KeyUpdateEvery; e > 0 {
+		n = min(n, e)
+	}
+	return n
 }
 
 // appendCrypto appends the space's CRYPTO frames that fit.

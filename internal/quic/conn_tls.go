@@ -312,12 +312,15 @@ func (c *Conn) rotateKeys() error {
 	return nil
 }
 
+// errKeyUpdateNotYet refuses a key update before it is allowed.
+var errKeyUpdateNotYet = errors.New("quic: key update not allowed yet")
+
 // UpdateKeys starts a 1-RTT key update (RFC 9001 section 6.1). It is
 // refused until the handshake is confirmed and a packet of the current
 // phase has been acknowledged.
 func (c *Conn) UpdateKeys() error {
 	if !c.handshakeConfirmed || !c.keys.confirmed || c.spaces[spaceApp].write == nil {
-		return errors.New("quic: key update not allowed yet")
+		return errKeyUpdateNotYet
 	}
 	return c.rotateKeys()
 }

@@ -204,3 +204,17 @@ func TestGustLoadSurvivesAStatelessReset(t *testing.T) {
 		t.Errorf("errors %v: only the requests in flight at the reset may fail", res.Errors)
 	}
 }
+
+// The generator updating its 1-RTT keys every 64 packets: quic-go's
+// server follows every update, and every request is answered.
+func TestGustLoadUpdatesKeysWithQuicGo(t *testing.T) {
+	t.Setenv("GUST_QUIC_KEY_UPDATE", "64")
+	url := serve(t, 1024)
+	res := runH3(t, load.Config{URL: url, Connections: 2, Streams: 8, Requests: 4000, Loops: 1})
+	if res.Status[200] != 4000 || res.ErrorCount() != 0 || len(res.QUIC.Closes) != 0 {
+		t.Errorf("status %v, errors %v, closes %v; want 4000 answered across the key updates", res.Status, res.Errors, res.QUIC.Closes)
+	}
+	if res.QUIC.PacketsSent < 64*4 {
+		t.Errorf("%d packets sent: too few for the keys to have been updated", res.QUIC.PacketsSent)
+	}
+}
