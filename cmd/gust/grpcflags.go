@@ -14,21 +14,28 @@ import (
 	"github.com/gust-http/gust/load/grpcmsg"
 )
 
-// grpcFlags are gust load's gRPC flags: --grpc-call names a unary or
-// server-streaming method, --grpc-proto the .proto files that define it
+// grpcFlags are gust load's gRPC flags: --grpc-call names the method
+// (unary, server streaming, client streaming or bidirectional, as its
+// descriptor says), --grpc-proto the .proto files that define it
 // (compiled in process), --grpc-import-path where their imports are. The
-// request message is -d or -D as JSON ({} when neither), encoded once.
+// request message is -d or -D as JSON ({} when neither), encoded once; a
+// client-streaming or bidirectional call sends it --grpc-stream-send
+// times, --grpc-stream-interval apart.
 type grpcFlags struct {
 	call        string
 	protos      []string
 	importPaths []string
+	send        int
+	interval    time.Duration
 	changed     func(name string) bool // the flag set's Changed
 }
 
 func addGRPCFlags(fl *pflag.FlagSet, f *grpcFlags) {
-	fl.StringVar(&f.call, "grpc-call", "", "call this gRPC method, PACKAGE.SERVICE/METHOD (unary or server streaming), over h2c (http://) or h2 (https://); -d or -D give the request message as JSON (default {})")
+	fl.StringVar(&f.call, "grpc-call", "", "call this gRPC method, PACKAGE.SERVICE/METHOD (unary, server streaming, client streaming or bidirectional), over h2c (http://) or h2 (https://); -d or -D give the request message as JSON (default {})")
 	fl.StringArrayVar(&f.protos, "grpc-proto", nil, "with --grpc-call, a .proto file defining the service and its messages (repeatable)")
 	fl.StringArrayVar(&f.importPaths, "grpc-import-path", nil, "with --grpc-call, a directory the .proto files' imports are found in (repeatable)")
+	fl.IntVar(&f.send, "grpc-stream-send", 1, "with --grpc-call of a client-streaming or bidirectional method, messages each call sends (the request message each time)")
+	fl.DurationVar(&f.interval, "grpc-stream-interval", 0, "with --grpc-stream-send, the pause between a call's messages (0: as fast as the stream's window allows)")
 	f.changed = fl.Changed
 }
 
@@ -47,9 +54,10 @@ func (f *grpcFlags) impliesHTTP2(p *protoFlags) {
 // was given); timeout is also sent as grpc-timeout; others says that
 // requests of their own (--targets, --data-csv, --flow) were given.
 func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration, others bool) error {
+	streamFlags := f.changed("grpc-stream-send") || f.changed("grpc-stream-interval")
 	if f.call == "" {
-		if len(f.protos) > 0 || len(f.importPaths) > 0 {
-			return errors.New("--grpc-proto and --grpc-import-path need --grpc-call PACKAGE.SERVICE/METHOD")
+		if len(f.protos) > 0 || len(f.importPaths) > 0 || streamFlags {
+			return errors.New("--grpc-proto, --grpc-import-path and --grpc-stream-* need --grpc-call PACKAGE.SERVICE/METHOD")
 		}
 		return nil
 	}
@@ -70,8 +78,17 @@ func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration,
 	if err != nil {
 		return err
 	}
+	switch {
+	case streamFlags && !m.ClientStreaming:
+		return fmt.Errorf("--grpc-call %s takes one request message (it is not client-streaming or bidirectional): drop --grpc-stream-send and --grpc-stream-interval", f.call)
+	case f.send < 1 || f.send > load.MaxGRPCStreamSend:
+		return fmt.Errorf("--grpc-stream-send %d: give 1 to %d messages per call", f.send, load.MaxGRPCStreamSend)
+	case f.interval < 0:
+		return fmt.Errorf("--grpc-stream-interval %s: give a pause of 0 or more", f.interval)
+	}
+	cfg.GRPCStream = load.GRPCStream{Client: m.ClientStreaming, Server: m.ServerStreaming}
 	if m.ClientStreaming {
-		return fmt.Errorf("--grpc-call %s: client-streaming and bidirectional methods are not supported; call a unary or server-streaming one", f.call)
+		cfg.GRPCStream.Send, cfg.GRPCStream.Interval = f.send, f.interval
 	}
 	body, err := m.Body(cfg.Body)
 	if err != nil {

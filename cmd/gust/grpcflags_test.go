@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gust-http/gust/load"
 )
 
 // grpcProto writes a small service's .proto file and returns its path.
@@ -50,6 +52,35 @@ func TestGRPCFlagsMakeAPostOfOneEncodedMessage(t *testing.T) {
 	}
 }
 
+func TestGRPCStreamFlagsFollowTheMethodsKind(t *testing.T) {
+	proto := grpcProto(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want load.GRPCStream
+	}{
+		{"a unary method streams nothing", []string{"--grpc-call", "echo.Echo/Say"}, load.GRPCStream{}},
+		{"a bidirectional method sends one message by default", []string{"--grpc-call", "echo.Echo/Chat"}, load.GRPCStream{Client: true, Server: true, Send: 1}},
+		{"a bidirectional method sends as asked", []string{"--grpc-call", "echo.Echo/Chat", "--grpc-stream-send", "5", "--grpc-stream-interval", "10ms"},
+			load.GRPCStream{Client: true, Server: true, Send: 5, Interval: 10 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &loadFlags{}
+			cmd := loadCommand(f)
+			if err := cmd.ParseFlags(append(tc.args, "--grpc-proto", proto, "-n", "1")); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := f.config("http://127.0.0.1:1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.GRPCStream != tc.want {
+				t.Fatalf("GRPCStream %+v, want %+v", cfg.GRPCStream, tc.want)
+			}
+		})
+	}
+}
+
 func TestGRPCFlagErrorsAreOneLine(t *testing.T) {
 	proto := grpcProto(t)
 	bad := filepath.Join(t.TempDir(), "bad.proto")
@@ -68,7 +99,11 @@ func TestGRPCFlagErrorsAreOneLine(t *testing.T) {
 		{"an unknown service", []string{"--grpc-call", "echo.Nope/Say", "--grpc-proto", proto}, "http://127.0.0.1:1", "no service echo.Nope"},
 		{"an unknown method", []string{"--grpc-call", "echo.Echo/Shout", "--grpc-proto", proto}, "http://127.0.0.1:1", "has no method Shout"},
 		{"JSON that does not fit the message", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "-d", `{"size":1}`}, "http://127.0.0.1:1", "request data for echo.Req"},
-		{"a bidirectional method", []string{"--grpc-call", "echo.Echo/Chat", "--grpc-proto", proto}, "http://127.0.0.1:1", "not supported"},
+		{"messages per call for a unary method", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "--grpc-stream-send", "3"}, "http://127.0.0.1:1", "drop --grpc-stream-send"},
+		{"an interval for a unary method", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "--grpc-stream-interval", "1ms"}, "http://127.0.0.1:1", "not client-streaming"},
+		{"messages per call without a call", []string{"--grpc-stream-send", "3"}, "http://127.0.0.1:1", "need --grpc-call"},
+		{"no message per call", []string{"--grpc-call", "echo.Echo/Chat", "--grpc-proto", proto, "--grpc-stream-send", "0"}, "http://127.0.0.1:1", "give 1 to"},
+		{"a negative interval", []string{"--grpc-call", "echo.Echo/Chat", "--grpc-proto", proto, "--grpc-stream-interval", "-1ms"}, "http://127.0.0.1:1", "0 or more"},
 		{"a URL with a path", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto}, "http://127.0.0.1:1/api", "without one"},
 		{"a WebSocket URL", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto}, "ws://127.0.0.1:1", "http:// (h2c) or https:// (h2)"},
 		{"HTTP/1.1 asked for", []string{"--grpc-call", "echo.Echo/Say", "--grpc-proto", proto, "--proto", "http1.1"}, "http://127.0.0.1:1", "HTTP/2 only"},
