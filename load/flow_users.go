@@ -37,12 +37,13 @@ func newFlowUsers(run *FlowRun, loop, loops int) []flowUser {
 	return users
 }
 
-// userTimers is a binary min-heap of the users thinking, keyed on when
-// each wakes: O(log n) a push or a wake, whatever the think times (a
-// timing wheel would need a tick and a horizon; exponential thinks have
-// neither). Entries are values, the user's index beside its time, so
-// that sifting compares keys without visiting users, and a user keeps no
-// heap position: it is never taken out before it wakes.
+// userTimers is a binary min-heap of users: those thinking, keyed on
+// when each wakes (and, with stages, those resting, keyed on their
+// number). O(log n) a push or a wake, whatever the think times (a timing
+// wheel would need a tick and a horizon; exponential thinks have
+// neither). Entries are values, the user's index beside its key, so that
+// sifting compares keys without visiting users, and a user keeps no heap
+// position: it is never taken out before its turn.
 type userTimers []userTimer
 
 type userTimer struct {
@@ -50,7 +51,7 @@ type userTimer struct {
 	u  int32
 }
 
-// push adds user u, waking at at.
+// push adds user u, keyed on at.
 func (h *userTimers) push(at int64, u int32) {
 	*h = append(*h, userTimer{at, u})
 	t := *h
@@ -64,7 +65,7 @@ func (h *userTimers) push(at int64, u int32) {
 	}
 }
 
-// peek returns when the first user wakes; false when none thinks.
+// peek returns the lowest key; false when the heap is empty.
 func (h userTimers) peek() (int64, bool) {
 	if len(h) == 0 {
 		return 0, false
@@ -72,8 +73,8 @@ func (h userTimers) peek() (int64, bool) {
 	return h[0].at, true
 }
 
-// pop removes the user that wakes first and returns its index; the heap
-// must not be empty.
+// pop removes the user of the lowest key and returns its index; the
+// heap must not be empty.
 func (h *userTimers) pop() int32 {
 	t := *h
 	u := t[0].u

@@ -31,13 +31,14 @@ type flowSchedule struct {
 	req               request // the request being sent, viewing b
 	// The open model: the loop's interval between iteration starts, the
 	// next start, the users free to take one, starts that found none.
-	// With stages, free holds the users resting, the lowest number at
-	// minFree.
 	interval int64
 	next     int64
 	free     []int32
-	minFree  int
 	dropped  int64
+	// rested, with stages: the users the stages leave without an
+	// iteration, keyed on their number, so that the stages wake the
+	// lowest first and a wake costs O(log n) however many rest.
+	rested userTimers
 	// active counts this loop's users within an iteration.
 	active int
 	digits []byte
@@ -174,16 +175,18 @@ func (s *flowSchedule) again(l *loop, fu *flowUser, now int64) bool {
 	return true
 }
 
-// rest puts fu in the free list, once.
+// rest puts fu with the free users (the open model) or the resting ones
+// (stages), once.
 func (s *flowSchedule) rest(fu *flowUser) {
 	if fu.free {
 		return
 	}
-	if len(s.free) == 0 || fu.u.VU() < s.minFree {
-		s.minFree = fu.u.VU()
-	}
 	fu.free = true
-	s.free = append(s.free, fu.id)
+	if s.interval > 0 {
+		s.free = append(s.free, fu.id)
+		return
+	}
+	s.rested.push(int64(fu.u.VU()), fu.id)
 }
 
 // idleConn takes the connection idle the longest that can carry a
@@ -243,29 +246,17 @@ func (s *flowSchedule) resting(l *loop, u *flow.User, now int64) bool {
 }
 
 // wake, with stages, begins the iterations of resting users the stages
-// want busy again. It looks through them only when the lowest numbered
-// is wanted, so that many users resting cost nothing between changes.
+// want busy again, the lowest numbered first.
 func (s *flowSchedule) wake(l *loop, now int64) {
 	busy := s.run.busyAt(now - l.e.measureStart.Load())
-	if busy < s.minFree {
-		return
-	}
-	rest := s.free[:0]
-	var woken []int32
-	s.minFree = int(^uint(0) >> 1)
-	for _, id := range s.free {
-		fu := &s.users[id]
-		if fu.u.VU() > busy {
-			rest = append(rest, id)
-			s.minFree = min(s.minFree, fu.u.VU())
-			continue
+	for {
+		vu, ok := s.rested.peek()
+		if !ok || vu > int64(busy) {
+			return
 		}
+		fu := &s.users[s.rested.pop()]
 		fu.free = false
-		woken = append(woken, id)
-	}
-	s.free = rest
-	for _, id := range woken {
-		s.advance(l, &s.users[id], nil, now)
+		s.advance(l, fu, nil, now)
 	}
 }
 
@@ -333,7 +324,7 @@ func (s *flowSchedule) dispatch(l *loop, now int64) {
 		c.user = &s.users[s.queue.pop()]
 		l.refill(c, now)
 	}
-	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
+	if len(s.run.Stages) > 0 && s.recorded && len(s.rested) > 0 {
 		s.wake(l, now)
 		return
 	}
@@ -383,7 +374,7 @@ func (s *flowSchedule) scheduleDue(l *loop, now int64) int64 {
 		// start up to maxWait after the others'.
 		return now + startCheck
 	}
-	if len(s.run.Stages) > 0 && s.recorded && len(s.free) > 0 {
+	if len(s.run.Stages) > 0 && s.recorded && len(s.rested) > 0 {
 		return now + stageCheck
 	}
 	if s.interval == 0 || !s.recorded {
