@@ -105,8 +105,9 @@ lines), picked by weight, in order or at random; --data-csv FILE fills
 per request, and the run ends when the rows are used up (--data-loop starts
 them again). Each targets request is an endpoint of the report.
 
---flow FILE runs user journeys (YAML or JSON): each of --vus users, on a
-connection of its own, sends the flow's steps in turn, captures variables
+--flow FILE runs user journeys (YAML or JSON): each of --vus users (sharing
+-c connections, by default one each up to 1,000; a thinking user holds
+none) sends the flow's steps in turn, captures variables
 from the answers (JSON paths, headers, regular expressions, cookies) for
 the next steps, checks them and thinks between them; --iterations N or -z
 bounds the run, --iterations-rate R begins iterations at a rate instead,
