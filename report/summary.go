@@ -270,7 +270,7 @@ func NewSummary(r *result.Result) Summary {
 		TLS:          newTLSStats(r.TLS),
 		QUIC:         newQUICStats(r.QUIC),
 		WebSocket:    newWebSocketStats(r.WebSocket),
-		GRPC:         newGRPCStats(r.GRPC),
+		GRPC:         newGRPCStats(r.GRPC, r.Duration.Seconds()),
 		Thresholds:   newThresholdStats(r.Thresholds),
 	}
 	s.SSE, s.Stream = newStreamStats(r.Stream, r.Duration.Seconds())
