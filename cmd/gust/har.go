@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -19,8 +20,8 @@ import (
 // all as HAR") turned into a flow file for gust load --flow, since
 // recording in the browser is how many teams start. Requests to the
 // page's origin become steps, in order; static assets are dropped unless
-// asked for, other origins always (a flow's URLs are paths on the
-// target); headers are trimmed to those a server acts on; and a value a
+// asked for, other origins and WebSockets always (a flow's URLs are
+// paths on the target, its requests plain HTTP); headers are trimmed to those a server acts on; and a value a
 // response gave that a later request sends back (a token in a JSON body,
 // a header) becomes a capture and a {{variable}} in its place.
 
@@ -44,8 +45,9 @@ type harRequest struct {
 	URL      string     `json:"url"`
 	Headers  []harField `json:"headers"`
 	PostData *struct {
-		MimeType string `json:"mimeType"`
-		Text     string `json:"text"`
+		MimeType string     `json:"mimeType"`
+		Text     string     `json:"text"`
+		Params   []harField `json:"params"`
 	} `json:"postData"`
 }
 
@@ -89,12 +91,16 @@ type stepOut struct {
 
 // harSummary says what the conversion kept and dropped.
 type harSummary struct {
-	entries, kept, static, otherOrigin, captures int
+	entries, kept, static, otherOrigin, webSockets, captures int
 }
 
 func (s harSummary) String() string {
-	return fmt.Sprintf("gust flow from-har: %d steps from %d requests (dropped: %d static assets, %d to other origins); %d captures suggested",
-		s.kept, s.entries, s.static, s.otherOrigin, s.captures)
+	ws := ""
+	if s.webSockets > 0 {
+		ws = fmt.Sprintf(", %d WebSockets", s.webSockets)
+	}
+	return fmt.Sprintf("gust flow from-har: %d steps from %d requests (dropped: %d static assets, %d to other origins%s); %d captures suggested",
+		s.kept, s.entries, s.static, s.otherOrigin, ws, s.captures)
 }
 
 func newFlowCmd() *cobra.Command {
@@ -110,7 +116,7 @@ func newFlowCmd() *cobra.Command {
 		Long: "Turn a browser's HAR export (the Network panel's \"Save all as HAR\") into a flow file for\n" +
 			"gust load --flow. Requests to one origin (--origin, or the first request's) become steps in\n" +
 			"order; static assets (scripts, styles, images, fonts) are dropped unless --keep-static, other\n" +
-			"origins always. Headers are trimmed to those a server acts on (cookies are the flow's jar's).\n" +
+			"origins and WebSockets always. Headers are trimmed to those a server acts on (cookies are the flow's jar's).\n" +
 			"A value a response gave that a later request sends back becomes a capture on that step and a\n" +
 			"{{variable}} where it is sent. Each step checks the status recorded.",
 		Args:          cobra.ExactArgs(1),
@@ -191,6 +197,8 @@ func convertHAR(data []byte, opts harOptions) (*flowOut, harSummary, error) {
 		switch {
 		case u.Scheme+"://"+u.Host != origin:
 			sum.otherOrigin++
+		case isWebSocket(e):
+			sum.webSockets++
 		case !opts.KeepStatic && isStaticAsset(e, u):
 			sum.static++
 		default:
@@ -217,8 +225,11 @@ func convertHAR(data []byte, opts harOptions) (*flowOut, harSummary, error) {
 				st.Headers[canonicalHeader(f.Name)] = f.Value
 			}
 		}
-		if e.Request.PostData != nil {
-			st.Body = e.Request.PostData.Text
+		if pd := e.Request.PostData; pd != nil {
+			st.Body = pd.Text
+			if st.Body == "" && len(pd.Params) > 0 {
+				st.Body = formBody(pd.Params)
+			}
 		}
 		if opts.Think && i+1 < len(kept) {
 			st.Think = recordedPause(e, kept[i+1])
@@ -244,11 +255,13 @@ var (
 )
 
 // isStaticAsset reports whether e fetched a script, a style, an image, a
-// font or media: by the browser's resource type when the HAR has it, by
-// the path's extension and the answer's type otherwise.
+// font or media: by the browser's resource type when the HAR has one
+// other than "other" (Chromium's type for what the page did not ask for
+// by a tag or a call, a favicon for one), by the path's extension and the
+// answer's type otherwise.
 func isStaticAsset(e *harEntry, u *url.URL) bool {
-	if e.ResourceType != "" {
-		return staticTypes[e.ResourceType]
+	if t := strings.ToLower(e.ResourceType); t != "" && t != "other" {
+		return staticTypes[t]
 	}
 	if staticExtensions[strings.ToLower(path.Ext(u.Path))] {
 		return true
@@ -257,11 +270,51 @@ func isStaticAsset(e *harEntry, u *url.URL) bool {
 	return strings.HasPrefix(mt, "image/") || strings.HasPrefix(mt, "font/") || mt == "text/css" || strings.Contains(mt, "javascript")
 }
 
+// isWebSocket reports whether e opened a WebSocket, which a flow's
+// requests cannot replay: by Chromium's resource type, the 101 answer or
+// the Upgrade header.
+func isWebSocket(e *harEntry) bool {
+	if strings.EqualFold(e.ResourceType, "websocket") || e.Response.Status == http.StatusSwitchingProtocols {
+		return true
+	}
+	for _, f := range e.Request.Headers {
+		if strings.EqualFold(f.Name, "upgrade") && strings.Contains(strings.ToLower(f.Value), "websocket") {
+			return true
+		}
+	}
+	return false
+}
+
+// formBody writes a form's fields as the URL-encoded body a browser sends
+// (HARs may give only params for a form post). Names and values are
+// decoded first when the HAR kept them encoded, so that they are encoded
+// once.
+func formBody(params []harField) string {
+	var b strings.Builder
+	for i, p := range params {
+		if i > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(unescapeForm(p.Name)) + "=" + url.QueryEscape(unescapeForm(p.Value)))
+	}
+	return b.String()
+}
+
+// unescapeForm is s with its form escapes decoded, or s when it has none
+// that decode.
+func unescapeForm(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
 // keptHeader reports whether a recorded request header is one a server
 // acts on. Dropped: what the client sets itself (Host, Content-Length,
 // Connection, Accept-Encoding, HTTP/2 pseudo-headers), the browser's
 // identity and hints (User-Agent, sec-*, Accept-Language, Referer,
-// Origin, caches), and Cookie, which the flow's cookie jar sends.
+// Origin, caches), hop-by-hop headers (Upgrade, Proxy-Connection,
+// HTTP2-Settings), and Cookie, which the flow's cookie jar sends.
 func keptHeader(name string) bool {
 	n := strings.ToLower(name)
 	switch {
@@ -271,7 +324,8 @@ func keptHeader(name string) bool {
 	switch n {
 	case "host", "content-length", "connection", "accept-encoding", "user-agent", "accept-language", "referer",
 		"origin", "cookie", "cache-control", "pragma", "upgrade-insecure-requests", "dnt", "priority", "te",
-		"if-none-match", "if-modified-since", "keep-alive", "transfer-encoding", "purpose", "x-client-data":
+		"if-none-match", "if-modified-since", "keep-alive", "transfer-encoding", "purpose", "x-client-data",
+		"upgrade", "proxy-connection", "http2-settings":
 		return false
 	}
 	return true

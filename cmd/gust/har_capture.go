@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"sort"
@@ -70,9 +71,13 @@ func suggestCaptures(flow *flowOut, kept []*harEntry) int {
 // strings by path (keys in order), then its headers.
 func responseValues(e *harEntry) []harValue {
 	var out []harValue
-	if c := e.Response.Content; c.Encoding == "" && strings.Contains(c.MimeType, "json") && c.Text != "" {
+	if c := e.Response.Content; strings.Contains(c.MimeType, "json") && c.Text != "" {
+		body := []byte(c.Text)
+		if c.Encoding == "base64" {
+			body, _ = base64.StdEncoding.DecodeString(c.Text) // nil, not JSON, when it does not decode
+		}
 		var doc any
-		if json.Unmarshal([]byte(c.Text), &doc) == nil {
+		if json.Unmarshal(body, &doc) == nil {
 			walkJSON(doc, "", "", &out)
 		}
 	}

@@ -57,7 +57,7 @@ func startChromium(t *testing.T, ctx context.Context) (*chromium, string) {
 	c := &chromium{done: make(chan struct{})}
 	c.cmd = exec.Command("chromium", "--headless=new", "--remote-debugging-port=0",
 		"--remote-allow-origins="+cdpOrigin, "--user-data-dir="+t.TempDir(), "--no-sandbox",
-		"--disable-gpu", "--no-first-run", "--no-default-browser-check", "about:blank")
+		"--ignore-certificate-errors", "--disable-gpu", "--no-first-run", "--no-default-browser-check", "about:blank")
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	pipe, err := c.cmd.StderrPipe()
 	if err != nil {

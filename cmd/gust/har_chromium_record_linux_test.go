@@ -253,8 +253,12 @@ func harEntryOf(rec *harRecorded) (map[string]any, string) {
 			query = append(query, map[string]any{"name": k, "value": v})
 		}
 	}
+	version := ""
+	if rec.response != nil {
+		version = strings.ToUpper(rec.response.Protocol)
+	}
 	req := map[string]any{
-		"method": s.Request.Method, "url": s.Request.URL, "httpVersion": "HTTP/1.1",
+		"method": s.Request.Method, "url": s.Request.URL, "httpVersion": version,
 		"headers": harFields(sent), "queryString": query, "cookies": harCookies((&http.Request{Header: httpHeader(sent)}).Cookies()),
 		"headersSize": -1, "bodySize": len(s.Request.PostData),
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gust-http/gust/load/flow"
+	"go.yaml.in/yaml/v3"
 )
 
 // runFromHAR runs gust flow from-har with args and returns its output and
@@ -135,5 +136,112 @@ func TestFlowFromHARRefusesBadInput(t *testing.T) {
 	}
 	if _, _, err := runFromHAR(t, filepath.Join(dir, "missing.har")); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestFlowFromHARBrowserShapes: what real browser HARs hold (Chromium's
+// HTTP/2 headers in lower case with pseudo-headers, WebSockets, favicons
+// typed "other", answers in base64, forms given as params) comes out as a
+// flow that replays.
+func TestFlowFromHARBrowserShapes(t *testing.T) {
+	const login = `{"_resourceType":"fetch","request":{"method":"POST","url":"https://a/login","headers":[]},
+		"response":{"status":200,"headers":[],"content":{"mimeType":"application/json","text":"{\"token\":\"t0k3n-abcdef+/=\"}"}}}`
+	for _, tc := range []struct {
+		name    string
+		entries string // after login
+		summary string
+		want    []string // in the flow
+		gone    []string // not in the flow
+	}{
+		{
+			name: "HTTP/2 headers keep their meaning, not their case or pseudo-headers",
+			entries: `{"_resourceType":"fetch","request":{"method":"GET","url":"https://a/items","headers":[
+				{"name":":authority","value":"a"},{"name":":method","value":"GET"},{"name":":path","value":"/items"},
+				{"name":":scheme","value":"https"},{"name":"authorization","value":"Bearer t0k3n-abcdef+/="},
+				{"name":"x-api-version","value":"3"},{"name":"priority","value":"u=1, i"},{"name":"cookie","value":"sid=1"}]},
+				"response":{"status":200}}`,
+			summary: "2 steps from 2 requests (dropped: 0 static assets, 0 to other origins); 1 captures suggested",
+			want:    []string{"Authorization: Bearer {{token}}", "X-Api-Version: \"3\""},
+			gone:    []string{":authority", "authority", ":path", "scheme", "priority", "Priority", "sid=1", "Cookie"},
+		},
+		{
+			name: "a query string sends the token escaped",
+			entries: `{"_resourceType":"xhr","request":{"method":"GET","url":"https://a/items?limit=3&t=t0k3n-abcdef%2B%2F%3D","headers":[]},
+				"response":{"status":200}}`,
+			summary: "2 steps from 2 requests",
+			want:    []string{"url: /items?limit=3&t={{token}}"},
+		},
+		{
+			name: "a WebSocket is dropped by its resource type",
+			entries: `{"_resourceType":"websocket","request":{"method":"GET","url":"https://a/live","headers":[]},"response":{"status":101}},
+				{"_resourceType":"fetch","request":{"method":"GET","url":"https://a/items","headers":[]},"response":{"status":200}}`,
+			summary: "2 steps from 3 requests (dropped: 0 static assets, 0 to other origins, 1 WebSockets); 0 captures suggested",
+			gone:    []string{"/live"},
+		},
+		{
+			name: "a WebSocket is dropped by its Upgrade header when the HAR has no resource types",
+			entries: `{"request":{"method":"GET","url":"https://a/live","headers":[{"name":"Upgrade","value":"websocket"},
+				{"name":"Connection","value":"Upgrade"}]},"response":{"status":0}},
+				{"request":{"method":"GET","url":"https://a/items","headers":[{"name":"Upgrade","value":"h2c"}]},"response":{"status":200}}`,
+			summary: "2 steps from 3 requests (dropped: 0 static assets, 0 to other origins, 1 WebSockets)",
+			gone:    []string{"/live", "Upgrade", "h2c"},
+		},
+		{
+			name: "a favicon typed other is a static asset, an API typed other is not",
+			entries: `{"_resourceType":"other","request":{"method":"GET","url":"https://a/favicon.ico","headers":[]},"response":{"status":404}},
+				{"_resourceType":"Other","request":{"method":"GET","url":"https://a/beacon","headers":[]},
+				"response":{"status":200,"content":{"mimeType":"application/json"}}}`,
+			summary: "2 steps from 3 requests (dropped: 1 static assets, 0 to other origins)",
+			want:    []string{"url: /beacon"},
+			gone:    []string{"favicon"},
+		},
+		{
+			name: "a JSON answer in base64 is read for captures",
+			entries: `{"_resourceType":"fetch","request":{"method":"GET","url":"https://a/me","headers":[{"name":"Authorization","value":"Bearer t0k3n-abcdef+/="}]},
+				"response":{"status":200,"content":{"mimeType":"application/json; charset=utf-8","encoding":"base64","text":"eyJzZXNzaW9uIjoic2Vzcy0xMjM0NTY3OCJ9"}}},
+				{"_resourceType":"fetch","request":{"method":"GET","url":"https://a/orders?s=sess-12345678","headers":[]},"response":{"status":200}}`,
+			summary: "3 steps from 3 requests (dropped: 0 static assets, 0 to other origins); 2 captures suggested",
+			want:    []string{"session:\n        json: session", "url: /orders?s={{session}}"},
+		},
+		{
+			name: "a form given as params only is sent URL-encoded",
+			entries: `{"_resourceType":"document","request":{"method":"POST","url":"https://a/profile","headers":[
+				{"name":"Content-Type","value":"application/x-www-form-urlencoded"}],
+				"postData":{"mimeType":"application/x-www-form-urlencoded","params":[{"name":"name","value":"Ada L"},{"name":"note","value":"a%26b"}]}},
+				"response":{"status":303}}`,
+			summary: "2 steps from 2 requests",
+			want:    []string{"body: name=Ada+L&note=a%26b", "status: 303"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := `{"log":{"entries":[` + login + "," + tc.entries + `]}}`
+			fl, sum, err := convertHAR([]byte(doc), harOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			enc := yaml.NewEncoder(&b)
+			enc.SetIndent(2)
+			if err := enc.Encode(fl); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(sum.String(), tc.summary) {
+				t.Errorf("summary %q, want %q", sum, tc.summary)
+			}
+			if _, err := flow.Compile(b.Bytes(), flow.Options{}); err != nil {
+				t.Errorf("the flow does not compile: %v\n%s", err, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the flow lacks %q:\n%s", w, out)
+				}
+			}
+			for _, g := range tc.gone {
+				if strings.Contains(out, g) {
+					t.Errorf("the flow keeps %q:\n%s", g, out)
+				}
+			}
+		})
 	}
 }
