@@ -201,7 +201,7 @@ func TestFlowFromChromiumHARReplays(t *testing.T) {
 		{"over HTTP/1.1", false, "HTTP/1.1", nil},
 		// Chromium's HTTP/2 headers are in lower case, with pseudo-headers;
 		// flows speak HTTP/1.1, which the server speaks too.
-		{"over HTTP/2 with TLS", true, "H2", []string{"--insecure"}},
+		{"over HTTP/2 with TLS", true, "http/2.0", []string{"--insecure"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			site := newLoginSite(t)

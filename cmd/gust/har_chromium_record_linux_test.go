@@ -255,7 +255,7 @@ func harEntryOf(rec *harRecorded) (map[string]any, string) {
 	}
 	version := ""
 	if rec.response != nil {
-		version = strings.ToUpper(rec.response.Protocol)
+		version = httpVersion(rec.response.Protocol)
 	}
 	req := map[string]any{
 		"method": s.Request.Method, "url": s.Request.URL, "httpVersion": version,
@@ -279,7 +279,7 @@ func harEntryOf(rec *harRecorded) (map[string]any, string) {
 		if rec.base64 {
 			content["encoding"] = "base64"
 		}
-		resp = map[string]any{"status": rs.Status, "statusText": rs.StatusText, "httpVersion": strings.ToUpper(rs.Protocol),
+		resp = map[string]any{"status": rs.Status, "statusText": rs.StatusText, "httpVersion": version,
 			"headers": harFields(got), "cookies": harCookies((&http.Response{Header: httpHeader(got)}).Cookies()),
 			"content": content, "redirectURL": headerValue(got, "Location"), "headersSize": -1, "bodySize": int(rec.size)}
 		if tm := rs.Timing; tm != nil {
@@ -310,6 +310,17 @@ func harEntryOf(rec *harRecorded) (map[string]any, string) {
 	return map[string]any{"pageref": "page_1", "startedDateTime": started, "time": total,
 		"_resourceType": strings.ToLower(s.Type), "request": req, "response": resp,
 		"cache": map[string]any{}, "timings": timings}, started
+}
+
+// httpVersion names a protocol as DevTools' HAR export does.
+func httpVersion(protocol string) string {
+	switch protocol {
+	case "http/1.1", "http/1.0":
+		return strings.ToUpper(protocol)
+	case "h2":
+		return "http/2.0"
+	}
+	return protocol
 }
 
 // harFields lists headers as HAR name/value pairs, sorted by name (the
