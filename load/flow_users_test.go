@@ -161,12 +161,16 @@ func TestFlowIdleConn(t *testing.T) {
 
 // userServer hands each user a token of its own at /login and counts
 // the /items calls whose token is not the user's (X-User names it), and
-// the users served.
+// the users served. Every seventh answer closes its connection, so that
+// users see their answers come with a reconnect.
 func userServer(t *testing.T) (*httptest.Server, *atomic.Int64, func() int) {
-	var wrong atomic.Int64
+	var wrong, answers atomic.Int64
 	var mu sync.Mutex
 	served := map[string]bool{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answers.Add(1)%7 == 0 {
+			w.Header().Set("Connection", "close")
+		}
 		switch r.URL.Path {
 		case "/login":
 			var body [64]byte
@@ -194,7 +198,8 @@ func userServer(t *testing.T) (*httptest.Server, *atomic.Int64, func() int) {
 
 // TestFlowRunUsersShareConnections: many users on few connections, with
 // and without think times (without, a user queues behind those waiting
-// rather than keeping its connection), closed and open: every user sends
+// rather than keeping its connection), closed and open, connections
+// closed by the server now and then: every user sends
 // its own token, and in the closed model every user is served (the open
 // model begins iterations on whichever users are free).
 func TestFlowRunUsersShareConnections(t *testing.T) {

@@ -411,8 +411,10 @@ func (s *flowSchedule) connectFailed(l *loop, now int64) int {
 }
 
 // exhausted reports that the run's iterations are all begun and none of
-// this loop's users can still finish one: none is within one, or no
-// connection is up or coming up to carry them (the target went away).
+// this loop's users can still finish one: none is within one, or every
+// connection that could carry them is backing off from a failed connect
+// (the target went away). A connection closed is about to connect again
+// (reopen asks this before it does), so it still counts.
 func (s *flowSchedule) exhausted(l *loop) bool {
 	n := s.run.Iterations
 	if n == 0 || s.run.begun.Load() < n {
@@ -422,7 +424,7 @@ func (s *flowSchedule) exhausted(l *loop) bool {
 		return true
 	}
 	for _, c := range l.conns {
-		if c.state != stClosed && c.state != stBackoff {
+		if c.state != stBackoff {
 			return false
 		}
 	}
