@@ -208,11 +208,15 @@ func TestFlowRunUsersShareConnections(t *testing.T) {
 		think        string
 		users, conns int
 		rate         float64
+		warmup       time.Duration
+		noKeepAlive  bool
 	}{
-		{"thinking", "think: 2ms", 300, 4, 0},
-		{"never thinking", "", 100, 3, 0},
-		{"as many connections as users", "think: 1ms", 8, 8, 0},
-		{"open model", "think: 1ms", 200, 4, 4000},
+		{"thinking", "think: 2ms", 300, 4, 0, 0, false},
+		{"never thinking", "", 100, 3, 0, 0, false},
+		{"as many connections as users", "think: 1ms", 8, 8, 0, 0, false},
+		{"open model", "think: 1ms", 200, 4, 4000, 0, false},
+		{"after a warmup", "think: 1ms", 100, 3, 0, 50 * time.Millisecond, false},
+		{"a connection per request", "think: 1ms", 50, 4, 0, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -227,7 +231,7 @@ func TestFlowRunUsersShareConnections(t *testing.T) {
 			iterations := int64(tc.users * 3)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res, err := Run(ctx, Config{URL: srv.URL, Connections: tc.conns, Loops: 2,
+			res, err := Run(ctx, Config{URL: srv.URL, Connections: tc.conns, Loops: 2, Warmup: tc.warmup, DisableKeepAlive: tc.noKeepAlive,
 				Flow: &FlowRun{Flow: f, Users: tc.users, Iterations: iterations, IterationRate: tc.rate}})
 			if err != nil {
 				t.Fatal(err)
