@@ -222,7 +222,6 @@ func TestFlowFromChromiumHARReplays(t *testing.T) {
 // (whose requests Chromium made over protocol) into a flow, checks its
 // steps and replays it with the flags replay.
 func recordAndReplay(t *testing.T, site *loginSite, base, protocol string, replay []string) {
-
 	har, title := recordHAR(t, base+"/", "/items?limit=3")
 	if title != "ok 3 items" {
 		t.Errorf("the page says %q, want \"ok 3 items\"", title)
