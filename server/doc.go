@@ -50,6 +50,7 @@
 //   - h2config.go: HTTP2Config (over TLS, streams, windows, limits) and the engine's config from it
 //   - h2conn_linux.go: h2conn, HTTP/2 as a connection's protocol, driving internal/http2.ServerConn
 //   - h2file_linux.go: a file body on a stream, a 64 KiB piece at a time
+//   - h2merge_linux.go: a Flush not waited for: its part joined to the one before it, up to asyncFlushLimit
 //   - h2native_linux.go: native handlers on streams: Inline and Pooled runs, Ctx.Flush on a stream
 //   - h2recv_linux.go: a stream's receiving side: HEADERS, body with credit, trailers, dispatch
 //   - h2send_linux.go: a stream's sending side: posted parts applied, pump under the windows

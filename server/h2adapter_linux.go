@@ -287,6 +287,20 @@ func (w *h2Writer) flush() error {
 	if p.status == 0 && len(p.body) == 0 && p.file == nil {
 		return nil
 	}
+	if p.file == nil && w.st.asyncBytes.Load()+int64(len(p.body)) <= asyncFlushLimit {
+		// Not waited for: the part takes the buffer, and a flush that
+		// follows before the loop frames it joins it (a gRPC message and
+		// its trailers, say, in one write).
+		p.own, p.async = w.c.out, len(p.body)
+		w.c.out = getBuf()
+		w.st.asyncBytes.Add(int64(p.async))
+		if err := w.st.post(&p, 0); err != nil {
+			w.st.asyncBytes.Add(-int64(p.async))
+			p.free()
+			return err
+		}
+		return nil
+	}
 	err := w.st.postWait(&p)
 	w.c.out = w.c.out[:0]
 	return err

@@ -87,6 +87,12 @@ func (hc *h2conn) apply(st *h2stream, now int64) {
 		p.free()
 		return
 	}
+	if st.inSending && !p.reset && hc.streams[st.id] == st {
+		// The part before it is still being framed (a flush not waited
+		// for): this one follows it.
+		mergePart(&st.send, &p)
+		return
+	}
 	hc.startPart(st, p, now)
 }
 
@@ -218,10 +224,16 @@ func (hc *h2conn) pumpStream(st *h2stream, now int64) bool {
 			return true
 		}
 		// A flushed part, all framed: its worker may go on.
+		wait, async := p.wait, p.async
 		p.free()
-		select {
-		case st.ack <- nil:
-		default:
+		if async > 0 {
+			st.asyncBytes.Add(-int64(async))
+		}
+		if wait {
+			select {
+			case st.ack <- nil:
+			default:
+			}
 		}
 		return true
 	}

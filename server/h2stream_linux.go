@@ -40,6 +40,9 @@ type h2stream struct {
 	wake    chan struct{}      // signalled when in, eof or inErr change
 
 	gone atomic.Bool // reset, or its connection closed: the handler's output goes nowhere
+	// asyncBytes: flushed body bytes posted without waiting and not yet
+	// framed; past asyncFlushLimit a Flush waits again.
+	asyncBytes atomic.Int64
 
 	// Posted by the worker, guarded by hc.mu.
 	posted  h2part
@@ -102,7 +105,10 @@ type h2part struct {
 	endSent  bool
 	trailers []http2.Field
 	wait     bool // the worker waits on ack until body is framed
-	reset    bool // the handler failed after sending headers: reset the stream
+	// async: body bytes of flushes the worker did not wait for, counted
+	// in the stream's asyncBytes until framed (h2merge_linux.go).
+	async int
+	reset bool // the handler failed after sending headers: reset the stream
 	// ws: the handler accepted a WebSocket on an extended CONNECT; the
 	// part is its 200 (h2ws_linux.go).
 	ws *wsUpgrade
@@ -270,7 +276,11 @@ func (st *h2stream) post(p *h2part, credit int) error {
 		return errStreamGone
 	}
 	if p != nil {
-		st.posted, st.hasPost = *p, true
+		if st.hasPost {
+			mergePart(&st.posted, p) // a flush not waited for is still there
+		} else {
+			st.posted, st.hasPost = *p, true
+		}
 	}
 	st.credit += credit
 	wake := st.readyLocked()
