@@ -71,9 +71,11 @@ type grpcStreams struct {
 	send     int32 // messages per call
 	interval int64 // ns
 	// l and c are the session's loop and connection, bound at its first
-	// delivery (the server's SETTINGS come before any stream opens).
-	l *loop
-	c *conn
+	// delivery (the server's SETTINGS come before any stream opens), and
+	// clock its loop's clock (the engine's; a test's own).
+	l     *loop
+	c     *conn
+	clock func() int64
 	// gen counts the session's sockets: a timer armed on an earlier one
 	// is stale. armed is the time of the session's timer (0: none).
 	gen   uint32
@@ -102,10 +104,10 @@ func (g *grpcStreams) reset() { g.gen, g.armed = g.gen+1, 0 }
 
 // now is the loop's clock; 0 before the session is bound.
 func (g *grpcStreams) now() int64 {
-	if g.l == nil {
+	if g.clock == nil {
 		return 0
 	}
-	return g.l.e.now()
+	return g.clock()
 }
 
 // arm brings the session back at at, unless it comes back sooner.
@@ -142,7 +144,7 @@ func (s *h2session) grpcBind(k sink) {
 		return
 	}
 	if d, ok := k.(*delivery); ok {
-		s.gs.l, s.gs.c = d.l, d.c
+		s.gs.l, s.gs.c, s.gs.clock = d.l, d.c, d.l.e.now
 	}
 }
 
