@@ -38,7 +38,7 @@ type h3session struct {
 	goAway   bool
 	closedBy error // the engine's error once the connection ended
 
-	h3req  *request // the request whose frames frames holds
+	h3req  *request // the request encoded in frames
 	frames []byte   // HEADERS (and DATA) of h3req, encoded once
 	sec    []byte
 	buf    []byte // stream reads
