@@ -52,7 +52,7 @@ type conn struct {
 	plain plainTransport // the transport tr points to, reused for every socket
 	h3    *h3session     // ses, for an HTTP/3 run: its sockets are UDP (h3loop.go)
 	idle  bool           // in the loop's queue of idle connections (with a Source)
-	user  *flowUser      // the virtual user bound to c (Config.Flow); nil otherwise
+	user  *flowUser      // the virtual user whose step c carries now (Config.Flow); nil otherwise
 	// watched: in the loop's list for the timeout scan (loop.watch).
 	watched bool
 	paced   bool // waiting for the connect slot the loop's pace gave it (ramp.go)
