@@ -142,7 +142,7 @@ func grpcFacts(r *result.Result) []fact {
 	for _, h := range []struct {
 		name string
 		hist *hdrhistogram.Histogram
-	}{{"Message", g.MessageLatency}, {"First message", g.FirstMessage}, {"Message gap", g.Gap}} {
+	}{{"Per message", g.MessageLatency}, {"First msg", g.FirstMessage}, {"Message gap", g.Gap}} {
 		if h.hist == nil || h.hist.TotalCount() == 0 {
 			continue
 		}
