@@ -399,7 +399,7 @@ func resolveTarget(c *Config) (*target, error) {
 		Method:    c.Method,
 		Target:    t.path,
 		Host:      t.host,
-		Header:    c.Header,
+		Header:    c.GRPCStream.header(c.Header, len(c.Body)),
 		Body:      c.Body,
 		Close:     c.DisableKeepAlive,
 		UserAgent: "gust",

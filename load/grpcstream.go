@@ -3,6 +3,8 @@ package load
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gust-http/gust/result"
@@ -63,6 +65,22 @@ func (g GRPCStream) check(grpc bool) error {
 		return errors.New("messages per call and their interval need a client-streaming or bidirectional method")
 	}
 	return nil
+}
+
+// header returns the run's header fields for a call of one message of
+// size bytes: a client stream's has the Content-Length of all its
+// messages, as the request body is all of them (servers that check it
+// reset a stream whose DATA runs past it), unless the fields give one.
+func (g GRPCStream) header(fields [][2]string, size int) [][2]string {
+	if !g.Client || g.Send <= 1 {
+		return fields
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f[0], "content-length") {
+			return fields
+		}
+	}
+	return append(fields[:len(fields):len(fields)], [2]string{"content-length", strconv.Itoa(g.Send * size)})
 }
 
 // grpcStreams is an HTTP/2 session's state for a streaming method.

@@ -221,3 +221,29 @@ func TestGRPCStreamDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%d latencies over %d OK calls, want 4 per call over 211", g.message.TotalCount(), g.status[grpcOK])
 	}
 }
+
+func TestGRPCClientStreamContentLengthIsAllItsMessages(t *testing.T) {
+	base := [][2]string{{"content-type", "application/grpc"}}
+	for _, tc := range []struct {
+		name   string
+		g      GRPCStream
+		fields [][2]string
+		want   string // the content-length added, "" for none
+	}{
+		{"a unary call adds none", GRPCStream{}, base, ""},
+		{"one message adds none", GRPCStream{Client: true, Send: 1}, base, ""},
+		{"five messages of 7 bytes are 35", GRPCStream{Client: true, Server: true, Send: 5}, base, "35"},
+		{"a content-length given stays", GRPCStream{Client: true, Send: 5}, append(base, [2]string{"Content-Length", "9"}), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.g.header(tc.fields, 7)
+			added := ""
+			if len(got) > len(tc.fields) {
+				added = got[len(got)-1][1]
+			}
+			if added != tc.want {
+				t.Fatalf("fields %v, want content-length %q added", got, tc.want)
+			}
+		})
+	}
+}

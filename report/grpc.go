@@ -134,9 +134,16 @@ func grpcFacts(r *result.Result) []fact {
 	if !g.Streamed() {
 		return facts
 	}
-	msgs := fmt.Sprintf("%s sent, %s received", formatCount(g.Sent), formatCount(g.Messages))
-	if secs := r.Duration.Seconds(); secs > 0 {
-		msgs += fmt.Sprintf("; %s/s sent, %s/s received", formatCount(int64(float64(g.Sent)/secs)), formatCount(int64(float64(g.Messages)/secs)))
+	secs := r.Duration.Seconds()
+	rate := func(n int64) string {
+		if secs <= 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%s/s)", formatCount(int64(float64(n)/secs)))
+	}
+	msgs := fmt.Sprintf("%s received%s", formatCount(g.Messages), rate(g.Messages))
+	if g.Sent > 0 { // a client stream's
+		msgs = fmt.Sprintf("%s sent%s, %s", formatCount(g.Sent), rate(g.Sent), msgs)
 	}
 	facts = append(facts, fact{"Messages", msgs})
 	for _, h := range []struct {

@@ -76,7 +76,7 @@ func TestGRPCStreamHistogramsMergeExactly(t *testing.T) {
 	if err := Text(&text, got); err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"1,500 sent, 1,500 received", "\nPer message p50 ", "\nFirst msg   p50 ", "\nMessage gap p50 "} {
+	for _, line := range []string{"1,500 sent (749/s), 1,500 received (749/s)", "\nPer message p50 ", "\nFirst msg   p50 ", "\nMessage gap p50 "} {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text has no %q:\n%s", line, text.String())
 		}

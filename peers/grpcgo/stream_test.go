@@ -15,6 +15,7 @@ import (
 
 	"github.com/gust-http/gust/load"
 	"github.com/gust-http/gust/result"
+	"github.com/gust-http/gust/server"
 )
 
 // gust load's client-streaming and bidirectional calls
@@ -199,5 +200,33 @@ func TestGRPCMessageLatencyMatchesTheServersClock(t *testing.T) {
 	}
 	if p99, want := float64(got.ValueAtQuantile(99)), float64(send*delay/time.Microsecond); p99 < want || p99 > want*1.1 {
 		t.Errorf("p99 %.0f us, want %.0f us (5 x 200 ms) to 10%% over", p99, want)
+	}
+}
+
+// TestGRPCStreamingCallsOnGustServer makes the same streaming calls of
+// gust server (the interop TestService through the net/http adapter),
+// whose HTTP/2 checks a request's Content-Length against its DATA: a
+// client stream's is all its messages.
+func TestGRPCStreamingCallsOnGustServer(t *testing.T) {
+	s := startGust(t, server.Auto, nil)
+	for _, tc := range []struct {
+		name, method, json string
+		server             bool
+	}{
+		{"client streaming", "StreamingInputCall", `{"payload": {"body": "aGVsbG8="}}`, false},
+		{"bidirectional", "FullDuplexCall", `{"response_parameters": [{"size": 8}]}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n, send = 40, 6
+			cfg := grpcLoad(t, s.Addr().String(), interopProto, tc.method, tc.json, n)
+			cfg.GRPCStream = load.GRPCStream{Client: true, Server: tc.server, Send: send, Interval: time.Millisecond}
+			r := streamLoad(t, cfg)
+			if r.GRPC.Sent != n*send {
+				t.Fatalf("%d messages sent, want %d", r.GRPC.Sent, n*send)
+			}
+			if tc.server && (r.GRPC.Messages != n*send || r.GRPC.MessageLatency.TotalCount() != n*send) {
+				t.Fatalf("%d echoes, %d timed; want %d each", r.GRPC.Messages, r.GRPC.MessageLatency.TotalCount(), n*send)
+			}
+		})
 	}
 }
