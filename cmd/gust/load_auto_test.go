@@ -131,7 +131,9 @@ func TestProtoFlagErrors(t *testing.T) {
 	}{
 		{"auto over http://", []string{"load", "--proto", "auto", h2c}, "--proto auto needs an https:// URL (the protocol is chosen by TLS's ALPN); for h2c with prior knowledge use --http2"},
 		{"auto over http:// in a replay", []string{"replay", "--proto", "auto", "--target", h2c, "-"}, "--proto auto needs an https:// URL"},
-		{"a protocol gust does not speak", []string{"load", "--proto", "h3", h2c}, `invalid argument "h3" for "--proto" flag: must be http1.1, h2 or auto`},
+		{"a protocol gust does not speak", []string{"load", "--proto", "h4", h2c}, `invalid argument "h4" for "--proto" flag: must be http1.1, h2, auto or h3`},
+		{"HTTP/3 to an http:// URL", []string{"load", "--proto", "h3", h2c}, "--proto h3 needs an https:// URL"},
+		{"--http3 with --http2", []string{"load", "--http3", "--http2", h2c}, "--http3 is --proto h3"},
 		{"--http2 with another --proto", []string{"load", "--http2", "--proto", "auto", "https://127.0.0.1:1/"}, "--http2 is --proto h2: give one of them, not --http2 with --proto auto"},
 		{"streams over HTTP/1.1", []string{"load", "--proto", "http1.1", "-m", "4", h2c}, "-m 4 (streams per connection) needs --http2, --http3 or --proto auto"},
 		{"auto without keep-alive", []string{"load", "--proto", "auto", "--disable-keepalive", "https://127.0.0.1:1/"}, "drop --disable-keepalive"},
