@@ -27,6 +27,8 @@
 //   - flow_users.go: a loop's virtual users apart from connections: flowUser, the heap of users thinking
 //   - grpc.go: a gRPC call's status from grpc-status (or its HTTP status), counted by code per loop
 //   - grpcframe.go: grpcFrames, a gRPC body's length-prefixed messages counted as DATA arrives
+//   - grpcstream.go: GRPCStream: client-streaming and bidirectional calls' messages, per-message latency
+//   - grpctimers.go: the loop's heap of timers bringing streaming calls' next messages
 //   - h2choose.go: a connection's protocol from ALPN: alpnOffer, useProtocol, an auto run's counts
 //   - h2session.go: HTTP/2's session on internal/http2.ClientConn: streams, resets, GOAWAY, expire
 //   - h2stats.go: HTTP/2's counters: RST_STREAM and GOAWAY by code, retries

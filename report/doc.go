@@ -21,7 +21,7 @@
 //   - endpoints.go: the per-endpoint table, for text and HTML
 //   - flows.go: FlowsStats, the flows section (gust load --flow): iterations, their durations, checks by step
 //   - format.go: number and duration formats
-//   - grpc.go: GRPCStats: a gRPC run's calls by status name and response messages, in text and JSON
+//   - grpc.go: GRPCStats: a gRPC run's calls by status name, messages and their timings, in text and JSON
 //   - hdrlog.go: the HdrHistogram interval log
 //   - html.go: the self-contained HTML page: tables and inline SVG charts
 //   - http2.go: an HTTP/2 or auto run's protocol keys and summary lines

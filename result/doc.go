@@ -20,7 +20,7 @@
 //   - errorkind.go: ErrorKind, the kinds of failure a run counts, and their report names
 //   - failstatus.go: StatusSet (--fail-status), the statuses error_rate counts as failed
 //   - flows.go: Flows, a user-journey run's iterations and checks by step, added exactly
-//   - grpc.go: GRPC, a gRPC run's calls by status name and its response messages, added exactly
+//   - grpc.go: GRPC, a gRPC run's calls by status name, its messages and their timings, added exactly
 //   - histogram.go: the one histogram setting every gust histogram shares, so any two add exactly
 //   - http2.go: HTTP2: streams per connection, RST_STREAM and GOAWAY counts by code, retries
 //   - input.go: Input, what a replay read from its log
@@ -33,6 +33,7 @@
 //   - stream.go: Stream, responses read as streams: first byte, first event, gaps, durations
 //   - threshold.go: Threshold (--threshold), ParseThreshold, Judge into Verdicts
 //   - threshold_flow.go: thresholds on a flow run: checks, a step's latency or error_rate, an iteration's duration
+//   - threshold_grpc.go: thresholds on a gRPC run's messages: message, first_message, message_gap
 //   - threshold_stream.go: thresholds on streamed responses: first_event, first_byte and gap latencies
 //   - tls.go: TLS, a TLS run's handshakes: versions, suites, ALPN, resumption, errors
 //   - websocket.go: WebSocket, a ws:// run's upgrades, messages, bytes, closes and pings
