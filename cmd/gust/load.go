@@ -71,7 +71,11 @@ With --proto h2 (or --http2), speak HTTP/2 (h2c with prior knowledge to
 http://, h2 by ALPN to https://) with -m streams per connection; latency is
 from a request's HEADERS to its response's END_STREAM. With --proto auto
 (https:// only), offer h2 and http/1.1 by ALPN and let the server pick for
-each connection; the report counts the connections that got each.
+each connection; the report counts the connections that got each. With
+--proto h3 (or --http3, https:// only), speak HTTP/3 over QUIC, a UDP
+socket per connection read and written in batches on the same loops, -m
+streams per connection; the report adds the QUIC handshakes, round-trip
+times, packets lost and datagrams per system call.
 
 A ws:// or wss:// URL upgrades each connection to a WebSocket and sends
 messages (--ws-size bytes, or -d/-D; --ws-text for text frames), keeping
