@@ -128,7 +128,7 @@ func (g *grpcStreams) now() int64 {
 	return g.clock()
 }
 
-// arm brings the session back at at, unless it comes back sooner.
+// arm brings the session back at time at, unless it comes back sooner.
 func (g *grpcStreams) arm(at int64) {
 	if g.l == nil || g.armed != 0 && g.armed <= at {
 		return

@@ -1,6 +1,6 @@
 package load
 
-// grpcTimer brings a session with streaming gRPC calls back at at, to
+// grpcTimer brings a session with streaming gRPC calls back at time at, to
 // send the messages then due (grpcstream.go). gen is the session's socket
 // generation when it was armed: a timer of an earlier socket is stale.
 type grpcTimer struct {
