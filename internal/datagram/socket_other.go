@@ -91,3 +91,9 @@ func (g *Segments) Append([]byte) {}
 
 // WriteSegments fails with ErrUnsupported.
 func (s *Socket) WriteSegments(*Segments) (bool, error) { return false, ErrUnsupported }
+
+// Close does nothing: there is no socket.
+func (s *Socket) Close() error { return nil }
+
+// Probe reports no offload.
+func (s *Socket) Probe() Features { return Features{} }
