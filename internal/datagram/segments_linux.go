@@ -93,8 +93,13 @@ func (g *Segments) Fits(size int) bool {
 	case g.end || g.n == MaxSegments || size > g.seg:
 		return false
 	}
-	return len(g.buf)+size <= cap(g.buf)
+	return len(g.buf)+size <= min(cap(g.buf), maxSegmentsBytes)
 }
+
+// maxSegmentsBytes bounds one GSO send: the kernel builds it as one UDP
+// datagram before splitting it, and refuses (EMSGSIZE) one whose payload
+// passes what an IPv4 datagram can hold.
+const maxSegmentsBytes = 65535 - 20 - 8
 
 // Append adds d, which Fits.
 func (g *Segments) Append(d []byte) {

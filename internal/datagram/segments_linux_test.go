@@ -78,3 +78,24 @@ func TestSegmentsGSOToGRO(t *testing.T) {
 		}
 	}
 }
+
+// As many full datagrams as Fits admits go out in one send: the kernel
+// refuses a GSO send whose total passes a UDP datagram's 64 KiB, so
+// Fits must stop before it.
+func TestSegmentsFitOneSend(t *testing.T) {
+	a, _, _, bAddr := openPair(t)
+	if f := a.Probe(); !f.GSO {
+		t.Skipf("the kernel lacks UDP GSO: %+v", f)
+	}
+	if err := unix.Connect(a.FD(), &unix.SockaddrInet4{Port: int(bAddr.Port()), Addr: bAddr.Addr().As4()}); err != nil {
+		t.Fatal(err)
+	}
+	g := NewSegments(2048)
+	d := bytes.Repeat([]byte{'x'}, 1452)
+	for g.Fits(len(d)) {
+		g.Append(d)
+	}
+	if ok, err := a.WriteSegments(g); err != nil {
+		t.Fatalf("WriteSegments of %d datagrams of %d bytes: %v %v", g.Len(), len(d), ok, err)
+	}
+}
