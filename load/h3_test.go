@@ -62,6 +62,16 @@ func TestHTTP3AgainstMisbehavingServers(t *testing.T) {
 			},
 		},
 		{
+			name: "a second GOAWAY with a lower ID: the requests at or above it are sent again",
+			opts: h3TestOptions{goAwayAfter: 50, goAwayTwice: true},
+			n:    1000,
+			check: func(t *testing.T, res *result.Result, served int) {
+				if res.Status[200] != 1000 || res.ErrorCount() != 0 {
+					t.Errorf("status %v, errors %v; want all 1000 answered", res.Status, res.Errors)
+				}
+			},
+		},
+		{
 			name: "reset streams are counted alone; the connection goes on",
 			opts: h3TestOptions{resetEvery: 10},
 			n:    1000,

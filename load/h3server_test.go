@@ -37,6 +37,11 @@ type h3TestOptions struct {
 	badHeader     bool // answer with an upper-case field name (malformed)
 	unknownFrames bool // a reserved frame before each answer, and a one-way stream of a reserved type
 	refuse        bool // close every connection in its handshake with CONNECTION_REFUSED
+	// goAwayTwice: with goAwayAfter, a first GOAWAY naming no stream
+	// (2^62-4) goes out then, and 20 ms later the one that names the
+	// streams it left unanswered meanwhile, as RFC 9114 section 5.2 lets
+	// a server leave them.
+	goAwayTwice bool
 }
 
 // h3ServerConn is one connection's state on the test server.
@@ -47,6 +52,8 @@ type h3ServerConn struct {
 	answered int
 	opened   bool
 	goneAway bool
+	goAwayID uint64    // the last GOAWAY's stream ID, once goneAway
+	goAwayAt time.Time // with goAwayTwice: when the second GOAWAY is due
 }
 
 func startH3TestServer(t *testing.T, opts h3TestOptions) (*h3TestServer, string) {
@@ -143,6 +150,10 @@ func (s *h3TestServer) serve(done chan struct{}) {
 				c.qc.OnTimeout(now)
 			}
 			s.events(c, rbuf)
+			if !c.goAwayAt.IsZero() && !now.Before(c.goAwayAt) {
+				c.goAwayAt = time.Time{}
+				c.qc.Write(3, http3.AppendGoAway(nil, c.goAwayID))
+			}
 			for {
 				d, ok := c.qc.AppendDatagram(out[:0], now)
 				if !ok {
@@ -234,6 +245,9 @@ func (s *h3TestServer) answer(c *h3ServerConn, id uint64, req []byte) {
 			}
 		}
 	}
+	if c.goneAway && s.opts.goAwayTwice && id >= c.goAwayID {
+		return // never processed: the client knows from the GOAWAY
+	}
 	if c.goneAway {
 		c.qc.ResetStream(id, uint64(http3.ErrCodeRequestRejected))
 		return
@@ -264,7 +278,12 @@ func (s *h3TestServer) answer(c *h3ServerConn, id uint64, req []byte) {
 	c.qc.Write(id, b)
 	c.qc.CloseWrite(id)
 	if s.opts.goAwayAfter > 0 && c.answered == s.opts.goAwayAfter {
-		c.goneAway = true
-		c.qc.Write(3, http3.AppendGoAway(nil, id+4)) // the server's control stream is 3
+		c.goneAway, c.goAwayID = true, id+4
+		if s.opts.goAwayTwice {
+			c.qc.Write(3, http3.AppendGoAway(nil, 1<<62-4)) // the server's control stream is 3
+			c.goAwayAt = time.Now().Add(20 * time.Millisecond)
+			return
+		}
+		c.qc.Write(3, http3.AppendGoAway(nil, id+4))
 	}
 }

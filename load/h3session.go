@@ -36,7 +36,8 @@ type h3session struct {
 	started  time.Time // the handshake's start
 	ready    bool      // the handshake completed and the control stream is open
 	goAway   bool
-	closedBy error // the engine's error once the connection ended
+	goAwayID uint64 // the lowest GOAWAY's stream ID, once goAway
+	closedBy error  // the engine's error once the connection ended
 
 	h3req  *request // the request encoded in frames
 	frames []byte   // HEADERS (and DATA) of h3req, encoded once
@@ -339,9 +340,13 @@ func (s *h3session) readStream(id uint64, k sink) error {
 				break
 			}
 		}
-		if g, ok := s.client.GoAway(); ok && !s.goAway {
-			s.goAway = true
-			k.goAway(0)
+		// A server may send GOAWAY again with a lower ID (RFC 9114
+		// section 5.2): the streams from the new one on are sent again.
+		if g, ok := s.client.GoAway(); ok && (!s.goAway || g < s.goAwayID) {
+			if !s.goAway {
+				k.goAway(0)
+			}
+			s.goAway, s.goAwayID = true, g
 			s.retryFrom(g, k)
 		}
 		return nil
