@@ -31,9 +31,9 @@ type Method struct {
 // PACKAGE.SERVICE/METHOD. Errors are one line naming the file, service or
 // method at fault.
 func Compile(files, importPaths []string, call string) (*Method, error) {
-	svcName, methName, ok := strings.Cut(strings.TrimPrefix(call, "/"), "/")
-	if !ok || svcName == "" || methName == "" || strings.Contains(methName, "/") {
-		return nil, fmt.Errorf("--grpc-call %q: write it PACKAGE.SERVICE/METHOD, e.g. grpc.testing.TestService/UnaryCall", call)
+	svcName, methName, err := splitCall(call)
+	if err != nil {
+		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, errors.New("--grpc-call needs the service's .proto file: add --grpc-proto FILE")
@@ -60,16 +60,30 @@ func Compile(files, importPaths []string, call string) (*Method, error) {
 		if !ok {
 			return nil, fmt.Errorf("--grpc-call %q: %s is not a service in %s", call, svcName, f.Path())
 		}
-		m := svc.Methods().ByName(protoreflect.Name(methName))
-		if m == nil {
-			return nil, fmt.Errorf("--grpc-call %q: service %s has no method %s (it has %s)", call, svcName, methName, methodNames(svc))
-		}
-		return &Method{
-			Path: "/" + svcName + "/" + methName, Input: m.Input(), Output: m.Output(),
-			ClientStreaming: m.IsStreamingClient(), ServerStreaming: m.IsStreamingServer(),
-		}, nil
+		return newMethod(svc, call, methName)
 	}
 	return nil, fmt.Errorf("--grpc-call %q: no service %s in %s", call, svcName, strings.Join(files, ", "))
+}
+
+// splitCall splits PACKAGE.SERVICE/METHOD.
+func splitCall(call string) (svc, method string, err error) {
+	svc, method, ok := strings.Cut(strings.TrimPrefix(call, "/"), "/")
+	if !ok || svc == "" || method == "" || strings.Contains(method, "/") {
+		return "", "", fmt.Errorf("--grpc-call %q: write it PACKAGE.SERVICE/METHOD, e.g. grpc.testing.TestService/UnaryCall", call)
+	}
+	return svc, method, nil
+}
+
+// newMethod is svc's method name, or an error listing the ones it has.
+func newMethod(svc protoreflect.ServiceDescriptor, call, name string) (*Method, error) {
+	m := svc.Methods().ByName(protoreflect.Name(name))
+	if m == nil {
+		return nil, fmt.Errorf("--grpc-call %q: service %s has no method %s (it has %s)", call, svc.FullName(), name, methodNames(svc))
+	}
+	return &Method{
+		Path: "/" + string(svc.FullName()) + "/" + name, Input: m.Input(), Output: m.Output(),
+		ClientStreaming: m.IsStreamingClient(), ServerStreaming: m.IsStreamingServer(),
+	}, nil
 }
 
 // methodNames lists svc's methods, comma-separated.
