@@ -155,6 +155,14 @@ type Config struct {
 	// unless HTTP2.OverTLS is set. A client that sends plain HTTP gets a
 	// 400 and a close, as from net/http. Nil means plain HTTP.
 	TLS *tls.Config
+	// HTTP3 also serves HTTP/3 (QUIC version 1, RFC 9114) on UDP at the
+	// TLS port, one socket per loop (SO_REUSEPORT), the QUIC connections
+	// on the loops beside the TCP ones (Linux engine); it needs TLS, whose
+	// certificates it uses, and HTTP/1.1 and HTTP/2 responses advertise
+	// it with Alt-Svc. Handlers run on the loop in Inline mode and on
+	// workers in Auto and Pooled modes; a request's body is gathered
+	// before its handler starts (up to MaxBodyBytes). Off by default.
+	HTTP3 bool
 	// H2C accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1: a
 	// connection whose first bytes are the HTTP/2 client preface is served
 	// as HTTP/2 (Linux engine). The HTTP/1.1 Upgrade to h2c is not

@@ -342,6 +342,7 @@ func (c *Ctx) appendHead(dst []byte, length int) []byte {
 		Server:         !c.hasServer,
 		Date:           c.srv.date.get(),
 		Header:         c.header,
+		Fixed:          c.srv.altSvcLine,
 		HasContentType: c.hasCT,
 		Close:          c.closeConn,
 		KeepAlive:      c.req.Major == 1 && c.req.Minor == 0,

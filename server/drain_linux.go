@@ -65,6 +65,9 @@ func (l *loop) closeIdleConns() {
 		}
 	}
 	l.closingIdle = false
+	if l.h3 != nil {
+		l.h3.drain(now) // GOAWAY on each QUIC connection (once), closed when its streams are done
+	}
 }
 
 // drainStep is how many of the connections in byFD one of Shutdown's

@@ -96,6 +96,12 @@ func newEngine(s *Server, addr string) (*engine, error) {
 		}
 		e.loops = append(e.loops, newLoop(e, i, p, lnfd))
 	}
+	if s.cfg.HTTP3 {
+		if err := e.openHTTP3(); err != nil {
+			e.discard()
+			return nil, fmt.Errorf("listen %s: %w", addr, err)
+		}
+	}
 	return e, nil
 }
 
@@ -248,6 +254,7 @@ func (e *engine) stop() {
 
 // discard releases the listeners and pollers of an engine that never ran.
 func (e *engine) discard() {
+	e.closeHTTP3()
 	for _, l := range e.loops {
 		l.closeListener()
 		l.poller.Close()

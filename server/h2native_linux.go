@@ -214,6 +214,9 @@ func ctxFields(ctx *Ctx, length int, scratch *fieldScratch) []http2.Field {
 		fields = append(fields, http2.Field{Name: "server", Value: "gust"})
 	}
 	fields = append(fields, http2.Field{Name: "date", Value: ctx.srv.dateString()})
+	if ctx.srv.altSvc != "" {
+		fields = append(fields, http2.Field{Name: "alt-svc", Value: ctx.srv.altSvc})
+	}
 	if length >= 0 && bodyOK {
 		fields = append(fields, http2.Field{Name: "content-length", Value: lengthString(length)})
 	}

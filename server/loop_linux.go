@@ -87,6 +87,8 @@ type loop struct {
 	closeIdleReq atomic.Bool  // Shutdown asks the loop to close its idle connections
 	conns        atomic.Int64 // connections this loop holds, for tests and balance checks
 
+	h3 *h3loop // HTTP/3 (Config.HTTP3): the loop's UDP socket and QUIC connections; nil without
+
 	autoLoop // Auto mode's side of the loop (auto_linux.go)
 	tlsLoop  // handshakes that ended, in their mailbox, and resting keys (tls_linux.go)
 }
@@ -139,7 +141,7 @@ func (l *loop) run() error {
 		}
 		var err error
 		lingerDue := l.lingerWakeAt > 0 && l.lingerWakeAt <= l.turnNow
-		if l.later.Pending() || l.streams.pending() || lingerDue {
+		if l.later.Pending() || l.streams.pending() || lingerDue || l.h3 != nil && l.h3.more {
 			// Sockets wait for their next turn, or streams (queued by
 			// closeIdleConns' reads) to start, or lingering sockets have
 			// budget left: look for events, do not wait.
@@ -148,6 +150,11 @@ func (l *loop) run() error {
 			wakeAt := l.wheel.next
 			if l.lingerWakeAt > 0 {
 				wakeAt = min(wakeAt, l.lingerWakeAt) // lingering sockets wait for their budget
+			}
+			if l.h3 != nil {
+				if at := l.h3.wakeAt(); at > 0 {
+					wakeAt = min(wakeAt, at) // QUIC's timers, to the millisecond
+				}
 			}
 			if l.srv.cfg.LoopsOwnThreads {
 				l.events, err = l.poller.WaitOwnThread(l.events[:0], max(0, time.Duration(wakeAt-l.e.now())))
@@ -188,6 +195,10 @@ func (l *loop) finishTurn() {
 			l.accept(now)
 			continue
 		}
+		if l.h3 != nil && fd == l.h3.fd {
+			l.h3.readable(now)
+			continue
+		}
 		if fd < len(l.byFD) {
 			if c := l.byFD[fd]; c != nil {
 				l.handle(c, ev.Flags, now)
@@ -211,6 +222,12 @@ func (l *loop) finishTurn() {
 	l.discardSome(now)
 	l.wheel.advance(now)
 	l.quietSome(now)
+	if l.h3 != nil {
+		if l.h3.more {
+			l.h3.readable(now) // the rest of a flood, after the turn's other work
+		}
+		l.h3.turn(now)
+	}
 }
 
 func (l *loop) accept(now int64) {
@@ -452,5 +469,8 @@ func (l *loop) shutdownAll() {
 		}
 	}
 	l.closeListener()
+	if l.h3 != nil {
+		l.h3.closeAll(l.e.now())
+	}
 	l.poller.Close()
 }

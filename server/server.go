@@ -51,6 +51,10 @@ type Server struct {
 	// tlsConf is Config.TLS prepared by Listen (tls.go), nil for plain TCP;
 	// filesTLS, if set, is what ListenAndServeTLS made of it and its files.
 	tlsConf, filesTLS *tls.Config
+	// altSvc is the Alt-Svc value advertising HTTP/3 (Config.HTTP3),
+	// empty without it; altSvcLine is the same as an HTTP/1.1 field line.
+	altSvc     string
+	altSvcLine []byte
 }
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown or Close.
@@ -160,6 +164,9 @@ func (s *Server) listen(open func() (*engine, error)) error {
 		return err
 	}
 	s.tlsConf = tlsConf
+	if s.cfg.HTTP3 && tlsConf == nil {
+		return errors.New("server: HTTP3 needs TLS")
+	}
 	eng, err := open()
 	if err != nil {
 		return err

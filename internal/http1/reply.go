@@ -36,6 +36,9 @@ type Reply struct {
 	Date []byte
 	// Header holds the handler's fields, "Name: value\r\n" each.
 	Header []byte
+	// Fixed holds fields the server adds to every response (Alt-Svc), in
+	// the same form.
+	Fixed []byte
 	// HasContentType says Header sets Content-Type; otherwise a response
 	// with a body is sent as text/plain.
 	HasContentType bool
@@ -60,6 +63,7 @@ func AppendReply(dst []byte, r *Reply) []byte {
 	dst = append(dst, r.Date...)
 	dst = append(dst, "\r\n"...)
 	dst = append(dst, r.Header...)
+	dst = append(dst, r.Fixed...)
 	allowed := BodyAllowed(r.Status)
 	if allowed && !r.HasContentType && r.Length != 0 {
 		dst = append(dst, "Content-Type: text/plain; charset=utf-8\r\n"...)

@@ -21,18 +21,7 @@ type Client struct {
 	// DefaultSettings.
 	Settings Settings
 
-	control PeerControl
-	uni     map[uint64]*uniStream
-	seen    [4]bool // the server's critical streams opened, by type
-}
-
-// uniStream is a unidirectional stream the server opened: its type once
-// read, and a type split across arrivals.
-type uniStream struct {
-	typ     StreamType
-	known   bool
-	pending [8]byte
-	n       int
+	uni uniStreams
 }
 
 // Start appends the bytes of this client's control stream: its type and
@@ -47,11 +36,11 @@ func (c *Client) Start(b []byte) []byte {
 
 // PeerSettings returns the server's settings, and false until they have
 // arrived.
-func (c *Client) PeerSettings() (Settings, bool) { return c.control.Settings() }
+func (c *Client) PeerSettings() (Settings, bool) { return c.uni.control.Settings() }
 
 // GoAway returns the stream ID of the server's last GOAWAY, ok false
 // before any.
-func (c *Client) GoAway() (id uint64, ok bool) { return c.control.GoAway() }
+func (c *Client) GoAway() (id uint64, ok bool) { return c.uni.control.GoAway() }
 
 // OpenRequest readies s for a request on stream id, a client-initiated
 // bidirectional stream; head says its method is HEAD. It returns
@@ -60,7 +49,7 @@ func (c *Client) OpenRequest(s *RequestStream, id uint64, head bool) error {
 	if id%4 != 0 {
 		return errors.New("http3: a request needs a client-initiated bidirectional stream")
 	}
-	if g, ok := c.control.GoAway(); ok && id >= g {
+	if g, ok := c.uni.control.GoAway(); ok && id >= g {
 		return ErrGoAway
 	}
 	s.Reset(id, head)
@@ -80,64 +69,5 @@ func (c *Client) OpenRequest(s *RequestStream, id uint64, head bool) error {
 // ignore is true, and the caller may stop reading them with
 // H3_STREAM_CREATION_ERROR.
 func (c *Client) ReceiveUni(id uint64, p []byte, fin bool) (ignore bool, err error) {
-	if c.uni == nil {
-		c.uni = make(map[uint64]*uniStream)
-	}
-	u := c.uni[id]
-	if u == nil {
-		u = new(uniStream)
-		c.uni[id] = u
-	}
-	if !u.known {
-		k := copy(u.pending[u.n:], p)
-		t, n := ParseStreamType(u.pending[:u.n+k])
-		if n == 0 {
-			u.n += k
-			if fin {
-				delete(c.uni, id)
-			}
-			return false, nil
-		}
-		p = p[n-u.n:]
-		u.typ, u.known = t, true
-		if err := c.openUni(t); err != nil {
-			return false, err
-		}
-	}
-	switch u.typ {
-	case StreamControl:
-		return false, c.control.Receive(p, fin)
-	case StreamQPACKEncoder:
-		for _, b := range p {
-			// Set Dynamic Table Capacity 0: 001 and a 5-bit prefix of 0.
-			if b != 0x20 {
-				return false, connErr(ErrCodeQPACKEncoderStream, "encoder stream instruction for a dynamic table of capacity 0")
-			}
-		}
-	}
-	if !u.typ.Known() {
-		if fin {
-			delete(c.uni, id)
-		}
-		return true, nil
-	}
-	if fin {
-		return false, connErr(ErrCodeClosedCriticalStream, "the server closed a QPACK stream")
-	}
-	return false, nil
-}
-
-// openUni checks a new unidirectional stream of type t may be opened.
-func (c *Client) openUni(t StreamType) error {
-	if t == StreamPush {
-		return connErr(ErrCodeID, "push stream though no push was allowed")
-	}
-	if !t.Known() {
-		return nil
-	}
-	if c.seen[t] {
-		return connErr(ErrCodeStreamCreation, "a second stream of a type that must be unique")
-	}
-	c.seen[t] = true
-	return nil
+	return c.uni.receive(id, p, fin)
 }

@@ -16,7 +16,9 @@ func AppendControlStreamStart(b []byte, s Settings) []byte {
 // reserved frame types skipped. A client that sends no MAX_PUSH_ID allows
 // no push, so a CANCEL_PUSH is an H3_ID_ERROR (RFC 9114 section 7.2.3).
 // The stream ending is H3_CLOSED_CRITICAL_STREAM. Every error is a
-// ConnError.
+// ConnError. Inside a Server it reads a client's control stream instead:
+// MAX_PUSH_ID is allowed, and GOAWAY and CANCEL_PUSH name push IDs, which
+// a server that never pushes notes and ignores.
 type PeerControl struct {
 	r          FrameReader
 	settings   Settings
@@ -24,6 +26,7 @@ type PeerControl struct {
 	goAway     uint64
 	gotGoAway  bool
 	closed     bool
+	server     bool // this endpoint is the server: the peer's frames are a client's
 }
 
 // Settings returns the peer's settings, and false until its SETTINGS
@@ -46,7 +49,7 @@ func (c *PeerControl) Receive(p []byte, fin bool) error {
 	if c.closed {
 		return connErr(ErrCodeClosedCriticalStream, "bytes after the control stream closed")
 	}
-	c.r.Kind, c.r.Client = KindControl, true
+	c.r.Kind, c.r.Client = KindControl, !c.server
 	for len(p) > 0 {
 		f, n, ok, err := c.r.Next(p)
 		if err != nil {
@@ -77,6 +80,11 @@ func (c *PeerControl) frame(f *Frame) error {
 		}
 		c.gotSetting = true
 	case FrameGoAway:
+		if c.server {
+			// A client's GOAWAY names a push ID; this server never pushes.
+			c.goAway, c.gotGoAway = f.ID, true
+			return nil
+		}
 		if f.ID%4 != 0 {
 			return connErr(ErrCodeID, "GOAWAY names a stream that is not a client-initiated bidirectional one")
 		}
@@ -85,6 +93,9 @@ func (c *PeerControl) frame(f *Frame) error {
 		}
 		c.goAway, c.gotGoAway = f.ID, true
 	case FrameCancelPush:
+		if c.server {
+			return nil // no push was promised, so there is nothing to cancel
+		}
 		return connErr(ErrCodeID, "CANCEL_PUSH though no push was allowed")
 	}
 	return nil

@@ -78,6 +78,11 @@ func (c *Conn) LocalConnIDs() [][]byte {
 	return ids
 }
 
+// LocalConnIDsIssued returns how many connection IDs this end has issued
+// so far: a listener that routes by them looks at LocalConnIDs again only
+// when it changes.
+func (c *Conn) LocalConnIDsIssued() uint64 { return c.cids.nextLocalSeq }
+
 // resetToken returns the stateless reset token of one of this end's IDs.
 func (c *Conn) resetToken(id []byte) [StatelessResetTokenLen]byte {
 	if c.cfg.StatelessResetKey != nil && !c.isClient {

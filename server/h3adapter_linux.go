@@ -1,0 +1,263 @@
+//go:build linux
+
+package server
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+
+	"github.com/gust-http/gust/internal/http1"
+	"github.com/gust-http/gust/internal/http3"
+)
+
+// The net/http adapter on an HTTP/3 stream, on a worker: an *http.Request
+// with Proto "HTTP/3.0" whose Body reads the request's content (whole
+// before the handler starts), and a ResponseWriter that flushes
+// (http.Flusher) and sends trailers.
+
+// serveH3 runs the http.Handler on the stream's request and posts its
+// response.
+func (a *httpAdapter) serveH3(c *Ctx, st *h3stream) {
+	target := string(c.req.Target)
+	u := new(url.URL)
+	if !parsePlainTarget(target, u) {
+		parsed, err := url.ParseRequestURI(target)
+		if err != nil {
+			sec := http3.AppendField(http3.AppendSectionPrefix(nil), ":status", "400")
+			st.post(http3.AppendHeaders(nil, http3.AppendField(sec, "content-length", "0")), true, false)
+			return
+		}
+		u = parsed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &http.Request{
+		Method:     string(c.req.Method),
+		URL:        u,
+		Proto:      "HTTP/3.0",
+		ProtoMajor: 3,
+		Header:     make(http.Header, len(c.req.Headers)),
+		Host:       string(c.req.Host),
+		RequestURI: target,
+		Body:       http.NoBody,
+		TLS:        st.c.tls,
+		RemoteAddr: st.peer.String(),
+	}
+	for _, h := range c.req.Headers {
+		name := string(h.Name)
+		if name == "host" {
+			continue
+		}
+		key, ok := commonHeaders[name]
+		if !ok {
+			key = http.CanonicalHeaderKey(name)
+		}
+		v := string(h.Value)
+		if key == "Cookie" && len(r.Header[key]) > 0 {
+			r.Header[key][0] += "; " + v // RFC 9114 section 4.2.1: joined as for HTTP/1.1
+			continue
+		}
+		r.Header[key] = append(r.Header[key], v)
+	}
+	if len(c.body) > 0 || c.req.ContentLength > 0 {
+		r.Body = io.NopCloser(bytes.NewReader(c.body))
+		r.ContentLength = int64(len(c.body))
+	}
+	if tr := st.rr.Trailers; len(tr) > 0 {
+		r.Trailer = make(http.Header, len(tr))
+		for _, f := range tr {
+			k := http.CanonicalHeaderKey(string(f.Name))
+			r.Trailer[k] = append(r.Trailer[k], string(f.Value))
+		}
+	}
+	r = r.WithContext(ctx)
+	w := &h3Writer{st: st, c: c, header: make(http.Header), head: c.head}
+	if !a.runH3(w, r) {
+		if st.headersSent {
+			st.mu.Lock()
+			st.postedReset = true
+			st.mu.Unlock()
+			st.post(nil, true, false)
+			return
+		}
+		sec := http3.AppendField(http3.AppendSectionPrefix(nil), ":status", "500")
+		st.post(http3.AppendHeaders(nil, http3.AppendField(sec, "content-length", "0")), true, false)
+		return
+	}
+	st.post(w.final(), true, false)
+}
+
+// runH3 calls the handler; false if it panicked (logged, as net/http does,
+// except for http.ErrAbortHandler).
+func (a *httpAdapter) runH3(w *h3Writer, r *http.Request) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			if v != http.ErrAbortHandler {
+				w.c.srv.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", r.Method, r.RequestURI, v, debug.Stack())
+			}
+		}
+	}()
+	a.h.ServeHTTP(w, r)
+	return true
+}
+
+// h3Writer is the http.ResponseWriter of an HTTP/3 stream.
+type h3Writer struct {
+	st       *h3stream
+	c        *Ctx
+	header   http.Header
+	status   int
+	head     bool
+	trailers []string // names the Trailer field declared
+}
+
+var _ http.Flusher = (*h3Writer)(nil)
+
+// Header returns the response's header fields.
+func (w *h3Writer) Header() http.Header { return w.header }
+
+// WriteHeader sets the status; interim responses are not forwarded.
+func (w *h3Writer) WriteHeader(code int) {
+	if w.st.headersSent || w.status != 0 || code < 200 || code > 999 {
+		return
+	}
+	w.status = code
+}
+
+// Write adds p to the body, flushing past flushThreshold.
+func (w *h3Writer) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if !w.st.headersSent && w.header.Get("Content-Type") == "" && len(w.c.out) == 0 && len(p) > 0 &&
+		http1.BodyAllowed(w.status) {
+		w.header.Set("Content-Type", http.DetectContentType(p))
+	}
+	if !http1.BodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.head {
+		return len(p), nil
+	}
+	w.c.out = append(w.c.out, p...)
+	if len(w.c.out) >= flushThreshold {
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// WriteString lets io.WriteString skip a conversion.
+func (w *h3Writer) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// Flush sends the head and the body written so far (http.Flusher).
+func (w *h3Writer) Flush() { w.flush() }
+
+func (w *h3Writer) flush() error {
+	b := w.st.frames[:0]
+	if !w.st.headersSent {
+		w.st.headersSent = true
+		b, w.st.section = w.appendHead(b, w.st.section, -1)
+	}
+	if len(w.c.out) > 0 {
+		b = http3.AppendData(b, w.c.out)
+		w.c.out = w.c.out[:0]
+	}
+	w.st.frames = b
+	if len(b) == 0 {
+		return nil
+	}
+	return w.st.post(b, false, true)
+}
+
+// final returns the response's last frames: the head unless a flush sent
+// it, the rest of the body, the trailers.
+func (w *h3Writer) final() []byte {
+	if w.c.file != nil {
+		w.c.fileIntoOut()
+	}
+	b := w.st.frames[:0]
+	if !w.st.headersSent {
+		w.st.headersSent = true
+		length := len(w.c.out)
+		if w.head || w.header.Get("Trailer") != "" || hasTrailerPrefix(w.header) {
+			length = -1
+		}
+		b, w.st.section = w.appendHead(b, w.st.section, length)
+	}
+	if len(w.c.out) > 0 {
+		b = http3.AppendData(b, w.c.out)
+	}
+	sec := http3.AppendSectionPrefix(w.st.section[:0])
+	n := 0
+	for _, k := range w.trailers {
+		for _, v := range w.header[k] {
+			sec = http3.AppendField(sec, strings.ToLower(k), v)
+			n++
+		}
+	}
+	for k, vs := range w.header {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			for _, v := range vs {
+				sec = http3.AppendField(sec, strings.ToLower(name), v)
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		b = http3.AppendHeaders(b, sec)
+	}
+	w.st.frames, w.st.section = b, sec
+	return b
+}
+
+// appendHead appends the response's HEADERS frame: lowercase names,
+// connection-specific fields left out, Date added, content-length when
+// length >= 0 and the handler set none.
+func (w *h3Writer) appendHead(b, sec []byte, length int) ([]byte, []byte) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	sec = http3.AppendSectionPrefix(sec[:0])
+	sec = http3.AppendField(sec, ":status", lengthString(w.status))
+	hasDate, hasLength := false, false
+	for k, vs := range w.header {
+		switch k {
+		case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
+			continue
+		case "Date":
+			hasDate = true
+		case "Content-Length":
+			hasLength = true
+		case "Trailer":
+			for _, v := range vs {
+				for _, t := range strings.Split(v, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						w.trailers = append(w.trailers, http.CanonicalHeaderKey(t))
+					}
+				}
+			}
+		}
+		if strings.HasPrefix(k, http.TrailerPrefix) {
+			continue
+		}
+		name := strings.ToLower(k)
+		for _, v := range vs {
+			sec = http3.AppendField(sec, name, v)
+		}
+	}
+	if !hasDate {
+		sec = http3.AppendField(sec, "date", w.c.srv.dateString())
+	}
+	if length >= 0 && !hasLength && http1.BodyAllowed(w.status) {
+		sec = http3.AppendField(sec, "content-length", lengthString(length))
+	}
+	return http3.AppendHeaders(b, sec), sec
+}

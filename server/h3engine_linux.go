@@ -1,0 +1,104 @@
+//go:build linux
+
+package server
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/gust-http/gust/internal/datagram"
+	"github.com/gust-http/gust/internal/quic"
+)
+
+// HTTP/3 enters the engine here: one UDP socket per loop on the TLS
+// port, in one SO_REUSEPORT group, so that the kernel's hash of a
+// client's addresses sends its datagrams to the same loop every time;
+// each loop routes them on to its connections by connection ID
+// (h3loop_linux.go). A client that changes address (migration) lands on
+// another loop, which does not know its connection IDs, and is answered
+// with a stateless reset: it reconnects.
+
+// h3ConnIDLen is the length of the server's connection IDs, which short
+// headers do not announce.
+const h3ConnIDLen = 8
+
+// h3shared is what a server's loops share for HTTP/3: the QUIC
+// configuration (the TLS certificates with ALPN "h3", the stateless reset
+// key) and the key of the address validation tokens, from which each
+// loop makes its own protector.
+type h3shared struct {
+	cfg      quic.Config
+	tokenKey []byte
+}
+
+// openHTTP3 gives every loop a UDP socket on the port the TCP listeners
+// bound, and the server its Alt-Svc.
+func (e *engine) openHTTP3() error {
+	s := e.srv
+	tc := s.tlsConf.Clone()
+	tc.NextProtos = []string{"h3"}
+	tc.MinVersion = tls.VersionTLS13 // QUIC's handshake is TLS 1.3; the config is then shared, not copied
+	resetKey := make([]byte, 32)
+	tokenKey := make([]byte, 32)
+	if _, err := rand.Read(resetKey); err != nil {
+		return err
+	}
+	if _, err := rand.Read(tokenKey); err != nil {
+		return err
+	}
+	sh := &h3shared{tokenKey: tokenKey, cfg: quic.Config{
+		TLSConfig:         tc,
+		MaxIdleTimeout:    s.cfg.IdleTimeout,
+		ConnIDLen:         h3ConnIDLen,
+		StatelessResetKey: quic.NewStatelessResetKey(resetKey),
+		MaxDatagramSize:   1452, // an Ethernet MTU's UDP payload over IPv6; the peer's limit caps it
+	}}
+	tcp := e.addr.(*net.TCPAddr)
+	ip, _ := netip.AddrFromSlice(tcp.IP)
+	if ip4 := tcp.IP.To4(); ip4 != nil && !tcp.IP.Equal(net.IPv4zero) {
+		ip = netip.AddrFrom4([4]byte(ip4))
+	} else if tcp.IP == nil || tcp.IP.IsUnspecified() {
+		ip = netip.IPv6Unspecified() // both families, as the TCP listeners
+	}
+	ap := netip.AddrPortFrom(ip, uint16(tcp.Port))
+	for _, l := range e.loops {
+		sock, err := datagram.Open(ap, datagram.Options{ReusePort: true})
+		if err != nil {
+			e.closeHTTP3()
+			return fmt.Errorf("http3: %w", err)
+		}
+		if err := l.poller.Add(sock.FD()); err != nil {
+			sock.Close()
+			e.closeHTTP3()
+			return fmt.Errorf("http3: %w", err)
+		}
+		h, err := newH3Loop(l, *sock, sh)
+		if err != nil {
+			sock.Close()
+			e.closeHTTP3()
+			return fmt.Errorf("http3: %w", err)
+		}
+		l.h3 = h
+	}
+	s.altSvc = `h3=":` + strconv.Itoa(tcp.Port) + `"; ma=86400`
+	s.altSvcLine = []byte("Alt-Svc: " + s.altSvc + "\r\n")
+	return nil
+}
+
+// closeHTTP3 closes the loops' UDP sockets, for an engine that never ran.
+func (e *engine) closeHTTP3() {
+	for _, l := range e.loops {
+		if l.h3 != nil {
+			l.h3.sock.Close()
+			l.h3 = nil
+		}
+	}
+}
+
+// loopTime converts a loop's clock to QUIC's.
+func (e *engine) loopTime(now int64) time.Time { return e.base.Add(time.Duration(now)) }

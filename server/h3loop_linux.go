@@ -1,0 +1,342 @@
+//go:build linux
+
+package server
+
+import (
+	"crypto/rand"
+	"net/netip"
+	"time"
+
+	"github.com/gust-http/gust/internal/datagram"
+	"github.com/gust-http/gust/internal/mailbox"
+	"github.com/gust-http/gust/internal/quic"
+)
+
+// A loop's HTTP/3 side: its UDP socket read with recvmmsg and written
+// with sendmmsg, the connections routed by connection ID, their timers in
+// a heap, and the responses workers post.
+
+const (
+	h3BatchLen = 32   // datagrams per recvmmsg and per sendmmsg
+	h3SlotSize = 2048 // a datagram's buffer: past any path's MTU
+	// h3ReadTurns bounds the batches read in one turn, so that a flood on
+	// the socket leaves the loop time for its TCP connections; the loop
+	// polls again without waiting while the socket has more.
+	h3ReadTurns = 16
+	// h3RetryAbove is how many handshakes in progress on a loop make it
+	// ask new clients to prove their address first (a Retry, RFC 9000
+	// section 8.1.2): under a flood of Initials from spoofed addresses,
+	// a Retry costs one small datagram and no state. Below it, clients
+	// are spared the round trip.
+	h3RetryAbove = 64
+	// h3MaxHandshakes bounds the handshakes in progress on a loop, as the
+	// TLS handshake gate bounds TCP's; Initials past it are dropped (their
+	// clients send again).
+	h3MaxHandshakes = 1024
+	// h3TokenAge is how long a Retry token is good for.
+	h3TokenAge = 10 * time.Second
+	// h3MinInitial is the smallest datagram an Initial may arrive in (RFC
+	// 9000 section 14.1).
+	h3MinInitial = 1200
+)
+
+// h3loop is one loop's HTTP/3 endpoint. Only the loop touches it, but for
+// posts, whose mailbox other goroutines post to.
+type h3loop struct {
+	l      *loop
+	sh     *h3shared
+	sock   datagram.Socket
+	fd     int
+	in     *datagram.Batch
+	out    *datagram.Batch
+	outN   int
+	router *datagram.Router[*h3conn]
+	tokens *quic.TokenProtector
+	timers h3timers
+	all    []*h3conn // the open connections, each at its index
+	dirty  []*h3conn // connections with work for this turn's end
+	more   bool      // the socket had more to read when the turn's batches ran out
+
+	handshaking int // connections whose handshake is in progress
+	conns       int // connections open
+
+	posts mailbox.Box[*h3stream] // streams whose workers have output for the loop
+
+	readBuf []byte // a stream's bytes, read from QUIC
+	resp    []byte // a response's frames, built on the loop
+	section []byte // a response's field section
+	fields  fieldScratch
+	ctx     *Ctx   // the Inline handlers' Ctx
+	free    []*h3stream
+
+	stats h3Stats
+}
+
+// h3Stats counts what the endpoint refused or answered without a
+// connection.
+type h3Stats struct {
+	retries, resets, versionNegs, dropped uint64
+}
+
+func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
+	tokens, err := quic.NewTokenProtector(sh.tokenKey)
+	if err != nil {
+		return nil, err
+	}
+	h := &h3loop{
+		l: l, sh: sh, sock: sock, fd: sock.FD(),
+		in:      datagram.NewBatch(h3BatchLen, h3SlotSize),
+		out:     datagram.NewBatch(h3BatchLen, h3SlotSize),
+		router:  datagram.NewRouter[*h3conn](h3ConnIDLen),
+		tokens:  tokens,
+		readBuf: make([]byte, 16<<10),
+		ctx:     &Ctx{srv: l.srv},
+	}
+	h.posts.Init(l.poller.Wake)
+	return h, nil
+}
+
+// readable reads the datagrams waiting on the socket and feeds each to
+// its connection.
+func (h *h3loop) readable(now int64) {
+	t := h.l.e.loopTime(now)
+	h.more = false
+	for turn := 0; turn < h3ReadTurns; turn++ {
+		n, err := h.sock.ReadBatch(h.in)
+		if err != nil || n == 0 {
+			return
+		}
+		for i := range n {
+			h.datagram(h.in.Datagram(i), h.in.Addr(i), t)
+		}
+		if n < h3BatchLen {
+			return
+		}
+	}
+	h.more = true
+}
+
+// datagram hands one datagram to its connection, or starts one, or
+// answers it without one.
+func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
+	if c, ok := h.router.Route(d); ok {
+		if c.peer != from {
+			c.peer = from // a NAT rebinding: answer where the client now is
+		}
+		c.qc.Receive(d, t)
+		h.touch(c)
+		return
+	}
+	if len(d) == 0 {
+		return
+	}
+	if !quic.IsLongHeader(d[0]) {
+		h.statelessReset(d, from)
+		return
+	}
+	hdr, err := quic.ParseLongHeader(d)
+	if err != nil {
+		h.stats.dropped++
+		return
+	}
+	if hdr.Type == quic.PacketOtherVersion {
+		if len(d) >= h3MinInitial { // smaller ones cannot be a client's first (RFC 9000 section 6.1)
+			h.versionNegotiation(&hdr, from)
+		}
+		return
+	}
+	if hdr.Type != quic.PacketInitial || len(d) < h3MinInitial || h.l.e.draining.Load() {
+		h.stats.dropped++
+		return
+	}
+	h.accept(d, &hdr, from, t)
+}
+
+// accept starts a connection for a client's first Initial, after a Retry
+// when the loop has many handshakes in progress.
+func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t time.Time) {
+	if h.handshaking >= h3MaxHandshakes {
+		h.stats.dropped++
+		return
+	}
+	var odcid []byte
+	if len(hdr.Token) > 0 {
+		id, err := h.tokens.Open(hdr.Token, quic.TokenRetry, from.Addr(), t, h3TokenAge)
+		if err != nil {
+			h.stats.dropped++ // a forged, stale or foreign token: RFC 9000 section 8.1.3 lets it go
+			return
+		}
+		odcid = append([]byte(nil), id...)
+	} else if h.handshaking >= h3RetryAbove {
+		h.retry(hdr, from, t)
+		return
+	}
+	qc, err := quic.NewServerConn(&h.sh.cfg, hdr.DstConnID, odcid, t)
+	if err != nil {
+		h.stats.dropped++
+		return
+	}
+	c := newH3Conn(h, qc, from)
+	c.route(string(hdr.DstConnID))
+	c.syncConnIDs()
+	h.handshaking++
+	h.conns++
+	h.l.srv.counters.open.Add(1)
+	h.l.srv.counters.accepted.Add(1)
+	qc.Receive(d, t)
+	h.touch(c)
+}
+
+// retry answers an Initial with a Retry carrying a token bound to the
+// client's address and its original Destination Connection ID.
+func (h *h3loop) retry(hdr *quic.LongHeader, from netip.AddrPort, t time.Time) {
+	var scid [h3ConnIDLen]byte
+	if _, err := rand.Read(scid[:]); err != nil {
+		return
+	}
+	token := h.tokens.AppendToken(nil, quic.TokenRetry, from.Addr(), hdr.DstConnID, t)
+	pkt := quic.AppendRetry(h.slot(), 0, hdr.SrcConnID, scid[:], token, hdr.DstConnID)
+	h.queue(pkt, from)
+	h.stats.retries++
+}
+
+// statelessReset answers a short-header packet for no connection this
+// loop knows (one that closed, or from before a restart) with a stateless
+// reset, so that its client stops at once rather than at its idle
+// timeout (RFC 9000 section 10.3). A datagram too small to be answered
+// without making a loop of resets is dropped.
+func (h *h3loop) statelessReset(d []byte, from netip.AddrPort) {
+	size := quic.StatelessResetSize(len(d))
+	if size == 0 || len(d) < 1+h3ConnIDLen {
+		return
+	}
+	token := h.sh.cfg.StatelessResetKey.Token(d[1 : 1+h3ConnIDLen])
+	h.queue(quic.AppendStatelessReset(h.slot(), token, size), from)
+	h.stats.resets++
+}
+
+// versionNegotiation answers a long header of a version other than 1.
+func (h *h3loop) versionNegotiation(hdr *quic.LongHeader, from netip.AddrPort) {
+	h.queue(quic.AppendVersionNegotiation(h.slot(), 0, hdr.SrcConnID, hdr.DstConnID, quic.Version1), from)
+	h.stats.versionNegs++
+}
+
+// touch queues c for the end of the turn: events, datagrams, timer.
+func (h *h3loop) touch(c *h3conn) {
+	if !c.dirty {
+		c.dirty = true
+		h.dirty = append(h.dirty, c)
+	}
+}
+
+// turn runs the timers due, takes what workers posted, and serves the
+// connections touched: their events, then their datagrams.
+func (h *h3loop) turn(now int64) {
+	t := h.l.e.loopTime(now)
+	for {
+		c := h.timers.due(now)
+		if c == nil {
+			break
+		}
+		c.qc.OnTimeout(t)
+		h.touch(c)
+	}
+	h.takePosts()
+	for i, c := range h.dirty {
+		h.dirty[i] = nil
+		c.dirty = false
+		c.serve(t)
+		if !c.gone {
+			c.send(t)
+			h.timers.set(c, h.atOf(c.qc.NextTimeout()))
+		}
+	}
+	h.dirty = h.dirty[:0]
+	h.flush()
+}
+
+// atOf converts a QUIC deadline to the loop's clock (0: none).
+func (h *h3loop) atOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return max(1, int64(t.Sub(h.l.e.base)))
+}
+
+// wakeAt is when the loop must wake for a QUIC timer, 0 for none.
+func (h *h3loop) wakeAt() int64 { return h.timers.next() }
+
+// slot returns the next send slot's buffer, empty, flushing the batch
+// first if it is full.
+func (h *h3loop) slot() []byte {
+	if h.outN == h3BatchLen {
+		h.flush()
+	}
+	return h.out.Buffer(h.outN)[:0]
+}
+
+// queue makes d, built in slot()'s buffer, the next datagram to send.
+func (h *h3loop) queue(d []byte, to netip.AddrPort) {
+	buf := h.out.Buffer(h.outN)
+	if len(d) > len(buf) {
+		h.stats.dropped++
+		return
+	}
+	if len(d) > 0 && &d[0] != &buf[0] {
+		copy(buf, d)
+	}
+	h.out.Set(h.outN, len(d), to)
+	h.outN++
+}
+
+// flush sends the queued datagrams. What the kernel does not take (its
+// buffer full) is dropped: QUIC's loss recovery sends it again.
+func (h *h3loop) flush() {
+	for from := 0; from < h.outN; {
+		k, err := h.sock.WriteBatchFrom(h.out, from, h.outN-from)
+		if err != nil || k == 0 {
+			h.stats.dropped += uint64(h.outN - from)
+			break
+		}
+		from += k
+	}
+	h.outN = 0
+}
+
+// takePosts moves what workers wrote into their streams.
+func (h *h3loop) takePosts() {
+	h.posts.Take()
+	for st, ok := h.posts.Next(); ok; st, ok = h.posts.Next() {
+		st.takePosted()
+		if !st.c.gone {
+			h.touch(st.c)
+		}
+	}
+}
+
+// drain is the loop's part of Shutdown for HTTP/3: each connection is
+// told with a GOAWAY that no new request will be served, and closes once
+// its requests in flight are done.
+func (h *h3loop) drain(now int64) {
+	t := h.l.e.loopTime(now)
+	for _, c := range h.all {
+		c.goAway(t)
+		h.touch(c)
+	}
+	h.turn(now)
+}
+
+// closeAll closes every connection at once (Close, or Shutdown's
+// deadline) and the socket.
+func (h *h3loop) closeAll(now int64) {
+	t := h.l.e.loopTime(now)
+	for len(h.all) > 0 {
+		c := h.all[len(h.all)-1]
+		c.qc.Close(0x100, "", t) // H3_NO_ERROR
+		c.send(t)
+		c.end()
+	}
+	h.flush()
+	h.sock.Close()
+	h.posts.Close()
+}
