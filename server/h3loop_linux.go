@@ -66,7 +66,7 @@ type h3loop struct {
 	resp    []byte // a response's frames, built on the loop
 	section []byte // a response's field section
 	fields  fieldScratch
-	ctx     *Ctx   // the Inline handlers' Ctx
+	ctx     *Ctx // the Inline handlers' Ctx
 	free    []*h3stream
 
 	stats h3Stats

@@ -52,10 +52,10 @@ type h3stream struct {
 	// postedReset: the handler panicked after its head went out, so the
 	// stream is reset rather than ended.
 	postedReset bool
-	dead      bool // reset by the client or its connection closed
-	waiter    bool // a worker waits in Flush until the loop has written what it posted
-	inBox     atomic.Bool
-	ack       chan struct{}
+	dead        bool // reset by the client or its connection closed
+	waiter      bool // a worker waits in Flush until the loop has written what it posted
+	inBox       atomic.Bool
+	ack         chan struct{}
 }
 
 // newStream returns a stream for request id of c, reusing a released one.
