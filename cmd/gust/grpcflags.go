@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,7 +20,8 @@ import (
 // grpcFlags are gust load's gRPC flags: --grpc-call names the method
 // (unary, server streaming, client streaming or bidirectional, as its
 // descriptor says), --grpc-proto the .proto files that define it
-// (compiled in process), --grpc-import-path where their imports are. The
+// (compiled in process), --grpc-import-path where their imports are, or
+// --grpc-reflect asks the server for it by server reflection. The
 // request message is -d or -D as JSON ({} when neither), encoded once; a
 // client-streaming or bidirectional call sends it --grpc-stream-send
 // times, --grpc-stream-interval apart.
@@ -25,6 +29,7 @@ type grpcFlags struct {
 	call        string
 	protos      []string
 	importPaths []string
+	reflect     bool
 	send        int
 	interval    time.Duration
 	changed     func(name string) bool // the flag set's Changed
@@ -34,6 +39,7 @@ func addGRPCFlags(fl *pflag.FlagSet, f *grpcFlags) {
 	fl.StringVar(&f.call, "grpc-call", "", "call this gRPC method, PACKAGE.SERVICE/METHOD (unary, server streaming, client streaming or bidirectional), over h2c (http://) or h2 (https://); -d or -D give the request message as JSON (default {})")
 	fl.StringArrayVar(&f.protos, "grpc-proto", nil, "with --grpc-call, a .proto file defining the service and its messages (repeatable)")
 	fl.StringArrayVar(&f.importPaths, "grpc-import-path", nil, "with --grpc-call, a directory the .proto files' imports are found in (repeatable)")
+	fl.BoolVar(&f.reflect, "grpc-reflect", false, "with --grpc-call, describe the method by asking the server (gRPC server reflection, v1 or v1alpha) once before the run, instead of --grpc-proto")
 	fl.IntVar(&f.send, "grpc-stream-send", 1, "with --grpc-call of a client-streaming or bidirectional method, messages each call sends (the request message each time)")
 	fl.DurationVar(&f.interval, "grpc-stream-interval", 0, "with --grpc-stream-send, the pause between a call's messages (0: as fast as the stream's window allows)")
 	f.changed = fl.Changed
@@ -56,8 +62,8 @@ func (f *grpcFlags) impliesHTTP2(p *protoFlags) {
 func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration, others bool) error {
 	streamFlags := f.changed("grpc-stream-send") || f.changed("grpc-stream-interval")
 	if f.call == "" {
-		if len(f.protos) > 0 || len(f.importPaths) > 0 || streamFlags {
-			return errors.New("--grpc-proto, --grpc-import-path and --grpc-stream-* need --grpc-call PACKAGE.SERVICE/METHOD")
+		if len(f.protos) > 0 || len(f.importPaths) > 0 || f.reflect || streamFlags {
+			return errors.New("--grpc-proto, --grpc-import-path, --grpc-reflect and --grpc-stream-* need --grpc-call PACKAGE.SERVICE/METHOD")
 		}
 		return nil
 	}
@@ -73,8 +79,15 @@ func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration,
 		return fmt.Errorf("a gRPC call is a POST: drop -m %s", cfg.Method)
 	case others:
 		return errors.New("--grpc-call calls one method with one message: it does not mix with --targets, --data-csv or --flow")
+	case f.reflect && (len(f.protos) > 0 || len(f.importPaths) > 0):
+		return errors.New("give either --grpc-reflect or --grpc-proto (and --grpc-import-path), not both")
 	}
-	m, err := grpcmsg.Compile(f.protos, f.importPaths, f.call)
+	var m *grpcmsg.Method
+	if f.reflect {
+		m, err = reflectMethod(cfg.TLS, u.Scheme+"://"+u.Host, f.call, timeout)
+	} else {
+		m, err = grpcmsg.Compile(f.protos, f.importPaths, f.call)
+	}
 	if err != nil {
 		return err
 	}
@@ -108,6 +121,25 @@ func (f *grpcFlags) apply(cfg *load.Config, proto string, timeout time.Duration,
 	cfg.Header = append(hdr, [2]string{"content-type", "application/grpc"}, [2]string{"te", "trailers"},
 		[2]string{"grpc-timeout", grpcTimeout(timeout)})
 	return nil
+}
+
+// reflectMethod asks the server at base for the method call by gRPC
+// server reflection, over a connection of its own (HTTP/2: h2c for
+// http://, h2 for https:// with the run's TLS settings), within timeout.
+func reflectMethod(t load.TLSConfig, base, call string, timeout time.Duration) (*grpcmsg.Method, error) {
+	tr := &http.Transport{Protocols: new(http.Protocols), TLSClientConfig: &tls.Config{
+		InsecureSkipVerify: t.Insecure, RootCAs: t.RootCAs, Certificates: t.Certificates,
+		MinVersion: t.MinVersion, ServerName: t.ServerName,
+	}}
+	if strings.HasPrefix(base, "https://") {
+		tr.Protocols.SetHTTP2(true)
+	} else {
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return grpcmsg.Reflect(ctx, &http.Client{Transport: tr}, base, call)
 }
 
 // grpcTimeout writes d as a grpc-timeout value: at most 8 digits and a

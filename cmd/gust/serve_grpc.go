@@ -32,21 +32,33 @@ const (
 	grpcInternal      = 13
 )
 
-// grpcRoutesNetHTTP sends the service's paths to the echo service and
-// the rest to next.
+// grpcRoutesNetHTTP sends the service's paths to the echo service, the
+// reflection service's to its description of it (serve_grpc_reflect.go),
+// and the rest to next.
 func grpcRoutesNetHTTP(next http.Handler) http.Handler {
-	echo := grpcEcho()
+	refl, err := newGRPCReflection()
+	if err != nil {
+		panic("gust serve: " + err.Error()) // a constant that a test compiles
+	}
+	echo := grpcHandler(func(path string, in *bufio.Reader, out *grpcWriter) (int, string) {
+		return grpcCall(strings.TrimPrefix(path, grpcService), in, out)
+	})
+	reflect := grpcHandler(refl.call)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, grpcService) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, grpcService):
 			echo.ServeHTTP(w, r)
-			return
+		case isGRPCReflection(r.URL.Path):
+			reflect.ServeHTTP(w, r)
+		default:
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
 }
 
-// grpcEcho answers the service's four methods.
-func grpcEcho() http.Handler {
+// grpcHandler answers gRPC calls with call, which reads the request
+// messages from in, writes the answers to out and returns the status.
+func grpcHandler(call func(path string, in *bufio.Reader, out *grpcWriter) (code int, msg string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor != 2 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
 			http.Error(w, "gust serve: gRPC needs HTTP/2 and Content-Type application/grpc", http.StatusUnsupportedMediaType)
@@ -56,7 +68,7 @@ func grpcEcho() http.Handler {
 		w.Header().Set("Trailer", "Grpc-Status, Grpc-Message")
 		in := bufio.NewReader(r.Body)
 		out := &grpcWriter{w: w, rc: http.NewResponseController(w)}
-		code, msg := grpcCall(strings.TrimPrefix(r.URL.Path, grpcService), in, out)
+		code, msg := call(r.URL.Path, in, out)
 		w.Header().Set("Grpc-Status", strconv.Itoa(code))
 		if msg != "" {
 			w.Header().Set("Grpc-Message", msg)

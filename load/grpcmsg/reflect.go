@@ -213,6 +213,8 @@ func (r *reflector) call(ctx context.Context, field protowire.Number, value stri
 		return nil, statusUnimplemented, nil
 	case resp.StatusCode != http.StatusOK:
 		return nil, 0, fmt.Errorf("--grpc-reflect: %s answered HTTP %d, not a gRPC answer", url, resp.StatusCode)
+	case !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/grpc"):
+		return nil, 0, fmt.Errorf("--grpc-reflect: %s is not a gRPC server (HTTP %d, Content-Type %q): check the URL, or give --grpc-proto", r.base, resp.StatusCode, resp.Header.Get("Content-Type"))
 	case len(data) > maxReflectAnswer:
 		return nil, 0, fmt.Errorf("--grpc-reflect: %s's answer is over %d MiB", r.base, maxReflectAnswer>>20)
 	}
