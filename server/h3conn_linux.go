@@ -40,6 +40,7 @@ type h3conn struct {
 	established bool // the handshake completed
 	control     uint64
 	goingAway   bool
+	goAwayID    uint64 // the stream ID the GOAWAY named: from it up, requests are refused
 	nextStream  uint64 // the client's next bidirectional stream: what a GOAWAY names
 	tls         *tls.ConnectionState
 }
@@ -158,12 +159,12 @@ func (c *h3conn) readUni(id uint64, t time.Time) {
 func (c *h3conn) readRequest(id uint64, t time.Time) {
 	st := c.streams[id]
 	if st == nil {
-		if id < c.nextStream {
-			c.discard(id) // a stream already answered: only its end or reset is left
-			return
-		}
-		c.nextStream = id + 4
-		if c.goingAway {
+		// A new stream, or (rarely) the late reset of one already
+		// answered, whose Read then fails and which is dropped at once.
+		// Streams may arrive out of order: the next one a GOAWAY names
+		// is past the highest seen.
+		c.nextStream = max(c.nextStream, id+4)
+		if c.goingAway && id >= c.goAwayID {
 			c.qc.StopSending(id, h3RequestRejected)
 			c.qc.ResetStream(id, h3RequestRejected)
 			return
@@ -235,8 +236,8 @@ func (c *h3conn) goAway(t time.Time) {
 		}
 		return
 	}
-	c.goingAway = true
-	c.qc.Write(c.control, http3.AppendGoAway(nil, c.nextStream))
+	c.goingAway, c.goAwayID = true, c.nextStream
+	c.qc.Write(c.control, http3.AppendGoAway(nil, c.goAwayID))
 }
 
 // send queues the datagrams the connection has to send.

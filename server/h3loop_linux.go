@@ -307,9 +307,10 @@ func (h *h3loop) flush() {
 func (h *h3loop) takePosts() {
 	h.posts.Take()
 	for st, ok := h.posts.Next(); ok; st, ok = h.posts.Next() {
+		c := st.c // before takePosted, which may release the stream
 		st.takePosted()
-		if !st.c.gone {
-			h.touch(st.c)
+		if !c.gone {
+			h.touch(c)
 		}
 	}
 }
