@@ -242,11 +242,20 @@ func (r *reflector) call(ctx context.Context, field protowire.Number, value stri
 // serviceList names the server's services for an error message.
 func (r *reflector) serviceList(ctx context.Context) string {
 	ans, err := r.ask(ctx, reqListServices, "*")
-	if err != nil || ans.errCode != 0 || len(ans.services) == 0 {
+	if err != nil || ans.errCode != 0 {
 		return "it lists none"
 	}
-	sort.Strings(ans.services)
-	return "it has " + strings.Join(ans.services, ", ")
+	var names []string
+	for _, s := range ans.services {
+		if !strings.HasPrefix(s, "grpc.reflection.") { // not what a run calls
+			names = append(names, s)
+		}
+	}
+	if len(names) == 0 {
+		return "it lists none"
+	}
+	sort.Strings(names)
+	return "it has " + strings.Join(names, ", ")
 }
 
 // parseAnswer reads a ServerReflectionResponse.
