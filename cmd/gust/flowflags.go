@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 
@@ -86,9 +87,14 @@ func (f *flowFlags) apply(cfg *load.Config, lf *loadFlags) error {
 		return fmt.Errorf("--flow: %w", err)
 	}
 	opts := flow.Options{File: f.file, PerIteration: f.dataPer == "iteration"}
+	if u, err := url.Parse(cfg.URL); err == nil {
+		opts.Host = u.Host // where a step's redirects may lead
+	}
 	for _, h := range cfg.Header {
 		if !strings.EqualFold(h[0], "Host") { // the engine sends -H Host: as every request's Host
 			opts.Header = append(opts.Header, h)
+		} else {
+			opts.Host = h[1]
 		}
 	}
 	if csv := lf.reqData.csv; csv != "" {

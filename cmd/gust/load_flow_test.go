@@ -340,3 +340,66 @@ func TestFlowConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadFlowRedirectCarriesItsCookie: a form login answered 302 with a
+// session cookie and a Location (absolute, on the target) is followed by
+// a GET that carries the cookie, as are the next steps; a logout's
+// Max-Age=0 deletes it, so the last step goes without.
+func TestLoadFlowRedirectCarriesItsCookie(t *testing.T) {
+	var wrong, home, anon atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie("sess")
+		switch r.URL.Path {
+		case "/signin":
+			if r.Method != http.MethodPost || r.FormValue("user") == "" {
+				wrong.Add(1)
+			}
+			http.SetCookie(w, &http.Cookie{Name: "sess", Value: r.FormValue("user"), Path: "/"})
+			http.Redirect(w, r, srv.URL+"/home", http.StatusFound)
+		case "/home", "/items":
+			if r.Method != http.MethodGet || err != nil || c.Value == "" {
+				wrong.Add(1)
+				http.Error(w, "who?", http.StatusUnauthorized)
+				return
+			}
+			home.Add(1)
+			w.Write([]byte("hello " + c.Value))
+		case "/logout":
+			http.SetCookie(w, &http.Cookie{Name: "sess", Path: "/", MaxAge: -1})
+		case "/whoami":
+			if err == nil {
+				wrong.Add(1)
+			} else {
+				anon.Add(1)
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	src := `steps:
+  - name: signin
+    method: POST
+    url: /signin
+    headers: {Content-Type: application/x-www-form-urlencoded}
+    body: user=u{{vu}}
+    check: {status: 200, body: {contains: hello u}}
+  - {name: items, url: /items, check: {status: 200}}
+  - {name: logout, url: /logout}
+  - {name: whoami, url: /whoami}
+`
+	f := dataFiles(t, map[string]string{"flow.yaml": src})
+	s := flowRun(t, "--flow", f["flow.yaml"], "--vus", "4", "--iterations", "40", srv.URL)
+	if wrong.Load() != 0 || home.Load() != 80 || anon.Load() != 40 {
+		t.Fatalf("%d wrong requests, %d with the cookie, %d after logout; want 0, 80, 40", wrong.Load(), home.Load(), anon.Load())
+	}
+	if s.Flows.Iterations != 40 || s.Flows.ChecksFailed != 0 || s.Flows.ChecksPassed != 120 {
+		t.Fatalf("flows %+v: want 40 iterations, 120 checks passed", s.Flows)
+	}
+	signin := s.Flows.Steps[0]
+	if signin.Step != "signin" || signin.Status["302"] != 40 || signin.Status["200"] != 40 {
+		t.Fatalf("signin's statuses %v, want 40 of 302 and 40 of 200", signin.Status)
+	}
+	if ep := s.Endpoints[0]; ep.Endpoint != "signin" || ep.Count != 80 {
+		t.Fatalf("endpoint %+v, want signin with 80 requests: each hop is one", ep)
+	}
+}

@@ -1,5 +1,10 @@
 package flow
 
+import (
+	"bytes"
+	"strings"
+)
+
 // Builder holds the buffers a step's request is built in: its target,
 // header values, cookies and body, filled from one user's variables. A
 // loop keeps one for all its users, since it builds one request at a
@@ -12,40 +17,55 @@ type Builder struct {
 }
 
 // Request builds the request of the step Next returned Send for, from
-// u's variables and cookies, in b. The Request and its slices are valid
-// until b builds another.
+// u's variables and cookies, in b: the step's own, or the next hop of
+// its redirects. The Request and its slices are valid until b builds
+// another.
 func (u *User) Request(b *Builder) *Request {
 	s := &u.f.steps[u.step]
-	a := s.url.append(b.arena[:0], u.vals)
+	hop := u.hops > 0
+	method := s.method
+	if hop && u.get {
+		method = "GET"
+	}
+	var a []byte
+	if hop {
+		a = append(b.arena[:0], u.loc...)
+	} else {
+		a = s.url.append(b.arena[:0], u.vals)
+	}
 	a = escapeTarget(a, 0)
+	path, _, _ := bytes.Cut(a, []byte{'?'})
+	u.path = append(u.path[:0], path...)
 	b.marks = append(b.marks[:0], len(a))
-	for _, h := range s.headers {
-		a = h.value.append(a, u.vals)
-		blankControls(a[b.marks[len(b.marks)-1]:])
-		b.marks = append(b.marks, len(a))
-	}
-	cookies := u.f.cookies && len(u.jar) > 0
-	if cookies {
-		for k, c := range u.jar {
-			if k > 0 {
-				a = append(a, "; "...)
-			}
-			a = append(a, c.name...)
-			a = append(a, '=')
-			a = append(a, c.value...)
-		}
-		b.marks = append(b.marks, len(a))
-	}
-	a = s.body.append(a, u.vals)
-	b.arena = a // no more appends: the views below stay put
 	r := &b.req
-	r.Step, r.Method, r.Target = u.step, s.method, a[:b.marks[0]]
 	r.Header = r.Header[:0]
-	for k, h := range s.headers {
-		r.Header = append(r.Header, [2]string{h.name, view(a[b.marks[k]:b.marks[k+1]])})
+	for _, h := range s.headers {
+		if hop && u.get && strings.EqualFold(h.name, "Content-Type") {
+			continue // a hop turned GET sends no body
+		}
+		start := len(a)
+		a = h.value.append(a, u.vals)
+		blankControls(a[start:])
+		b.marks = append(b.marks, len(a))
+		r.Header = append(r.Header, [2]string{h.name, ""})
+	}
+	cookies := false
+	if u.f.cookies {
+		a, cookies = u.appendCookies(a, u.path)
+		if cookies {
+			b.marks = append(b.marks, len(a))
+		}
+	}
+	if !(hop && u.get) {
+		a = s.body.append(a, u.vals)
+	}
+	b.arena = a // no more appends: the views below stay put
+	r.Step, r.Method, r.Target = u.step, method, a[:b.marks[0]]
+	for k := range r.Header {
+		r.Header[k][1] = view(a[b.marks[k]:b.marks[k+1]])
 	}
 	if cookies {
-		k := len(s.headers)
+		k := len(r.Header)
 		r.Header = append(r.Header, [2]string{"Cookie", view(a[b.marks[k]:b.marks[k+1]])})
 	}
 	r.Body = a[b.marks[len(b.marks)-1]:]

@@ -21,6 +21,10 @@ type Options struct {
 	// Header holds fields sent with every step, before the step's own
 	// (gust load -H).
 	Header [][2]string
+	// Host is the target's host, with its port unless the scheme's
+	// default: a redirect to an absolute URL on another host is not
+	// followed. Empty: any host's is, as a path on the target.
+	Host string
 }
 
 // Flow is a compiled flow: its steps with their templates, captures and
@@ -35,6 +39,7 @@ type Flow struct {
 	rows    [][]string
 	perIter bool
 	cookies bool
+	host    string      // Options.Host, its default port dropped
 	checks  []checkName // by check id, in the flow's order
 	slots   int         // repeat counters a user needs
 }
@@ -61,6 +66,8 @@ type step struct {
 	think    Think
 	abort    bool
 	readBody bool // a capture or check reads the answer's body
+	// redirects is how many redirects the step follows (redirect.go).
+	redirects int
 }
 
 type header struct {
@@ -107,7 +114,8 @@ func Compile(data []byte, opts Options) (*Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Flow{rows: opts.Rows, perIter: opts.PerIteration, cookies: spec.cookies, ncols: len(opts.Columns)}
+	f := &Flow{rows: opts.Rows, perIter: opts.PerIteration, cookies: spec.cookies, ncols: len(opts.Columns),
+		host: strings.ToLower(trimDefaultPort(opts.Host))}
 	f.vars = append([]string{"vu", "iter"}, opts.Columns...)
 	if len(opts.Columns) > 0 && len(opts.Rows) == 0 {
 		return nil, fmt.Errorf("%s: the CSV data has columns but no rows", file)
@@ -115,7 +123,7 @@ func Compile(data []byte, opts Options) (*Flow, error) {
 	// Captures are variables wherever they are used: collect them first.
 	walk(spec.once, func(s *stepSpec) { f.addCaptures(s) })
 	walk(spec.steps, func(s *stepSpec) { f.addCaptures(s) })
-	c := compiler{f: f, file: file, header: opts.Header}
+	c := compiler{f: f, file: file, header: opts.Header, redirects: spec.redirects}
 	if f.once, err = c.block(nil, spec.once); err != nil {
 		return nil, err
 	}
@@ -158,9 +166,10 @@ func (f *Flow) varIndex(name string) int {
 }
 
 type compiler struct {
-	f      *Flow
-	file   string
-	header [][2]string // sent with every step, first
+	f         *Flow
+	file      string
+	header    [][2]string // sent with every step, first
+	redirects int         // the file's redirects; -1: not given
 }
 
 // block appends the program of items to prog.
@@ -214,7 +223,15 @@ func (c *compiler) step(s *stepSpec) (int, error) {
 			return 0, parseError(c.file, s.line, "name", "step %q is named twice: names must differ, each is an endpoint", s.name)
 		}
 	}
-	st := step{name: s.name, method: s.method, think: s.think, abort: s.abort}
+	st := step{name: s.name, method: s.method, think: s.think, abort: s.abort, redirects: defaultRedirects}
+	switch {
+	case s.redirects >= 0:
+		st.redirects = s.redirects
+	case expects3xx(s.check):
+		st.redirects = 0 // the redirect is the answer it checks
+	case c.redirects >= 0:
+		st.redirects = c.redirects
+	}
 	var err error
 	if st.url, err = c.tmpl(s, s.url); err != nil {
 		return 0, err

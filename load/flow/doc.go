@@ -14,10 +14,12 @@
 //
 //   - builder.go: Builder, the loop's buffers a user's request is built in
 //   - compile.go: Options, Flow, Compile: steps, templates and the program of once and iteration steps
+//   - jar.go: a user's cookies: Set-Cookie kept by name and path, expiry, the Cookie field sent
 //   - jsonpath.go: JSON paths (a.b[0].c) looked up by scanning the body, never decoding it
 //   - parse.go: the flow file read from YAML nodes, every error naming its line and field
+//   - redirect.go: a step's redirects followed as a browser does, on the target's host
 //   - response.go: Response, header lookup, captures and checks
 //   - stats.go: Stats, one loop's iterations and check counts, added into result.Flows
 //   - think.go: Think, fixed, uniform and exponential pauses
-//   - user.go: User: Begin, Next, Request, Done, variables and the cookie jar
+//   - user.go: User: Begin, Next, Done, variables
 package flow

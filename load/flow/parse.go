@@ -14,9 +14,10 @@ import (
 
 // fileSpec is a flow file as written.
 type fileSpec struct {
-	once    []itemSpec
-	steps   []itemSpec
-	cookies bool
+	once      []itemSpec
+	steps     []itemSpec
+	cookies   bool
+	redirects int // -1: not given
 }
 
 // itemSpec is one entry of a steps list: a step, a choice or a repeat.
@@ -37,16 +38,17 @@ type altSpec struct {
 
 // stepSpec is one request of the flow as written.
 type stepSpec struct {
-	line    int
-	name    string
-	method  string
-	url     textSpec
-	headers []fieldSpec
-	body    textSpec
-	capture []captureSpec
-	check   []checkSpec
-	think   Think
-	abort   bool
+	line      int
+	name      string
+	method    string
+	url       textSpec
+	headers   []fieldSpec
+	body      textSpec
+	capture   []captureSpec
+	check     []checkSpec
+	think     Think
+	abort     bool
+	redirects int // -1: not given
 }
 
 // textSpec is a template's text and where it was written.
@@ -115,7 +117,7 @@ func parseFile(file string, data []byte) (*fileSpec, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, p.err(root, "", "a flow is a mapping with a steps list")
 	}
-	f := &fileSpec{cookies: true}
+	f := &fileSpec{cookies: true, redirects: -1}
 	seen := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -128,8 +130,10 @@ func parseFile(file string, data []byte) (*fileSpec, error) {
 			f.once, err = p.items(v, "once")
 		case "cookies":
 			f.cookies, err = p.boolean(v, "cookies")
+		case "redirects":
+			f.redirects, err = p.redirects(v)
 		default:
-			err = p.err(k, k.Value, "unknown field (want steps, once, cookies)")
+			err = p.err(k, k.Value, "unknown field (want steps, once, cookies, redirects)")
 		}
 		if err != nil {
 			return nil, err
@@ -239,7 +243,7 @@ func (p *parser) alt(n *yaml.Node) (altSpec, error) {
 }
 
 func (p *parser) step(n *yaml.Node) (*stepSpec, error) {
-	s := &stepSpec{line: n.Line, method: "GET"}
+	s := &stepSpec{line: n.Line, method: "GET", redirects: -1}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		var err error
@@ -271,8 +275,10 @@ func (p *parser) step(n *yaml.Node) (*stepSpec, error) {
 			}
 		case "abort":
 			s.abort, err = p.boolean(v, "abort")
+		case "redirects":
+			s.redirects, err = p.redirects(v)
 		default:
-			err = p.err(k, k.Value, "unknown field of a step (want name, method, url, headers, body, capture, check, think, abort)")
+			err = p.err(k, k.Value, "unknown field of a step (want name, method, url, headers, body, capture, check, think, abort, redirects)")
 		}
 		if err != nil {
 			return nil, err
@@ -285,6 +291,15 @@ func (p *parser) step(n *yaml.Node) (*stepSpec, error) {
 		s.name = s.method + " " + s.url.text
 	}
 	return s, nil
+}
+
+// redirects reads how many redirects a step follows.
+func (p *parser) redirects(n *yaml.Node) (int, error) {
+	r, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || r < 0 || r > maxRedirects {
+		return 0, p.err(n, "redirects", "want how many redirects to follow, from 0 to %d, not %q", maxRedirects, n.Value)
+	}
+	return r, nil
 }
 
 func (p *parser) scalar(n *yaml.Node, field string) (string, error) {

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"strconv"
 	"unsafe"
@@ -43,10 +42,16 @@ type User struct {
 	start    int64 // the iteration's start
 	rng      *rand.Rand
 	jar      []cookie
+	// A step's redirects (redirect.go): hops followed so far, the step
+	// whose next hop is due (+1; 0: none), whether the hops are GETs,
+	// and where the next goes. path is the last request's path, for a
+	// cookie's default path and a relative Location.
+	hops uint8
+	get  bool
+	due  int32
+	loc  []byte
+	path []byte
 }
-
-// cookie is one cookie of a user's jar.
-type cookie struct{ name, value []byte }
 
 // Request is a step's request as built for one user; its slices view
 // the user's buffers until its next request.
@@ -76,6 +81,7 @@ func (u *User) Begin(start int64) {
 	f := u.f
 	u.active, u.aborted = true, false
 	u.start, u.wake, u.pc, u.step = start, 0, 0, -1
+	u.hops, u.get, u.due = 0, false, 0
 	u.vals[varIter] = strconv.AppendInt(u.vals[varIter][:0], int64(u.iter), 10)
 	if f.ncols > 0 && (u.iter == 0 || f.perIter) {
 		row := f.rows[(u.vu-1+u.iter*u.users)%len(f.rows)]
@@ -106,6 +112,11 @@ func (u *User) Next(now int64, st *Stats) (Status, int64) {
 	if u.wake > now {
 		return Wait, u.wake
 	}
+	if u.due > 0 { // a redirect to follow, at once
+		u.step, u.due = int(u.due-1), 0
+		u.expire(now)
+		return Send, 0
+	}
 	for {
 		if u.pc >= len(u.prog) {
 			if u.inOnce {
@@ -123,6 +134,7 @@ func (u *User) Next(now int64, st *Stats) (Status, int64) {
 		case opStep:
 			u.pc++
 			u.step = o.arg
+			u.expire(now)
 			return Send, 0
 		case opChoose:
 			x := u.rng.IntN(o.cum[len(o.cum)-1])
@@ -161,18 +173,20 @@ func (u *User) End(now int64, st *Stats) bool {
 
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// Done gives u the response to the request it sent, at now: captures
-// set its variables, Set-Cookie fills its jar, checks are counted in st
-// (nil while nothing is measured), and the step's think time starts. A
-// failed request (Status 0) fails the step's checks and ends the
+// Done gives u the response to the request it sent, at now: Set-Cookie
+// fills its jar, a redirect is followed (its next request, due at once,
+// is the same step's), captures set its variables, checks are counted in
+// st (nil while nothing is measured), and the step's think time starts.
+// A failed request (Status 0) fails the step's checks and ends the
 // iteration, as does a failed check of a step with abort.
 func (u *User) Done(r *Response, now int64, st *Stats) {
 	if u.step < 0 {
 		return
 	}
-	s := &u.f.steps[u.step]
+	step := u.step
+	s := &u.f.steps[step]
 	if r.Status != 0 {
-		st.answered(u.step, r.Status)
+		st.answered(step, r.Status)
 	}
 	u.step = -1
 	if r.Status == 0 {
@@ -180,19 +194,25 @@ func (u *User) Done(r *Response, now int64, st *Stats) {
 			st.check(s.checks[i].id, false)
 		}
 		u.aborted, u.pc = true, len(u.prog)
+		u.hops, u.get = 0, false
 		return
-	}
-	for i := range s.captures {
-		c := &s.captures[i]
-		u.vals[c.v] = c.apply(u.vals[c.v], r)
 	}
 	if u.f.cookies {
 		r.fields(func(n, v []byte) bool {
 			if asciiEqualFold(n, "Set-Cookie") {
-				u.setCookie(v)
+				u.setCookie(v, u.path, now)
 			}
 			return true
 		})
+	}
+	if u.redirect(s, r) {
+		u.due = int32(step) + 1
+		return
+	}
+	u.hops, u.get = 0, false
+	for i := range s.captures {
+		c := &s.captures[i]
+		u.vals[c.v] = c.apply(u.vals[c.v], r)
 	}
 	failed := false
 	for i := range s.checks {
@@ -205,42 +225,6 @@ func (u *User) Done(r *Response, now int64, st *Stats) {
 		return
 	}
 	u.wake = now + min(s.think.draw(u.rng), maxThink)
-}
-
-// setCookie stores the cookie of a Set-Cookie value in u's jar, or
-// removes it when it has expired (Max-Age=0 or less).
-func (u *User) setCookie(v []byte) {
-	pair, attrs, _ := bytes.Cut(v, []byte{';'})
-	name, value, ok := bytes.Cut(pair, []byte{'='})
-	name = bytes.TrimSpace(name)
-	if !ok || len(name) == 0 {
-		return
-	}
-	value = bytes.Trim(bytes.TrimSpace(value), `"`)
-	gone := false
-	for len(attrs) > 0 {
-		var a []byte
-		a, attrs, _ = bytes.Cut(attrs, []byte{';'})
-		k, val, _ := bytes.Cut(bytes.TrimSpace(a), []byte{'='})
-		if asciiEqualFold(k, "Max-Age") {
-			if n, err := strconv.Atoi(string(val)); err == nil && n <= 0 {
-				gone = true
-			}
-		}
-	}
-	for i := range u.jar {
-		if bytes.Equal(u.jar[i].name, name) {
-			if gone {
-				u.jar = append(u.jar[:i], u.jar[i+1:]...)
-				return
-			}
-			u.jar[i].value = append(u.jar[i].value[:0], value...)
-			return
-		}
-	}
-	if !gone {
-		u.jar = append(u.jar, cookie{name: bytes.Clone(name), value: bytes.Clone(value)})
-	}
 }
 
 // Value returns the current value of variable name, for tests and
