@@ -35,6 +35,9 @@ type h3conn struct {
 	idx     int                  // in h.all
 	at      int64                // its timer's deadline, on the loop's clock
 	ti      int                  // its index in the timer heap, -1 when not in it
+	// handshakeBy is when a handshake still in progress is given up
+	// (ReadHeaderTimeout after the first Initial), on the loop's clock.
+	handshakeBy int64
 
 	dirty, gone bool
 	established bool // the handshake completed

@@ -176,14 +176,20 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 		h.stats.dropped++
 		return
 	}
+	dcid := string(hdr.DstConnID) // before Receive, which decrypts d in place
+	qc.Receive(d, t)
+	if !qc.ReceivedAny() {
+		h.stats.dropped++ // not an Initial of this client's: keep no state for it
+		return
+	}
 	c := newH3Conn(h, qc, from)
-	c.route(string(hdr.DstConnID))
+	c.handshakeBy = h.l.turnNow + int64(h.l.srv.cfg.ReadHeaderTimeout)
+	c.route(dcid)
 	c.syncConnIDs()
 	h.handshaking++
 	h.conns++
 	h.l.srv.counters.open.Add(1)
 	h.l.srv.counters.accepted.Add(1)
-	qc.Receive(d, t)
 	h.touch(c)
 }
 
@@ -238,7 +244,11 @@ func (h *h3loop) turn(now int64) {
 		if c == nil {
 			break
 		}
-		c.qc.OnTimeout(t)
+		if !c.established && now >= c.handshakeBy {
+			c.qc.Close(h3NoError, "handshake timed out", t) // as the TLS handshake gate bounds TCP's
+		} else {
+			c.qc.OnTimeout(t)
+		}
 		h.touch(c)
 	}
 	h.takePosts()
@@ -248,7 +258,11 @@ func (h *h3loop) turn(now int64) {
 		c.serve(t)
 		if !c.gone {
 			c.send(t)
-			h.timers.set(c, h.atOf(c.qc.NextTimeout()))
+			at := h.atOf(c.qc.NextTimeout())
+			if !c.established && !c.qc.Closed() && (at == 0 || c.handshakeBy < at) {
+				at = c.handshakeBy
+			}
+			h.timers.set(c, at)
 		}
 	}
 	h.dirty = h.dirty[:0]

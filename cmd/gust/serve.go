@@ -90,6 +90,9 @@ type serveConfig struct {
 	// HTTP2 accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1:
 	// gust/server's H2C, or net/http's Protocols with unencrypted HTTP/2.
 	HTTP2 bool
+	// HTTP3 serves HTTP/3 over QUIC on the same port, UDP (gust engine,
+	// with TLS).
+	HTTP3 bool
 	// PidFile, if set, is where the serving process writes its pid (a
 	// copy started by SIGUSR2 writes its own; serve_upgrade.go).
 	PidFile string
@@ -279,6 +282,7 @@ func newServeCmd() *cobra.Command {
 	f.StringVar(&cfg.API, "api", "native", "gust engine: native (server.Ctx) or nethttp (the net/http handler through the adapter)")
 	f.BoolVar(&cfg.GRPC, "grpc", false, "also serve the gRPC service gust.echo.Echo (docs/guides/grpc/echo.proto: unary, server, client and bidirectional streams); needs --http2; with the gust engine every request then goes through the net/http adapter")
 	f.BoolVar(&cfg.HTTP2, "http2", false, "also serve HTTP/2 beside HTTP/1.1: with prior knowledge (h2c) on plain TCP, by ALPN (h2) with --tls-*")
+	f.BoolVar(&cfg.HTTP3, "http3", false, "gust engine: also serve HTTP/3 (QUIC) on the same port over UDP, advertised to HTTP/1.1 and HTTP/2 clients with Alt-Svc; needs --tls-self-signed or --tls-cert")
 	f.IntVar(&cfg.Workers, "workers", 1, "processes sharing --addr's port with SO_REUSEPORT (Linux; needs a fixed port)")
 	f.DurationVar(&cfg.WSPing, "ws-ping", 0, "gust engine: ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
 	f.BoolVar(&cfg.WSDeflate, "ws-deflate", false, "gust engine: accept permessage-deflate on the WebSocket paths (/ws echoes, /ws/broadcast sends to every connection on it)")
@@ -311,6 +315,10 @@ func (c *serveConfig) check() error {
 		return errors.New("serve: --loops, --max-conns and --read-header-timeout must not be negative")
 	case c.Acceptor != "" && c.Acceptor != "reuseport" && c.Acceptor != "one":
 		return fmt.Errorf("serve: --acceptor must be reuseport or one, got %q", c.Acceptor)
+	case c.HTTP3 && c.Engine != "gust":
+		return errors.New("serve: --http3 needs --engine gust (net/http does not speak QUIC)")
+	case c.HTTP3 && !c.TLS.on():
+		return errors.New("serve: HTTP/3 always runs over TLS: add --tls-self-signed, or --tls-cert and --tls-key, to --http3")
 	case c.GRPC && !c.HTTP2:
 		return errors.New("serve: gRPC speaks HTTP/2: add --http2 to --grpc (h2c on plain TCP, h2 with --tls-*)")
 	case c.GRPC && c.Engine == "gust" && c.Mode == "inline":
@@ -366,15 +374,20 @@ func refuseConnect(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, notAProxy)
 }
 
-// http2Note says h2c is accepted in start-up lines: ", h2c", or "".
+// http2Note says which HTTP versions beyond HTTP/1.1 are served, for
+// start-up lines: ", h2c", ", h2 by ALPN, h3 over UDP", or "".
 func http2Note(cfg serveConfig) string {
+	h3 := ""
+	if cfg.HTTP3 {
+		h3 = ", h3 over UDP"
+	}
 	switch {
 	case !cfg.HTTP2:
-		return ""
+		return h3
 	case cfg.tlsConf != nil:
-		return ", h2 by ALPN"
+		return ", h2 by ALPN" + h3
 	}
-	return ", h2c"
+	return ", h2c" + h3
 }
 
 // workerNote names the worker in start-up lines: "; worker 1/4", or ""

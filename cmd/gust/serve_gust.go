@@ -75,6 +75,7 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		SharePort: cfg.Worker != "",
 		TLS:       cfg.tlsConf,
 		H2C:       cfg.HTTP2,
+		HTTP3:     cfg.HTTP3,
 		// The WebSocket paths accept RFC 8441's extended CONNECT too.
 		HTTP2: server.HTTP2Config{OverTLS: cfg.HTTP2, ExtendedConnect: true},
 	}}

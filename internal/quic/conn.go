@@ -289,6 +289,11 @@ func (c *Conn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionSt
 // Err returns why the connection ended, or nil while it is open.
 func (c *Conn) Err() error { return c.err }
 
+// ReceivedAny reports whether a packet of the peer's has been opened: a
+// server's listener drops a connection whose first datagram was not one
+// (garbage in the shape of an Initial) rather than keep its state.
+func (c *Conn) ReceivedAny() bool { return c.receivedAny }
+
 // Closed reports whether the connection is over: nothing more to send or
 // receive, its state may be dropped.
 func (c *Conn) Closed() bool { return c.state == stateClosed }
