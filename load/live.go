@@ -34,6 +34,9 @@ type Live struct {
 	// TargetRate is the requests per second the schedule aims at now
 	// (see engine.rateAt); 0 in the closed model.
 	TargetRate float64
+	// Flow, in a flow run (Config.Flow), is its steps' and checks'
+	// measurements so far; nil otherwise.
+	Flow *FlowLive
 	// Final is set on the last call, made after the run with the
 	// Result's own counts; InFlight and Connections are then 0.
 	Final bool
@@ -48,6 +51,7 @@ type liveCounts struct {
 	errors      [result.NumErrorKinds]int64
 	inflight    int64
 	connections int64
+	flow        *FlowLive // a flow run's, cumulative (flow_live.go)
 }
 
 // liveSent is what a loop has handed over so far, to take differences
@@ -81,6 +85,7 @@ func (l *loop) liveCounts() *liveCounts {
 		d.errors[i] = n - l.sent.errors[i]
 	}
 	l.sent.errors = l.stats.errors
+	d.flow = l.flowLive(d.flow)
 	d.inflight = int64(l.inflight)
 	d.connections = 0
 	for _, c := range l.conns {
@@ -98,6 +103,7 @@ type liveState struct {
 	rateAt  func(elapsed time.Duration) float64
 	free    []chan *liveCounts // per loop
 	sum     Live
+	flows   flowLives
 }
 
 func newLiveState(loops int, publish func(*Live), rateAt func(time.Duration) float64) *liveState {
@@ -123,6 +129,9 @@ func (s *liveState) add(agg *secondAgg, loop int, d *liveCounts) {
 	}
 	for i, n := range d.errors {
 		agg.live.errors[i] += n
+	}
+	if d.flow != nil {
+		s.flows.take(loop, len(s.free), d.flow)
 	}
 	agg.live.inflight += d.inflight
 	agg.live.connections += d.connections
@@ -150,6 +159,7 @@ func (s *liveState) second(agg *secondAgg) {
 		sum.InFlight, sum.Connections = d.inflight, d.connections
 	}
 	sum.TargetRate = s.rateAt(sum.Elapsed)
+	sum.Flow = s.flows.total()
 	s.publish(sum)
 }
 
@@ -162,6 +172,7 @@ func (s *liveState) final(r *result.Result) {
 		Errors:     make(map[result.ErrorKind]int64, result.NumErrorKinds),
 		Latency:    r.Latency,
 		TargetRate: s.rateAt(r.Duration),
+		Flow:       flowLiveOf(r),
 		Final:      true,
 	}
 	for k := range result.NumErrorKinds {

@@ -42,6 +42,9 @@ type flowSchedule struct {
 	// active counts this loop's users within an iteration.
 	active int
 	digits []byte
+	// passed and failed take the checks' counts for Config.Live
+	// (flow_live.go).
+	passed, failed []int64
 }
 
 func (e *engine) newFlowSchedule(loop int) *flowSchedule {

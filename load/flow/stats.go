@@ -70,10 +70,7 @@ func (s *Stats) check(id int, ok bool) {
 
 // Result adds up the loops' counters into the run's result.Flows.
 func (f *Flow) Result(loops []*Stats) *result.Flows {
-	out := &result.Flows{Duration: result.NewHistogram()}
-	for _, c := range f.checks {
-		out.Checks = append(out.Checks, result.FlowCheck{Step: c.step, Check: c.check})
-	}
+	out := &result.Flows{Duration: result.NewHistogram(), Checks: f.Checks()}
 	for _, s := range f.steps {
 		out.Steps = append(out.Steps, result.FlowStep{Name: s.name, Status: map[int]int64{}})
 	}
@@ -90,6 +87,28 @@ func (f *Flow) Result(loops []*Stats) *result.Flows {
 			out.Checks[i].Passed += s.passed[i]
 			out.Checks[i].Failed += s.failed[i]
 		}
+	}
+	return out
+}
+
+// Counts copies s's counts for a watcher of the run: each check's
+// passes and failures by check id into passed and failed (as long as
+// the flow's checks), and returns the iterations finished and aborted.
+func (s *Stats) Counts(passed, failed []int64) (iterations, aborted int64) {
+	copy(passed, s.passed)
+	copy(failed, s.failed)
+	return s.iterations, s.aborted
+}
+
+// Checks returns the flow's checks by id, each its step's name and its
+// own, counts at zero.
+func (f *Flow) Checks() []result.FlowCheck {
+	if len(f.checks) == 0 {
+		return nil
+	}
+	out := make([]result.FlowCheck, len(f.checks))
+	for i, c := range f.checks {
+		out[i] = result.FlowCheck{Step: c.step, Check: c.check}
 	}
 	return out
 }

@@ -9,6 +9,7 @@
 // # Files
 //
 //   - exporter.go: Exporter, a prometheus.Collector: Update takes load.Live, Collect sends gust_load_*
+//   - flow.go: a flow run's series: gust_load_step_* by step (and check), gust_load_flow_* totals
 //   - histogram.go: the HdrHistogram mapped onto classic and native buckets
 //   - server.go: Listen serves /metrics; Close lingers, then shuts down
 package metrics

@@ -22,6 +22,14 @@ var (
 	descTargetRate  = prometheus.NewDesc("gust_load_target_rate", "Requests per second the schedule aims at (0: the closed model, as fast as responses come back).", []string{"shard"}, nil)
 )
 
+// describe sends every description an Exporter may collect.
+func describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRequests, descErrors, descResponses, descLatency, descConnections, descInFlight, descTargetRate} {
+		ch <- d
+	}
+	describeFlow(ch)
+}
+
 // Exporter holds the latest measurements of a run, mapped for
 // Prometheus, and is the prometheus.Collector that serves them. Update
 // and Collect may be called from different goroutines.
@@ -43,6 +51,7 @@ type snapshot struct {
 	connections int64
 	inFlight    int64
 	targetRate  float64
+	flow        *flowSnap // a flow run's steps and checks; nil otherwise
 }
 
 // NewExporter returns an Exporter for the run's shard (the zero Shard is
@@ -83,17 +92,14 @@ func (e *Exporter) Update(l *load.Live) {
 		s.codes = append(s.codes, code)
 	}
 	slices.Sort(s.codes)
+	s.flow = mapFlow(l.Flow, e.bounds)
 	e.mu.Lock()
 	e.snap = s
 	e.mu.Unlock()
 }
 
 // Describe sends the descriptions of every metric Collect sends.
-func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descRequests, descErrors, descResponses, descLatency, descConnections, descInFlight, descTargetRate} {
-		ch <- d
-	}
-}
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) { describe(ch) }
 
 // Collect sends the latest measurements.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
@@ -112,4 +118,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descConnections, prometheus.GaugeValue, float64(s.connections), sh)
 	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(s.inFlight), sh)
 	ch <- prometheus.MustNewConstMetric(descTargetRate, prometheus.GaugeValue, s.targetRate, sh)
+	if s.flow != nil {
+		s.flow.collect(ch, sh)
+	}
 }
