@@ -24,6 +24,7 @@
 //   - grpc.go: GRPCStats: a gRPC run's calls by status name, messages and their timings, in text and JSON
 //   - hdrlog.go: the HdrHistogram interval log
 //   - html.go: the self-contained HTML page: tables and inline SVG charts
+//   - html_flows.go: the HTML page's flows section, as the text report's
 //   - http2.go: an HTTP/2 or auto run's protocol keys and summary lines
 //   - json.go: the JSON document, every histogram encoded
 //   - quic.go: QUICStats: an HTTP/3 run's QUIC connections in text, HTML and JSON, read back for merge

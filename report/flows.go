@@ -110,14 +110,7 @@ func flowsResult(s *FlowsStats) (*result.Flows, error) {
 // writeFlows writes the text report's flows section: iterations, their
 // durations, each step's status codes and each check.
 func writeFlows(b *strings.Builder, f *result.Flows) {
-	its := plural(f.Iterations, "iteration", "iterations")
-	if f.Aborted > 0 {
-		its += ", " + formatCount(f.Aborted) + " aborted"
-	}
-	if f.Dropped > 0 {
-		its += ", " + formatCount(f.Dropped) + " dropped (no user free)"
-	}
-	line(b, "Iterations", its)
+	line(b, "Iterations", iterationsText(f))
 	if h := orEmpty(f.Duration); h.TotalCount() > 0 {
 		line(b, "Iteration", fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s",
 			formatMicros(float64(h.ValueAtQuantile(50))), formatMicros(float64(h.ValueAtQuantile(90))),
@@ -125,23 +118,10 @@ func writeFlows(b *strings.Builder, f *result.Flows) {
 	}
 	label := "Steps"
 	for _, st := range f.Steps {
-		codes := make([]int, 0, len(st.Status))
-		for code := range st.Status {
-			codes = append(codes, code)
-		}
-		slices.Sort(codes)
-		parts := []string{}
-		for _, code := range codes {
-			parts = append(parts, fmt.Sprintf("%d: %s", code, formatCount(st.Status[code])))
-		}
-		if len(parts) == 0 {
-			parts = append(parts, "no answers")
-		}
-		line(b, label, fmt.Sprintf("%-24s %s", st.Name, strings.Join(parts, ", ")))
+		line(b, label, fmt.Sprintf("%-24s %s", st.Name, statusText(st.Status)))
 		label = ""
 	}
-	passed, failed := f.ChecksPassed(), f.ChecksFailed()
-	line(b, "Checks", fmt.Sprintf("%s passed, %s failed (%s passed)", formatCount(passed), formatCount(failed), percent(passed, passed+failed)))
+	line(b, "Checks", checksText(f))
 	for _, c := range f.Checks {
 		mark := "ok"
 		if c.Failed > 0 {
@@ -149,4 +129,40 @@ func writeFlows(b *strings.Builder, f *result.Flows) {
 		}
 		line(b, "", fmt.Sprintf("%-24s %-24s %s passed  %s", c.Step, c.Check, formatCount(c.Passed), mark))
 	}
+}
+
+// iterationsText says how many iterations ran, and how many of them
+// were aborted or dropped.
+func iterationsText(f *result.Flows) string {
+	its := plural(f.Iterations, "iteration", "iterations")
+	if f.Aborted > 0 {
+		its += ", " + formatCount(f.Aborted) + " aborted"
+	}
+	if f.Dropped > 0 {
+		its += ", " + formatCount(f.Dropped) + " dropped (no user free)"
+	}
+	return its
+}
+
+// statusText is a step's answers by status code, lowest first.
+func statusText(status map[int]int64) string {
+	codes := make([]int, 0, len(status))
+	for code := range status {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	parts := []string{}
+	for _, code := range codes {
+		parts = append(parts, fmt.Sprintf("%d: %s", code, formatCount(status[code])))
+	}
+	if len(parts) == 0 {
+		return "no answers"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checksText is the checks passed and failed over every step.
+func checksText(f *result.Flows) string {
+	passed, failed := f.ChecksPassed(), f.ChecksFailed()
+	return fmt.Sprintf("%s passed, %s failed (%s passed)", formatCount(passed), formatCount(failed), percent(passed, passed+failed))
 }

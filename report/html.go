@@ -25,8 +25,8 @@ svg .grid{stroke:#ddd}`
 // SVG, no script, nothing fetched): what Text says, as tables, with the
 // latency distribution as bars and the timeline as two charts (responses
 // per second; p50 and p99 per second). A replay gets its endpoint table
-// and a merged result its agents table, as in Text; a judged result its
-// thresholds.
+// and a merged result its agents table, as in Text; a run of user
+// journeys its flows section; a judged result its thresholds.
 func HTML(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	target := strings.TrimSpace(r.Method + " " + r.URL)
@@ -51,6 +51,10 @@ func HTML(w io.Writer, r *result.Result) error {
 	if rows := endpointStats(r); len(rows) > 0 {
 		b.WriteString("<h2>Endpoints</h2>\n")
 		writeEndpointsHTML(&b, rows)
+	}
+	if r.Flows != nil {
+		b.WriteString("<h2>Flows</h2>\n")
+		writeFlowsHTML(&b, r.Flows)
 	}
 	if len(r.Agents) > 0 {
 		b.WriteString("<h2>Agents</h2>\n")
