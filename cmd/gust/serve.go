@@ -162,8 +162,11 @@ func newServeCmd() *cobra.Command {
 		Long: "Run a small target server for trying gust and for tests. It answers every path and\n" +
 			"method with text/plain \"Hello, Go!\" (or --body-size bytes), after --delay if given,\n" +
 			"on gust/server's event loops (--engine gust, the default) or on net/http.\n" +
-			"GET /events?n=N&interval=D streams N Server-Sent Events, one every D (default 10, 100ms).\n" +
-			"--grpc --http2 also serves gRPC's gust.echo.Echo (docs/guides/grpc/echo.proto).\n" +
+			"GET /events?n=N&interval=D streams N Server-Sent Events, one every D (default 10, 100ms);\n" +
+			"&stamp=1 adds each event's send time (Unix ns) to its data, and GET /events/truth gives\n" +
+			"the stamped streams' first-event and gap times as the server sent them (JSON, microseconds).\n" +
+			"--grpc --http2 also serves gRPC's gust.echo.Echo (docs/guides/grpc/echo.proto), with\n" +
+			"server reflection (grpc.reflection.v1 and v1alpha).\n" +
 			"SIGINT or SIGTERM shut it down gracefully.\n\n" +
 			"--workers N (Linux) runs N processes that share the port through SO_REUSEPORT, the\n" +
 			"kernel spreading connections over them: this process starts them, forwards SIGINT\n" +

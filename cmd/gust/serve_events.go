@@ -14,7 +14,12 @@ import (
 // answers text/event-stream with N events (default 10; 0 streams until the
 // client leaves), one every D (default 100ms), each flushed as it is
 // written, so that a load test can time the first event and the gaps
-// between them. Event i is "id: i" and "data: tick i".
+// between them. Event i is "id: i" and "data: tick i". With stamp=1 its
+// data is "tick i T", T the time the server sent it in Unix nanoseconds,
+// and the server keeps the truth of what it sent (serve_events_truth.go):
+// GET /events/truth says how long each stamped stream took from its
+// request to its first event and between events, for comparing with what
+// a client measured.
 
 // eventsPath is where the event stream is served.
 const eventsPath = "/events"
@@ -27,44 +32,78 @@ const (
 	defaultInterval  = 100 * time.Millisecond
 )
 
-// eventsParams reads n and interval from a query string.
-func eventsParams(rawQuery string) (n int, interval time.Duration, err error) {
+// eventsTruthPath is where the truth of the stamped streams is served.
+const eventsTruthPath = eventsPath + "/truth"
+
+// eventsQuery is what a request for events asks for.
+type eventsQuery struct {
+	n        int
+	interval time.Duration
+	stamp    bool // stamp each event with its send time, and keep the truth
+}
+
+// eventsParams reads n, interval and stamp from a query string.
+func eventsParams(rawQuery string) (eventsQuery, error) {
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bad query: %v", err)
+		return eventsQuery{}, fmt.Errorf("bad query: %v", err)
 	}
-	n, interval = defaultEvents, defaultInterval
+	e := eventsQuery{n: defaultEvents, interval: defaultInterval}
 	if v := q.Get("n"); v != "" {
-		if n, err = strconv.Atoi(v); err != nil || n < 0 || n > maxEvents {
-			return 0, 0, fmt.Errorf("n=%q: give a count of events from 0 (until the client leaves) to %d", v, maxEvents)
+		if e.n, err = strconv.Atoi(v); err != nil || e.n < 0 || e.n > maxEvents {
+			return eventsQuery{}, fmt.Errorf("n=%q: give a count of events from 0 (until the client leaves) to %d", v, maxEvents)
 		}
 	}
 	if v := q.Get("interval"); v != "" {
-		if interval, err = time.ParseDuration(v); err != nil || interval < 0 || interval > maxEventInterval {
-			return 0, 0, fmt.Errorf("interval=%q: give a duration from 0 to %v, e.g. 10ms", v, maxEventInterval)
+		if e.interval, err = time.ParseDuration(v); err != nil || e.interval < 0 || e.interval > maxEventInterval {
+			return eventsQuery{}, fmt.Errorf("interval=%q: give a duration from 0 to %v, e.g. 10ms", v, maxEventInterval)
 		}
 	}
-	return n, interval, nil
+	switch v := q.Get("stamp"); v {
+	case "", "0":
+	case "1":
+		e.stamp = true
+	default:
+		return eventsQuery{}, fmt.Errorf("stamp=%q: give 1 to stamp each event with its send time, or 0", v)
+	}
+	return e, nil
 }
 
-// appendEvent appends event i of the stream.
-func appendEvent(b []byte, i int) []byte {
+// appendEvent appends event i of the stream; a non-zero sent (Unix
+// nanoseconds) is its stamp.
+func appendEvent(b []byte, i int, sent int64) []byte {
 	b = append(b, "id: "...)
 	b = strconv.AppendInt(b, int64(i), 10)
 	b = append(b, "\ndata: tick "...)
 	b = strconv.AppendInt(b, int64(i), 10)
+	if sent != 0 {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, sent, 10)
+	}
 	return append(b, "\n\n"...)
 }
 
 // streamEvents writes the events, waiting interval before each one after
 // the first; write sends one and says whether the client is still there.
-func streamEvents(n int, interval time.Duration, write func(event []byte) bool) {
+// A stamped stream's send times go to truth; begun is when its request
+// came.
+func streamEvents(e eventsQuery, truth *eventTruth, begun time.Time, write func(event []byte) bool) {
 	var buf []byte
-	for i := 1; n == 0 || i <= n; i++ {
-		if i > 1 && interval > 0 {
-			time.Sleep(interval)
+	var rec truthStream
+	if e.stamp {
+		rec = truth.stream(begun)
+	}
+	for i := 1; e.n == 0 || i <= e.n; i++ {
+		if i > 1 && e.interval > 0 {
+			time.Sleep(e.interval)
 		}
-		buf = appendEvent(buf[:0], i)
+		var sent int64
+		if e.stamp {
+			now := time.Now()
+			rec.sent(now)
+			sent = now.UnixNano()
+		}
+		buf = appendEvent(buf[:0], i, sent)
 		if !write(buf) {
 			return
 		}
@@ -74,12 +113,20 @@ func streamEvents(n int, interval time.Duration, write func(event []byte) bool) 
 // eventsNative serves /events on gust/server's native API (Auto and Pooled
 // modes: a streamed response needs Flush) and the rest with next.
 func eventsNative(next server.Handler, mode string) server.Handler {
+	truth := newEventTruth()
 	return server.HandlerFunc(func(c *server.Ctx) {
-		if string(c.Path()) != eventsPath {
+		begun := time.Now()
+		switch string(c.Path()) {
+		case eventsPath:
+		case eventsTruthPath:
+			c.SetContentType("application/json")
+			c.Write(truth.json())
+			return
+		default:
 			next.ServeGust(c)
 			return
 		}
-		n, interval, err := eventsParams(string(c.Query()))
+		e, err := eventsParams(string(c.Query()))
 		switch {
 		case err != nil:
 			c.SetStatus(http.StatusBadRequest)
@@ -94,7 +141,7 @@ func eventsNative(next server.Handler, mode string) server.Handler {
 		}
 		c.SetContentType("text/event-stream")
 		c.SetHeader("Cache-Control", "no-cache")
-		streamEvents(n, interval, func(event []byte) bool {
+		streamEvents(e, truth, begun, func(event []byte) bool {
 			c.Write(event)
 			return c.Flush() == nil
 		})
@@ -103,12 +150,20 @@ func eventsNative(next server.Handler, mode string) server.Handler {
 
 // eventsNetHTTP serves /events on net/http's API and the rest with next.
 func eventsNetHTTP(next http.Handler) http.Handler {
+	truth := newEventTruth()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != eventsPath {
+		begun := time.Now()
+		switch r.URL.Path {
+		case eventsPath:
+		case eventsTruthPath:
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(truth.json())
+			return
+		default:
 			next.ServeHTTP(w, r)
 			return
 		}
-		n, interval, err := eventsParams(r.URL.RawQuery)
+		e, err := eventsParams(r.URL.RawQuery)
 		if err != nil {
 			http.Error(w, "gust serve: "+eventsPath+": "+err.Error(), http.StatusBadRequest)
 			return
@@ -116,7 +171,7 @@ func eventsNetHTTP(next http.Handler) http.Handler {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		rc := http.NewResponseController(w)
-		streamEvents(n, interval, func(event []byte) bool {
+		streamEvents(e, truth, begun, func(event []byte) bool {
 			if _, err := w.Write(event); err != nil {
 				return false
 			}
