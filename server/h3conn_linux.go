@@ -274,7 +274,8 @@ func (c *h3conn) end() {
 		h.handshaking--
 	}
 	h.conns--
-	h.l.srv.counters.open.Add(-1)
+	h.counters.open.Add(-1)
+	h.counters.quicOpen.Add(-1)
 	for _, st := range c.streams {
 		st.abandon()
 	}

@@ -27,6 +27,11 @@ import (
 // headers do not announce.
 const h3ConnIDLen = 8
 
+// h3SocketBuffer is each UDP socket's buffer size each way: a burst of
+// Initials from many clients (about 2.3 KB of kernel memory each) would
+// overflow the default 200 KB at about 90.
+const h3SocketBuffer = 4 << 20
+
 // h3shared is what a server's loops share for HTTP/3: the QUIC
 // configuration (the TLS certificates with ALPN "h3", the stateless reset
 // key) and the key of the address validation tokens, from which each
@@ -67,7 +72,7 @@ func (e *engine) openHTTP3() error {
 	}
 	ap := netip.AddrPortFrom(ip, uint16(tcp.Port))
 	for _, l := range e.loops {
-		sock, err := datagram.Open(ap, datagram.Options{ReusePort: true})
+		sock, err := datagram.Open(ap, datagram.Options{ReusePort: true, Buffer: h3SocketBuffer})
 		if err != nil {
 			e.closeHTTP3()
 			return fmt.Errorf("http3: %w", err)

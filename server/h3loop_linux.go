@@ -69,13 +69,7 @@ type h3loop struct {
 	ctx     *Ctx // the Inline handlers' Ctx
 	free    []*h3stream
 
-	stats h3Stats
-}
-
-// h3Stats counts what the endpoint refused or answered without a
-// connection.
-type h3Stats struct {
-	retries, resets, versionNegs, dropped uint64
+	counters *counters // the server's
 }
 
 func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
@@ -85,12 +79,13 @@ func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
 	}
 	h := &h3loop{
 		l: l, sh: sh, sock: sock, fd: sock.FD(),
-		in:      datagram.NewBatch(h3BatchLen, h3SlotSize),
-		out:     datagram.NewBatch(h3BatchLen, h3SlotSize),
-		router:  datagram.NewRouter[*h3conn](h3ConnIDLen),
-		tokens:  tokens,
-		readBuf: make([]byte, 16<<10),
-		ctx:     &Ctx{srv: l.srv},
+		in:       datagram.NewBatch(h3BatchLen, h3SlotSize),
+		out:      datagram.NewBatch(h3BatchLen, h3SlotSize),
+		router:   datagram.NewRouter[*h3conn](h3ConnIDLen),
+		tokens:   tokens,
+		readBuf:  make([]byte, 16<<10),
+		ctx:      &Ctx{srv: l.srv},
+		counters: &l.srv.counters,
 	}
 	h.posts.Init(l.poller.Wake)
 	return h, nil
@@ -136,7 +131,7 @@ func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
 	}
 	hdr, err := quic.ParseLongHeader(d)
 	if err != nil {
-		h.stats.dropped++
+		h.counters.quicDropped.Add(1)
 		return
 	}
 	if hdr.Type == quic.PacketOtherVersion {
@@ -146,7 +141,7 @@ func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
 		return
 	}
 	if hdr.Type != quic.PacketInitial || len(d) < h3MinInitial || h.l.e.draining.Load() {
-		h.stats.dropped++
+		h.counters.quicDropped.Add(1)
 		return
 	}
 	h.accept(d, &hdr, from, t)
@@ -156,14 +151,14 @@ func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
 // when the loop has many handshakes in progress.
 func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t time.Time) {
 	if h.handshaking >= h3MaxHandshakes {
-		h.stats.dropped++
+		h.counters.quicDropped.Add(1)
 		return
 	}
 	var odcid []byte
 	if len(hdr.Token) > 0 {
 		id, err := h.tokens.Open(hdr.Token, quic.TokenRetry, from.Addr(), t, h3TokenAge)
 		if err != nil {
-			h.stats.dropped++ // a forged, stale or foreign token: RFC 9000 section 8.1.3 lets it go
+			h.counters.quicDropped.Add(1) // a forged, stale or foreign token: RFC 9000 section 8.1.3 lets it go
 			return
 		}
 		odcid = append([]byte(nil), id...)
@@ -173,13 +168,13 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 	}
 	qc, err := quic.NewServerConn(&h.sh.cfg, hdr.DstConnID, odcid, t)
 	if err != nil {
-		h.stats.dropped++
+		h.counters.quicDropped.Add(1)
 		return
 	}
 	dcid := string(hdr.DstConnID) // before Receive, which decrypts d in place
 	qc.Receive(d, t)
 	if !qc.ReceivedAny() {
-		h.stats.dropped++ // not an Initial of this client's: keep no state for it
+		h.counters.quicDropped.Add(1) // not an Initial of this client's: keep no state for it
 		return
 	}
 	c := newH3Conn(h, qc, from)
@@ -188,8 +183,9 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 	c.syncConnIDs()
 	h.handshaking++
 	h.conns++
-	h.l.srv.counters.open.Add(1)
-	h.l.srv.counters.accepted.Add(1)
+	h.counters.open.Add(1)
+	h.counters.quicOpen.Add(1)
+	h.counters.accepted.Add(1)
 	h.touch(c)
 }
 
@@ -203,7 +199,7 @@ func (h *h3loop) retry(hdr *quic.LongHeader, from netip.AddrPort, t time.Time) {
 	token := h.tokens.AppendToken(nil, quic.TokenRetry, from.Addr(), hdr.DstConnID, t)
 	pkt := quic.AppendRetry(h.slot(), 0, hdr.SrcConnID, scid[:], token, hdr.DstConnID)
 	h.queue(pkt, from)
-	h.stats.retries++
+	h.counters.quicRetries.Add(1)
 }
 
 // statelessReset answers a short-header packet for no connection this
@@ -218,13 +214,12 @@ func (h *h3loop) statelessReset(d []byte, from netip.AddrPort) {
 	}
 	token := h.sh.cfg.StatelessResetKey.Token(d[1 : 1+h3ConnIDLen])
 	h.queue(quic.AppendStatelessReset(h.slot(), token, size), from)
-	h.stats.resets++
+	h.counters.quicResets.Add(1)
 }
 
 // versionNegotiation answers a long header of a version other than 1.
 func (h *h3loop) versionNegotiation(hdr *quic.LongHeader, from netip.AddrPort) {
 	h.queue(quic.AppendVersionNegotiation(h.slot(), 0, hdr.SrcConnID, hdr.DstConnID, quic.Version1), from)
-	h.stats.versionNegs++
 }
 
 // touch queues c for the end of the turn: events, datagrams, timer.
@@ -245,16 +240,23 @@ func (h *h3loop) turn(now int64) {
 			break
 		}
 		if !c.established && now >= c.handshakeBy {
-			c.qc.Close(h3NoError, "handshake timed out", t) // as the TLS handshake gate bounds TCP's
-		} else {
-			c.qc.OnTimeout(t)
+			// Given up, as the TLS handshake gate bounds TCP's: one
+			// CONNECTION_CLOSE, and no closing period kept for it.
+			c.qc.Close(h3NoError, "handshake timed out", t)
+			c.send(t)
+			c.end()
+			continue
 		}
+		c.qc.OnTimeout(t)
 		h.touch(c)
 	}
 	h.takePosts()
 	for i, c := range h.dirty {
 		h.dirty[i] = nil
 		c.dirty = false
+		if c.gone {
+			continue
+		}
 		c.serve(t)
 		if !c.gone {
 			c.send(t)
@@ -293,7 +295,7 @@ func (h *h3loop) slot() []byte {
 func (h *h3loop) queue(d []byte, to netip.AddrPort) {
 	buf := h.out.Buffer(h.outN)
 	if len(d) > len(buf) {
-		h.stats.dropped++
+		h.counters.quicDropped.Add(1)
 		return
 	}
 	if len(d) > 0 && &d[0] != &buf[0] {
@@ -309,7 +311,7 @@ func (h *h3loop) flush() {
 	for from := 0; from < h.outN; {
 		k, err := h.sock.WriteBatchFrom(h.out, from, h.outN-from)
 		if err != nil || k == 0 {
-			h.stats.dropped += uint64(h.outN - from)
+			h.counters.quicDropped.Add(int64(h.outN - from))
 			break
 		}
 		from += k

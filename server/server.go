@@ -73,6 +73,9 @@ type counters struct {
 	// WebSocket: connections open now, messages each way, sends dropped
 	// for a client past MaxBuffered.
 	wsOpen, wsMessagesIn, wsMessagesOut, wsDropped atomic.Int64
+	// HTTP/3: QUIC connections open now, Retries sent, stateless resets
+	// sent, datagrams dropped (refused, or not sent for a full socket).
+	quicOpen, quicRetries, quicResets, quicDropped atomic.Int64
 }
 
 // Stats is a snapshot of a Server's counters.
@@ -93,6 +96,10 @@ type Stats struct {
 	WSMessagesIn  int64 `json:"ws_messages_in"`  // WebSocket messages received since start
 	WSMessagesOut int64 `json:"ws_messages_out"` // WebSocket messages queued to send since start (a broadcast counts each receiver)
 	WSDropped     int64 `json:"ws_dropped"`      // WebSocket messages dropped for a client past MaxBuffered
+	QUICConns     int64 `json:"quic_conns"`      // HTTP/3's QUIC connections open now (counted in OpenConns too)
+	QUICRetries   int64 `json:"quic_retries"`    // Retry packets sent to new clients while many handshakes were in progress
+	QUICResets    int64 `json:"quic_resets"`     // stateless resets sent for datagrams of no known connection
+	QUICDropped   int64 `json:"quic_dropped"`    // datagrams dropped: not a client's Initial, over the handshake bound, or not sent for a full socket buffer
 }
 
 // Stats returns the server's counters.
@@ -112,6 +119,10 @@ func (s *Server) Stats() Stats {
 		WSMessagesIn:  s.counters.wsMessagesIn.Load(),
 		WSMessagesOut: s.counters.wsMessagesOut.Load(),
 		WSDropped:     s.counters.wsDropped.Load(),
+		QUICConns:     s.counters.quicOpen.Load(),
+		QUICRetries:   s.counters.quicRetries.Load(),
+		QUICResets:    s.counters.quicResets.Load(),
+		QUICDropped:   s.counters.quicDropped.Load(),
 	}
 	if s.workers != nil {
 		st.Workers, st.Queued = s.workers.stats()

@@ -21,6 +21,12 @@ type Options struct {
 	// of its own to the same address and the kernel spreads the flows
 	// over them.
 	ReusePort bool
+	// Buffer, if positive, asks for socket buffers of this many bytes
+	// each way: a server's socket takes the bursts of many clients at
+	// once, past the kernel's default of about 200 KB. As root the
+	// kernel's cap (net.core.rmem_max) is passed (SO_RCVBUFFORCE);
+	// otherwise the cap holds.
+	Buffer int
 }
 
 // Open returns a non-blocking UDP socket bound to addr (port 0: one the
@@ -40,6 +46,10 @@ func Open(addr netip.AddrPort, opt Options) (*Socket, error) {
 			return nil, fmt.Errorf("udp socket: SO_REUSEPORT: %w", err)
 		}
 	}
+	if opt.Buffer > 0 {
+		setBuffer(fd, unix.SO_RCVBUFFORCE, unix.SO_RCVBUF, opt.Buffer)
+		setBuffer(fd, unix.SO_SNDBUFFORCE, unix.SO_SNDBUF, opt.Buffer)
+	}
 	var sa unix.Sockaddr
 	if family == unix.AF_INET {
 		sa = &unix.SockaddrInet4{Port: int(addr.Port()), Addr: addr.Addr().As4()}
@@ -51,6 +61,14 @@ func Open(addr netip.AddrPort, opt Options) (*Socket, error) {
 		return nil, fmt.Errorf("udp bind %s: %w", addr, err)
 	}
 	return &Socket{fd: fd}, nil
+}
+
+// setBuffer sets a socket buffer's size, past the kernel's cap when the
+// process may (force), within it otherwise.
+func setBuffer(fd, force, plain, size int) {
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, force, size) != nil {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, plain, size)
+	}
 }
 
 // SocketOf returns the Socket of a UDP descriptor made elsewhere (a
