@@ -18,6 +18,8 @@ type Socket struct{}
 type Options struct {
 	// ReusePort sets SO_REUSEPORT.
 	ReusePort bool
+	// Buffer is the socket buffers' size each way.
+	Buffer int
 }
 
 // Batch is the messages of one batched read or write.
