@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -133,4 +134,56 @@ func scrapeSeries(url string) (map[string]float64, error) {
 		out[line[:i]] = v
 	}
 	return out, sc.Err()
+}
+
+// TestPrometheusScrapesFlow has Debian's prometheus scrape a 3 s flow
+// run every second and, from the values it stored while gust lingered,
+// get the report's counts: each step's requests and latency count, each
+// check's passes by step and check (names with spaces and brackets as
+// labels), the failed checks, and the iterations.
+func TestPrometheusScrapesFlow(t *testing.T) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus is not installed (apt-get install prometheus; .ci/run installs it when CI=true)")
+	}
+	_, srv := newJourneyServer(t)
+	src := journeyFlow + "  - name: fail\n    url: /fail\n    check: {status: 200}\n"
+	f := dataFiles(t, map[string]string{"flow.yaml": src})
+	metricsAddr := freeAddr(t)
+	prom := startPrometheus(t, bin, freeAddr(t), metricsAddr)
+	prom.scrapePhase(t)
+	out, stderr, err := gust(t, "load", "--quiet", "-o", "json", "--flow", f["flow.yaml"], "--vus", "4", "-z", "3s",
+		"--metrics-addr", metricsAddr, "--metrics-linger", "3s", srv.URL)
+	if err != nil {
+		t.Fatalf("gust load: %v\n%s", err, stderr)
+	}
+	after := time.Now().Add(-1500 * time.Millisecond)
+	var s flowSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Endpoints) != 3 || s.Flows.ChecksFailed == 0 {
+		t.Fatalf("report: endpoints %+v, flows %+v: want 3 steps and failed checks", s.Endpoints, s.Flows)
+	}
+	want := map[string]int64{
+		"gust_load_flow_iterations_total":                      s.Flows.Iterations,
+		`sum(gust_load_step_checks_total{result="failed"})`:    s.Flows.ChecksFailed,
+		`gust_load_flow_checks_total{result="passed"}`:         s.Flows.ChecksPassed,
+		`sum(gust_load_step_latency_seconds_count)`:            s.Requests,
+		`sum(gust_load_step_requests_total)`:                   s.Requests,
+		`gust_load_step_errors_total{step="items"}`:            0,
+		`gust_load_flow_iterations_aborted_total{shard="0/1"}`: s.Flows.Aborted,
+	}
+	for _, ep := range s.Endpoints {
+		want[fmt.Sprintf(`gust_load_step_requests_total{step=%q}`, ep.Endpoint)] = ep.Count
+		want[fmt.Sprintf(`gust_load_step_latency_seconds_count{step=%q}`, ep.Endpoint)] = ep.Count
+	}
+	for _, c := range s.Flows.Checks {
+		want[fmt.Sprintf(`gust_load_step_checks_total{step=%q,check=%q,result="passed"}`, c.Step, c.Check)] = c.Passed
+	}
+	for query, v := range want {
+		if got := prom.value(t, query, after); got != float64(v) {
+			t.Errorf("%s = %g in Prometheus, want the report's %d", query, got, v)
+		}
+	}
 }
