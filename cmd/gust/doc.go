@@ -17,7 +17,7 @@
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
 //   - flowflags.go: --flow and its flags (--vus, --iterations, ...): a flow file into a load.FlowRun
-//   - grpcflags.go: --grpc-call, --grpc-proto, --grpc-import-path: a gRPC method and its message into a load.Config
+//   - grpcflags.go: --grpc-call, --grpc-proto or --grpc-reflect, --grpc-import-path: a gRPC method and its message into a load.Config
 //   - har.go: gust flow from-har: a HAR's requests to one origin into a flow file's steps
 //   - har_capture.go: from-har's captures: values a response gave that later requests send back
 //   - load.go: gust load: flags into a load.Config, the progress line, the report
@@ -29,8 +29,10 @@
 //   - serve.go: gust serve: flags, the hello handler, the net/http engine
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
 //   - serve_events.go: gust serve's /events: Server-Sent Events, each flushed, on both engines
+//   - serve_events_truth.go: /events?stamp=1's send times kept, served at /events/truth
 //   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
 //   - serve_grpc.go: gust serve --grpc: gust.echo.Echo, every kind of gRPC call, on the net/http adapter
+//   - serve_grpc_reflect.go: gust serve --grpc's server reflection (v1, v1alpha) describing gust.echo.Echo
 //   - serve_gust.go: gust serve on gust/server: native or adapter handler, mode, loops, h2c and h2
 //   - serve_reload.go: SIGHUP reads --tls-cert and --tls-key again; new connections get the renewed pair
 //   - serve_tls.go: gust serve's HTTPS flags: certificates (or a self-signed one), versions, ticket key
