@@ -17,7 +17,7 @@
 //   - drive.go: drive, a generator run as load and replay make it: progress, Ctrl-C, profiles, the log
 //   - findmax.go: gust load --find-max: each step a load.Run through capacity.Search
 //   - flowflags.go: --flow and its flags (--vus, --iterations, ...): a flow file into a load.FlowRun
-//   - grpcflags.go: --grpc-call, --grpc-proto or --grpc-reflect, --grpc-import-path: a gRPC method and its message into a load.Config
+//   - grpcflags.go: --grpc-call and how it is described (--grpc-proto or --grpc-reflect) into a load.Config
 //   - har.go: gust flow from-har: a HAR's requests to one origin into a flow file's steps
 //   - har_capture.go: from-har's captures: values a response gave that later requests send back
 //   - load.go: gust load: flags into a load.Config, the progress line, the report
