@@ -8,7 +8,7 @@ import (
 
 // FlowLive is a flow run's measurements so far, in Live.Flow: each
 // step's requests, failures and latency, each check's outcomes, and the
-// iterations, cumulative from the start of measurement like the rest of
+// iterations and their durations, cumulative from the start of measurement like the rest of
 // the Live. Each loop hands over its own counts once a second, copied
 // from the counters it keeps anyway (its endpoints, its flow.Stats), so
 // watching a flow adds nothing per request.
@@ -17,6 +17,9 @@ type FlowLive struct {
 	// failed request or a failed check with abort ended early.
 	Iterations int64
 	Aborted    int64
+	// Duration holds the iterations' durations in microseconds
+	// (result.NewHistogram's), as result.Flows.Duration.
+	Duration *hdrhistogram.Histogram
 	// Steps holds every step, by step number.
 	Steps []StepLive
 	// Checks holds every check, in the flow's order, each named by its
@@ -39,7 +42,7 @@ type StepLive struct {
 // newFlowLive returns a FlowLive for run's flow, every count at zero.
 func newFlowLive(run *FlowRun) *FlowLive {
 	names := run.Flow.Steps()
-	f := &FlowLive{Steps: make([]StepLive, len(names)), Checks: run.Flow.Checks()}
+	f := &FlowLive{Duration: result.NewHistogram(), Steps: make([]StepLive, len(names)), Checks: run.Flow.Checks()}
 	for i, n := range names {
 		f.Steps[i] = StepLive{Name: n, Latency: result.NewEndpointHistogram()}
 	}
@@ -48,7 +51,7 @@ func newFlowLive(run *FlowRun) *FlowLive {
 
 // shape returns a FlowLive of f's steps and checks, every count at zero.
 func (f *FlowLive) shape() *FlowLive {
-	out := &FlowLive{Steps: make([]StepLive, len(f.Steps)), Checks: append([]result.FlowCheck(nil), f.Checks...)}
+	out := &FlowLive{Duration: result.NewHistogram(), Steps: make([]StepLive, len(f.Steps)), Checks: append([]result.FlowCheck(nil), f.Checks...)}
 	for i, s := range f.Steps {
 		out.Steps[i] = StepLive{Name: s.Name, Latency: result.NewEndpointHistogram()}
 	}
@@ -60,6 +63,8 @@ func (f *FlowLive) shape() *FlowLive {
 // same flow.
 func (f *FlowLive) copyFrom(src *FlowLive) {
 	f.Iterations, f.Aborted = src.Iterations, src.Aborted
+	f.Duration.Reset()
+	f.Duration.Merge(src.Duration)
 	for i := range f.Steps {
 		d, s := &f.Steps[i], &src.Steps[i]
 		d.Requests, d.Errors = s.Requests, s.Errors
@@ -74,6 +79,7 @@ func (f *FlowLive) copyFrom(src *FlowLive) {
 // reset sets every count of f to zero, keeping its memory.
 func (f *FlowLive) reset() {
 	f.Iterations, f.Aborted = 0, 0
+	f.Duration.Reset()
 	for i := range f.Steps {
 		st := &f.Steps[i]
 		st.Requests, st.Errors = 0, 0
@@ -88,6 +94,7 @@ func (f *FlowLive) reset() {
 func (f *FlowLive) add(src *FlowLive) {
 	f.Iterations += src.Iterations
 	f.Aborted += src.Aborted
+	f.Duration.Merge(src.Duration)
 	for i := range f.Steps {
 		d, s := &f.Steps[i], &src.Steps[i]
 		d.Requests += s.Requests
@@ -126,7 +133,7 @@ func (l *loop) flowLive(dst *FlowLive) *FlowLive {
 	if cap(s.passed) < len(dst.Checks) {
 		s.passed, s.failed = make([]int64, len(dst.Checks)), make([]int64, len(dst.Checks))
 	}
-	dst.Iterations, dst.Aborted = s.stats.Counts(s.passed, s.failed)
+	dst.Iterations, dst.Aborted = s.stats.Counts(s.passed, s.failed, dst.Duration)
 	for i := range dst.Checks {
 		dst.Checks[i].Passed, dst.Checks[i].Failed = s.passed[i], s.failed[i]
 	}
@@ -172,7 +179,10 @@ func flowLiveOf(r *result.Result) *FlowLive {
 	if r.Flows == nil {
 		return nil
 	}
-	f := &FlowLive{Iterations: r.Flows.Iterations, Aborted: r.Flows.Aborted, Checks: r.Flows.Checks}
+	f := &FlowLive{Iterations: r.Flows.Iterations, Aborted: r.Flows.Aborted, Duration: result.NewHistogram(), Checks: r.Flows.Checks}
+	if r.Flows.Duration != nil {
+		f.Duration.Merge(r.Flows.Duration)
+	}
 	for _, s := range r.Flows.Steps {
 		st := StepLive{Name: s.Name, Latency: result.NewEndpointHistogram()}
 		for _, ep := range r.Endpoints {

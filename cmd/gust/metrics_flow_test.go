@@ -19,7 +19,7 @@ import (
 // passed checks, and the failing step failed checks. After, the values
 // served are the report's exactly: each step's requests and latency
 // count its endpoint's, each check's passes and failures the report's,
-// and the iterations and checks in total.
+// and the iterations (and their durations' count) and checks in total.
 func TestLoadFlowMetricsBySteps(t *testing.T) {
 	_, srv := newJourneyServer(t)
 	src := journeyFlow + "  - name: fail\n    url: /fail\n    check: {status: 200}\n"
@@ -167,6 +167,7 @@ func TestPrometheusScrapesFlow(t *testing.T) {
 	}
 	want := map[string]int64{
 		"gust_load_flow_iterations_total":                      s.Flows.Iterations,
+		"gust_load_flow_iteration_seconds_count":               s.Flows.Iterations,
 		`sum(gust_load_step_checks_total{result="failed"})`:    s.Flows.ChecksFailed,
 		`gust_load_flow_checks_total{result="passed"}`:         s.Flows.ChecksPassed,
 		`sum(gust_load_step_latency_seconds_count)`:            s.Requests,

@@ -93,10 +93,12 @@ func (f *Flow) Result(loops []*Stats) *result.Flows {
 
 // Counts copies s's counts for a watcher of the run: each check's
 // passes and failures by check id into passed and failed (as long as
-// the flow's checks), and returns the iterations finished and aborted.
-func (s *Stats) Counts(passed, failed []int64) (iterations, aborted int64) {
+// the flow's checks), the iterations' durations into duration (added to
+// what it holds), and returns the iterations finished and aborted.
+func (s *Stats) Counts(passed, failed []int64, duration *hdrhistogram.Histogram) (iterations, aborted int64) {
 	copy(passed, s.passed)
 	copy(failed, s.failed)
+	duration.Merge(s.duration)
 	return s.iterations, s.aborted
 }
 

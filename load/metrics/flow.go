@@ -16,12 +16,13 @@ var (
 	descStepLatency  = prometheus.NewDesc("gust_load_step_latency_seconds", "Latency of the responses counted in gust_load_step_requests_total.", []string{"shard", "step"}, nil)
 	descStepChecks   = prometheus.NewDesc("gust_load_step_checks_total", "A flow step's checks, by check and result (passed or failed).", []string{"shard", "step", "check", "result"}, nil)
 	descIterations   = prometheus.NewDesc("gust_load_flow_iterations_total", "Flow iterations finished while measuring, aborted ones too.", []string{"shard"}, nil)
+	descIteration    = prometheus.NewDesc("gust_load_flow_iteration_seconds", "Duration of the iterations counted in gust_load_flow_iterations_total, from start (intended start in the open model) to the last answer.", []string{"shard"}, nil)
 	descAborted      = prometheus.NewDesc("gust_load_flow_iterations_aborted_total", "Flow iterations a failed request, or a failed check with abort, ended early.", []string{"shard"}, nil)
 	descFlowChecks   = prometheus.NewDesc("gust_load_flow_checks_total", "Checks of every step, by result (passed or failed).", []string{"shard", "result"}, nil)
 )
 
 func describeFlow(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descStepRequests, descStepErrors, descStepLatency, descStepChecks, descIterations, descAborted, descFlowChecks} {
+	for _, d := range []*prometheus.Desc{descStepRequests, descStepErrors, descStepLatency, descStepChecks, descIterations, descIteration, descAborted, descFlowChecks} {
 		ch <- d
 	}
 }
@@ -30,6 +31,7 @@ func describeFlow(ch chan<- *prometheus.Desc) {
 type flowSnap struct {
 	iterations, aborted int64
 	passed, failed      int64
+	duration            histSnap
 	steps               []stepSnap
 	checks              []checkSnap
 }
@@ -53,7 +55,7 @@ func mapFlow(f *load.FlowLive, bounds []float64) *flowSnap {
 	if f == nil {
 		return nil
 	}
-	s := &flowSnap{iterations: f.Iterations, aborted: f.Aborted, steps: make([]stepSnap, len(f.Steps))}
+	s := &flowSnap{iterations: f.Iterations, aborted: f.Aborted, duration: mapHistogram(f.Duration, bounds), steps: make([]stepSnap, len(f.Steps))}
 	for i, st := range f.Steps {
 		s.steps[i] = stepSnap{name: st.Name, requests: st.Requests, errors: st.Errors, latency: mapHistogram(st.Latency, bounds)}
 	}
@@ -90,6 +92,7 @@ func (s *flowSnap) collect(ch chan<- prometheus.Metric, sh string) {
 		counter(descStepChecks, c.failed, c.step, c.check, "failed")
 	}
 	counter(descIterations, s.iterations)
+	ch <- newHistMetric(descIteration, &s.duration, sh)
 	counter(descAborted, s.aborted)
 	counter(descFlowChecks, s.passed, "passed")
 	counter(descFlowChecks, s.failed, "failed")

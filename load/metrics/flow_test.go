@@ -21,8 +21,12 @@ func constructedFlow() *load.Live {
 	for _, us := range []int64{2000, 20000, 250000} {
 		items.RecordValue(us)
 	}
+	dur := result.NewHistogram()
+	for _, us := range []int64{3000, 30000, 300000} {
+		dur.RecordValue(us)
+	}
 	live.Flow = &load.FlowLive{
-		Iterations: 3, Aborted: 1,
+		Iterations: 3, Aborted: 1, Duration: dur,
 		Steps: []load.StepLive{
 			{Name: "login", Requests: 3, Latency: login},
 			{Name: "items", Requests: 3, Errors: 1, Latency: items},
@@ -40,7 +44,7 @@ func constructedFlow() *load.Live {
 // text format with testdata/flow.golden: the run's series as before,
 // then each step's requests, errors and latency histogram, each check's
 // passes and failures (two checks of one name and step added up), and
-// the iterations and checks in total.
+// the iterations (with their durations' histogram) and checks in total.
 func TestFlowSeriesMatchGolden(t *testing.T) {
 	exp := NewExporter(result.Shard{}, []float64{0.001, 0.002, 0.02, 0.1})
 	exp.Update(constructedFlow())
