@@ -171,6 +171,7 @@ type Conn struct {
 	cfg      Config
 	isClient bool
 	tls      *tls.QUICConn
+	tlsState *tls.ConnectionState // a server's, once its TLS connection is released (releaseTLS)
 	state    connState
 	spaces   [numSpaces]pnSpace
 
@@ -209,7 +210,6 @@ type Conn struct {
 
 	events    []Event
 	eventHead int
-	scratch   []byte
 }
 
 // ErrVersionNegotiation is the error of a client connection whose server
@@ -262,7 +262,6 @@ func newConn(cfg *Config, isClient bool) *Conn {
 	c.flow.init(c.cfg.MaxData)
 	c.strms.init(c)
 	c.loss.init(!isClient)
-	c.scratch = make([]byte, 0, 2048)
 	return c
 }
 
@@ -284,7 +283,12 @@ func (c *Conn) HandshakeComplete() bool { return c.handshakeComplete }
 
 // ConnectionState returns the TLS state: the ALPN protocol, the peer's
 // certificates.
-func (c *Conn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
+func (c *Conn) ConnectionState() tls.ConnectionState {
+	if c.tls == nil {
+		return *c.tlsState
+	}
+	return c.tls.ConnectionState()
+}
 
 // Err returns why the connection ended, or nil while it is open.
 func (c *Conn) Err() error { return c.err }
@@ -414,7 +418,9 @@ func (c *Conn) finish(err error) {
 		c.events[len(c.events)-1].Err = err
 	}
 	c.state = stateClosed
-	c.tls.Close()
+	if c.tls != nil {
+		c.tls.Close()
+	}
 }
 
 // peerMaxAckDelay returns the peer's max_ack_delay.

@@ -89,6 +89,9 @@ func (c *Conn) onCrypto(sp spaceID, f *Frame, now time.Time) error {
 	if f.Offset+uint64(len(f.Data)) > r.readOff+maxCryptoBuffer {
 		return &TransportError{Code: CryptoBufferExceeded, Reason: "CRYPTO data too far ahead"}
 	}
+	if c.tls == nil {
+		return nil // a server's TLS is done (releaseTLS): nothing more is owed to it
+	}
 	r.push(f.Offset, f.Data)
 	data := r.peek()
 	if len(data) == 0 {

@@ -53,7 +53,7 @@ func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
 	p.client = c
 	t.Cleanup(func() {
 		c.tls.Close()
-		if p.server != nil {
+		if p.server != nil && p.server.tls != nil { // nil once the handshake is done (releaseTLS)
 			p.server.tls.Close()
 		}
 	})

@@ -128,6 +128,9 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 		ev := c.tls.NextEvent()
 		switch ev.Kind {
 		case tls.QUICNoEvent:
+			if !c.isClient && c.handshakeComplete {
+				c.releaseTLS()
+			}
 			return nil
 		case tls.QUICSetReadSecret, tls.QUICSetWriteSecret:
 			if err := c.installSecret(ev); err != nil {
@@ -160,6 +163,18 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 			c.event(EventHandshakeDone, 0)
 		}
 	}
+}
+
+// releaseTLS lets crypto/tls's connection go once a server's handshake is
+// done and its session ticket written: a client sends no TLS message
+// after its Finished in QUIC (RFC 9001 section 4.1.3; keys are updated by
+// QUIC itself), and an idle connection then holds a few kilobytes less.
+// What ConnectionState reports is kept.
+func (c *Conn) releaseTLS() {
+	cs := c.tls.ConnectionState()
+	c.tlsState = &cs
+	c.tls.Close()
+	c.tls = nil
 }
 
 // spaceOfLevel returns the packet number space of a TLS level.
@@ -254,6 +269,7 @@ func (c *Conn) dropSpace(s spaceID) {
 	sp.read, sp.write = nil, nil
 	sp.ackDeadline, sp.ackEliciting, sp.ackNew = time.Time{}, 0, false
 	sp.cryptoSend.reset()
+	sp.cryptoRecv = recvBuf{} // nothing more arrives in a dropped space: its buffer goes
 	c.probeOwed[s] = 0
 	c.loss.discard(c, s)
 }

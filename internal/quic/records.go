@@ -99,6 +99,11 @@ func (c *Conn) onPacketAcked(sp spaceID, pn uint64, h uint32) {
 		case recCrypto:
 			if cs := &c.spaces[f.id]; !cs.dropped {
 				cs.cryptoSend.onAcked(f.off, int(f.n), false)
+				if cs.cryptoSend.buffered() == 0 {
+					// TLS writes here a few times in a connection's life (a
+					// session ticket): hold no buffer between.
+					cs.cryptoSend.buf, cs.cryptoSend.start = nil, 0
+				}
 			}
 		case recReset:
 			if s := c.strms.m[f.id]; s != nil {

@@ -216,7 +216,7 @@ func (r *Recovery) DiscardSpace(space Space) {
 			r.bytesInFlight -= e.p.Size
 		}
 	}
-	s.sent.clear()
+	s.sent = sentList{} // its ring too: a discarded space sends nothing again
 	s.discarded = true
 	s.elicitingInFlight = 0
 	s.lastAckEliciting = time.Time{}

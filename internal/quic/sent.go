@@ -61,7 +61,7 @@ type sentEntry struct {
 }
 
 // sentListMin is the capacity a sentList starts with.
-const sentListMin = 64
+const sentListMin = 16
 
 // maxSentPackets bounds a sentList: past it the oldest packets that are
 // not in flight (ACK-only ones, which a peer need never acknowledge) are

@@ -21,7 +21,7 @@ func (c *Conn) Stats() ConnStats {
 		RecoveryStats: c.loss.r.Stats(),
 	}
 	if c.handshakeComplete {
-		s.Resumed = c.tls.ConnectionState().DidResume
+		s.Resumed = c.ConnectionState().DidResume
 	}
 	return s
 }

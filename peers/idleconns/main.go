@@ -9,6 +9,9 @@
 //	idleconns -pid PID -n 15000 http://127.0.0.1:8080/
 //	idleconns -pid PID -n 10000 https://127.0.0.1:8443/
 //
+// With -h3 the connections are QUIC ones with one HTTP/3 GET each (an
+// https:// URL), spread over 16 UDP sockets.
+//
 // With -h2c each connection speaks HTTP/2 with prior knowledge instead:
 // the client preface and SETTINGS, one GET on stream 1, the response read
 // to its END_STREAM, the server's SETTINGS acknowledged; then it stays
@@ -37,11 +40,16 @@ func main() {
 	n := flag.Int("n", 15000, "connections to open")
 	settle := flag.Duration("settle", 2*time.Second, "wait this long before measuring, for the server to settle")
 	flag.BoolVar(&useH2C, "h2c", false, "speak HTTP/2 with prior knowledge (h2c) on each connection")
+	flag.BoolVar(&useH3, "h3", false, "open QUIC connections and make one HTTP/3 GET on each (an https:// URL; quic-go's client)")
 	flag.DurationVar(&hold, "hold", 0, "keep the connections open this long after measuring, so that the server can be sampled meanwhile")
 	flag.Parse()
 	if *pid == 0 || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: idleconns -pid PID [-n N] URL")
 		os.Exit(2)
+	}
+	run := run
+	if useH3 {
+		run = runH3
 	}
 	if err := run(*pid, *n, *settle, flag.Arg(0)); err != nil {
 		fmt.Fprintln(os.Stderr, "idleconns:", err)
