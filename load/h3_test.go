@@ -59,6 +59,7 @@ func TestHTTP3AgainstMisbehavingServers(t *testing.T) {
 				if res.QUIC.Resumed < res.QUIC.Handshakes()/2 {
 					t.Errorf("%d of %d handshakes resumed; the server's tickets should make most of them resume", res.QUIC.Resumed, res.QUIC.Handshakes())
 				}
+				checkGoAwaysCounted(t, res)
 			},
 		},
 		{
@@ -160,5 +161,21 @@ func TestHTTP3ConfigRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v; want an error saying %q", tt.cfg, err, tt.want)
 		}
+	}
+}
+
+// checkGoAwaysCounted checks that a run against a server that goes away
+// every few requests counts, in the QUIC section, a connection ended by
+// the GOAWAY for every handshake but the last of each connection, and
+// the requests it sent again.
+func checkGoAwaysCounted(t *testing.T, res *result.Result) {
+	t.Helper()
+	conns := int64(res.Connections)
+	if n := res.QUIC.Closes[closeGoAway]; n < res.QUIC.Handshakes()-conns || n == 0 {
+		t.Errorf("closes %v after %d handshakes on %d connections; want at least %d counted as %q",
+			res.QUIC.Closes, res.QUIC.Handshakes(), conns, res.QUIC.Handshakes()-conns, closeGoAway)
+	}
+	if res.Retried == 0 {
+		t.Errorf("retried %d: the requests the server rejected unprocessed were not counted as sent again", res.Retried)
 	}
 }

@@ -116,6 +116,11 @@ func (s *h3session) eof(sink)          {}
 
 func (s *h3session) reset() {
 	s.countEnd()
+	if s.goAway && s.closedBy == nil && s.st != nil {
+		// Ended by this end once the server's GOAWAY was answered: counted
+		// by the GOAWAY, as a close the server made would be by its code.
+		s.st.closes[closeGoAway]++
+	}
 	for _, t := range s.live {
 		s.xs[t].use = false
 		s.free = append(s.free, t)

@@ -65,6 +65,10 @@ func (s *quicStats) closed(err error) {
 	s.closes[closeName(err)]++
 }
 
+// closeGoAway is how result.QUIC.Closes names a connection that ended
+// because the server sent GOAWAY.
+const closeGoAway = "peer: GOAWAY"
+
 // closeName names how a connection ended, for result.QUIC.Closes.
 func closeName(err error) string {
 	var ce *quic.CloseError

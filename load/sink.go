@@ -128,7 +128,7 @@ func (d *delivery) retry(x exchange) {
 	if !l.recording {
 		return
 	}
-	if ws {
+	if ws || c.h3 != nil { // HTTP/3 has no HTTP2 section to count them in
 		l.stats.retried++
 	} else {
 		l.stats.h2.retried++
