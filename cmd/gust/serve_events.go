@@ -19,7 +19,7 @@ import (
 // and the server keeps the truth of what it sent (serve_events_truth.go):
 // GET /events/truth says how long each stamped stream took from its
 // request to its first event and between events, for comparing with what
-// a client measured.
+// a client measured (with reset=1, from then on).
 
 // eventsPath is where the event stream is served.
 const eventsPath = "/events"
@@ -67,6 +67,12 @@ func eventsParams(rawQuery string) (eventsQuery, error) {
 		return eventsQuery{}, fmt.Errorf("stamp=%q: give 1 to stamp each event with its send time, or 0", v)
 	}
 	return e, nil
+}
+
+// truthReset says whether a query for the truth asks to reset it.
+func truthReset(rawQuery string) bool {
+	q, _ := url.ParseQuery(rawQuery)
+	return q.Get("reset") == "1"
 }
 
 // appendEvent appends event i of the stream; a non-zero sent (Unix
@@ -120,7 +126,7 @@ func eventsNative(next server.Handler, mode string) server.Handler {
 		case eventsPath:
 		case eventsTruthPath:
 			c.SetContentType("application/json")
-			c.Write(truth.json())
+			c.Write(truth.json(truthReset(string(c.Query()))))
 			return
 		default:
 			next.ServeGust(c)
@@ -157,7 +163,7 @@ func eventsNetHTTP(next http.Handler) http.Handler {
 		case eventsPath:
 		case eventsTruthPath:
 			w.Header().Set("Content-Type", "application/json")
-			w.Write(truth.json())
+			w.Write(truth.json(truthReset(r.URL.RawQuery)))
 			return
 		default:
 			next.ServeHTTP(w, r)

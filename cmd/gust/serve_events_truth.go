@@ -16,7 +16,8 @@ import (
 // between its events' sends, in microseconds with the histograms gust
 // load uses, so that what a client reports of the same streams can be
 // held against them. GET /events/truth returns them as JSON
-// (eventTruthJSON). Streams record into a few shards, each behind its own
+// (eventTruthJSON); with reset=1 it also starts them afresh, so that they
+// cover the window a client measured (its warm-up left out). Streams record into a few shards, each behind its own
 // lock, so that thousands of streams do not queue on one.
 
 // truthShards is how many shards a server's truth is split over.
@@ -108,8 +109,8 @@ type truthStats struct {
 	Max   int64   `json:"max"`
 }
 
-// json returns the record so far.
-func (t *eventTruth) json() []byte {
+// json returns the record so far, and empties it if reset.
+func (t *eventTruth) json(reset bool) []byte {
 	var out eventTruthJSON
 	t.once.Do(t.make)
 	first, gap := result.NewHistogram(), result.NewHistogram()
@@ -120,6 +121,11 @@ func (t *eventTruth) json() []byte {
 		out.Events += sh.events
 		first.Merge(sh.first)
 		gap.Merge(sh.gap)
+		if reset {
+			sh.streams, sh.events = 0, 0
+			sh.first.Reset()
+			sh.gap.Reset()
+		}
 		sh.mu.Unlock()
 	}
 	out.FirstEvent, out.Gap = newTruthStats(first), newTruthStats(gap)
