@@ -22,7 +22,8 @@ var notApplicableReasons = []string{
 // index, or -1 when srv has a cell in sc: a WebSocket library's peer has
 // none outside the WebSocket scenarios, the HTTP/3 peer none outside the
 // HTTP/3 ones, and a server without a WebSocket endpoint (fasthttp,
-// net/http, nginx) or without HTTP/3 (gust serve, for now) none in them.
+// net/http, nginx) or without HTTP/3 (all but gust serve and the quic-go
+// peer) none in them.
 func whyNot(srv Server, sc Scenario) int {
 	switch {
 	case sc.WebSocket == nil && srv.WebSocketOnly:

@@ -95,6 +95,9 @@ func TestHTTP3Cells(t *testing.T) {
 		if runs(s, h3) {
 			inH3 = append(inH3, s.Name)
 		}
+		if s.Name == "gust-native" && s.Modes[ModeH3] != "--tls-self-signed --http3" {
+			t.Errorf("gust serve's h3 flags: %q", s.Modes[ModeH3])
+		}
 		if s.Name != "quicgo" {
 			continue
 		}
@@ -106,8 +109,8 @@ func TestHTTP3Cells(t *testing.T) {
 			t.Errorf("quicgo's h3 command: %q, %v", line, err)
 		}
 	}
-	if got := strings.Join(inH3, " "); got != "quicgo" {
-		t.Errorf("built-ins with an h3 cell: %q, want quicgo (of %s)", got, strings.Join(builtins, " "))
+	if got := strings.Join(inH3, " "); got != "gust-native gust-adapter quicgo" {
+		t.Errorf("built-ins with an h3 cell: %q, want gust serve's two and quicgo (of %s)", got, strings.Join(builtins, " "))
 	}
 	if !strings.Contains(strings.Join(PeerNames, " "), "quicgo") {
 		t.Errorf("PeerNames %v: quicgo is not built with the peers", PeerNames)
@@ -133,7 +136,7 @@ func TestHTTP3Cells(t *testing.T) {
 	got := strings.Join(NotApplicable(all, []Scenario{ka, h3}), "\n")
 	want := "not applicable: gorillaws, coderws, gobwasws in ka, h3 (they serve only WebSocket)\n" +
 		"not applicable: quicgo in ka (they serve only HTTP/3)\n" +
-		"not applicable: fasthttp, nethttp, nbio, gust-native, gust-adapter, nginx in h3 (they serve no HTTP/3)"
+		"not applicable: fasthttp, nethttp, nbio, nginx in h3 (they serve no HTTP/3)"
 	if got != want {
 		t.Errorf("NotApplicable:\n%s\nwant\n%s", got, want)
 	}

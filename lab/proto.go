@@ -156,6 +156,7 @@ var (
 		ModeTLSNoResume: "--tls-self-signed --tls-no-resume",
 		ModeH2:          "--tls-self-signed --http2",
 		ModeH2C:         "--http2",
+		ModeH3:          "--tls-self-signed --http3",
 		ModeWS:          "", // gust serve answers /ws and /ws/broadcast
 		ModeFiles:       "--root {root}",
 	}

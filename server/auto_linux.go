@@ -68,6 +68,9 @@ type seat struct {
 	// stream is the HTTP/2 stream whose handler runs on the seat, nil for
 	// HTTP/1.1: moving it off leaves its connection with the loop.
 	stream *h2stream
+	// h3 is the HTTP/3 stream whose handler runs on the seat: moving it
+	// off leaves its connection with the loop, as for HTTP/2.
+	h3 *h3stream
 	// h2ctx is the Ctx HTTP/2 streams run in on this seat (the HTTP/1.1
 	// one may hold a request half read): a moved handler keeps it.
 	h2ctx *Ctx
@@ -159,8 +162,8 @@ func (st *seat) awaitHandOver() {
 func (st *seat) moveOff(c *Ctx) {
 	st.l.moveOff(st, st.seq, true)
 	st.awaitHandOver()
-	if st.stream == nil {
-		c.w = st.cur // an HTTP/2 stream's writes are posts, not the socket's
+	if st.stream == nil && st.h3 == nil {
+		c.w = st.cur // a stream's writes are posts, not the socket's
 	}
 	c.mover = nil
 }
@@ -177,8 +180,10 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 	if !l.hseq.CompareAndSwap(seq, seq+1) {
 		return false
 	}
-	var busy *conn // an HTTP/2 connection stays the loop's
-	if h2 := st.stream; h2 == nil {
+	var busy *conn // an HTTP/2 or HTTP/3 connection stays the loop's
+	if h3 := st.h3; h3 != nil {
+		h3.movedOff() // before the loop's new goroutine starts, which reads it
+	} else if h2 := st.stream; h2 == nil {
 		busy = st.cur
 		busy.state.Store(stBusy) // the handler's goroutine's, to the loop from now on
 	} else if h2.ws != nil {

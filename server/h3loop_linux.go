@@ -55,6 +55,12 @@ type h3loop struct {
 	timers h3timers
 	all    []*h3conn // the open connections, each at its index
 	dirty  []*h3conn // connections with work for this turn's end
+	// dirtyNext is how many of dirty this turn has served; runq are the
+	// streams whose handlers start on the loop this turn (Auto), runNext
+	// how many have started.
+	dirtyNext int
+	runq      []*h3stream
+	runNext   int
 	more   bool      // the socket had more to read when the turn's batches ran out
 
 	handshaking int // connections whose handshake is in progress
@@ -251,23 +257,39 @@ func (h *h3loop) turn(now int64) {
 		h.touch(c)
 	}
 	h.takePosts()
+	// In steps whose progress lives here, not on the stack: a handler
+	// started in the second step may be moved off the loop (Auto), and
+	// the loop's new goroutine then finishes the turn from where it was.
+	for h.dirtyNext < len(h.dirty) {
+		c := h.dirty[h.dirtyNext]
+		h.dirtyNext++
+		if !c.gone {
+			c.serve(t)
+		}
+	}
+	for h.runNext < len(h.runq) {
+		st := h.runq[h.runNext]
+		h.runq[h.runNext] = nil
+		h.runNext++ // before the handler: the loop may go on without it
+		if st.c != nil && !st.c.gone {
+			st.startAuto()
+		}
+	}
+	h.runq, h.runNext = h.runq[:0], 0
 	for i, c := range h.dirty {
 		h.dirty[i] = nil
 		c.dirty = false
 		if c.gone {
 			continue
 		}
-		c.serve(t)
-		if !c.gone {
-			c.send(t)
-			at := h.atOf(c.qc.NextTimeout())
-			if !c.established && !c.qc.Closed() && (at == 0 || c.handshakeBy < at) {
-				at = c.handshakeBy
-			}
-			h.timers.set(c, at)
+		c.send(t)
+		at := h.atOf(c.qc.NextTimeout())
+		if !c.established && !c.qc.Closed() && (at == 0 || c.handshakeBy < at) {
+			at = c.handshakeBy
 		}
+		h.timers.set(c, at)
 	}
-	h.dirty = h.dirty[:0]
+	h.dirty, h.dirtyNext = h.dirty[:0], 0
 	h.flush()
 }
 

@@ -121,12 +121,13 @@ func (st *h3stream) start() {
 	st.peer = st.c.peer
 	l := st.c.h.l
 	s := l.srv
-	if _, adapter := s.Handler.(*httpAdapter); adapter || l.dispatcher().offLoop() || s.cfg.Mode == Auto {
-		st.worker = true
-		if st.ack == nil {
-			st.ack = make(chan struct{}, 1)
-		}
-		s.workers.submit(st)
+	if _, adapter := s.Handler.(*httpAdapter); adapter || s.cfg.Mode == Pooled {
+		st.toWorker()
+		return
+	}
+	if s.cfg.Mode == Auto {
+		h := st.c.h
+		h.runq = append(h.runq, st) // started once the turn's reads are done (h3loop.turn)
 		return
 	}
 	st.onLoop = true
@@ -140,6 +141,15 @@ func (st *h3stream) start() {
 	h.resp, h.section = st.appendFinal(h.resp[:0], h.section, ctx, panicked, &h.fields)
 	ctx.onStream, ctx.peer = nil, nil
 	st.write(h.resp, true)
+}
+
+// toWorker gives the stream's handler to a worker.
+func (st *h3stream) toWorker() {
+	st.worker = true
+	if st.ack == nil {
+		st.ack = make(chan struct{}, 1)
+	}
+	st.c.h.l.srv.workers.submit(st)
 }
 
 // refuse answers a request the loop will not hand to its handler (a
@@ -284,6 +294,11 @@ func (st *h3stream) run() {
 		return
 	}
 	panicked := s.runHandler(ctx, nil)
+	st.postFinal(ctx, panicked)
+}
+
+// postFinal posts the rest of a native handler's response, on its worker.
+func (st *h3stream) postFinal(ctx *Ctx, panicked bool) {
 	if panicked && st.headersSent {
 		st.mu.Lock()
 		st.postedReset = true
@@ -359,6 +374,7 @@ func appendH3Head(b, sec []byte, ctx *Ctx, length int, scratch *fieldScratch) ([
 // flushCtx is Ctx.Flush on an HTTP/3 stream: the head (once) and the body
 // so far go to the loop, and it returns once they are in QUIC's buffer.
 func (st *h3stream) flushCtx(ctx *Ctx) error {
+	ctx.offLoop() // Auto: the handler leaves the loop first (movedOff)
 	if st.onLoop {
 		return ErrNotStreamable // Inline mode: the loop must not wait
 	}

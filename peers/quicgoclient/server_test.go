@@ -218,3 +218,42 @@ func TestManyStreamsAndAltSvc(t *testing.T) {
 		t.Errorf("Alt-Svc %q, want %q", res.Header.Get("Alt-Svc"), want)
 	}
 }
+
+// Auto mode: a handler that waits is moved off the loop and answers in
+// the end, while the loop serves the other requests meanwhile.
+func TestAutoMovesAWaitingHandlerOff(t *testing.T) {
+	release := make(chan struct{})
+	origin := start(t, server.Auto, server.HandlerFunc(func(c *server.Ctx) {
+		if string(c.Path()) == "/wait" {
+			<-release
+		}
+		c.WriteString("done " + string(c.Path()))
+	}))
+	cl := client(t)
+	waited := make(chan string, 1)
+	go func() {
+		res, err := cl.Get(origin + "/wait")
+		if err != nil {
+			waited <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		waited <- string(b)
+	}()
+	for i := range 20 {
+		res, err := cl.Get(fmt.Sprintf("%s/fast%d", origin, i))
+		if err != nil {
+			t.Fatalf("a request beside the waiting one: %v", err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if want := fmt.Sprintf("done /fast%d", i); string(b) != want {
+			t.Fatalf("got %q, want %q", b, want)
+		}
+	}
+	close(release)
+	if got := <-waited; got != "done /wait" {
+		t.Errorf("the waiting handler's answer: %q", got)
+	}
+}
