@@ -61,7 +61,7 @@ type h3loop struct {
 	dirtyNext int
 	runq      []*h3stream
 	runNext   int
-	more   bool      // the socket had more to read when the turn's batches ran out
+	more      bool // the socket had more to read when the turn's batches ran out
 
 	handshaking int // connections whose handshake is in progress
 	conns       int // connections open
