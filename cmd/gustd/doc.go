@@ -9,7 +9,9 @@
 //
 // Flags: -addr, -reuseport (share the port with other processes,
 // SO_REUSEPORT), -loops, -mode (auto, pooled, inline), -read-header-timeout,
-// -idle-timeout and -ws-ping, as gust serve's flags of those names.
+// -idle-timeout and -ws-ping, as gust serve's flags of those names; -http3
+// serves HTTPS with a self-signed certificate made at start and HTTP/3 on
+// the same port over UDP.
 // SIGINT or SIGTERM shut it down within 5 s.
 //
 // # Files

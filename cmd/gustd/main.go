@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gust-http/gust/cmd/internal/wspaths"
+	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/server"
 )
 
@@ -32,6 +34,7 @@ func run(args []string) error {
 	readHeader := fl.Duration("read-header-timeout", 0, "close a connection whose request head takes longer than this (0: 10s)")
 	idle := fl.Duration("idle-timeout", 0, "close a keep-alive connection idle this long (0: 120s)")
 	ping := fl.Duration("ws-ping", 0, "ping a WebSocket silent this long, and close it if it stays silent as long again (0: 30s; -1s: never)")
+	h3 := fl.Bool("http3", false, "serve HTTPS with a self-signed certificate made at start, and HTTP/3 (QUIC) on the same port over UDP")
 	own := fl.Bool("own-threads", false, "the loops wait in epoll_wait on their own threads rather than parking in the Go runtime's poller (GOMAXPROCS raised to loops + 1)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -58,10 +61,22 @@ func run(args []string) error {
 		Config: server.Config{Loops: *loops, Mode: m, SharePort: *share,
 			ReadHeaderTimeout: *readHeader, IdleTimeout: *idle, LoopsOwnThreads: *own},
 	}
+	if *h3 {
+		cert, _, err := transport.SelfSigned([]string{"localhost", "127.0.0.1", "::1"}, 0)
+		if err != nil {
+			return fmt.Errorf("-http3: %w", err)
+		}
+		srv.Config.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		srv.Config.HTTP3 = true
+	}
 	if err := srv.Listen(*addr); err != nil {
 		return fmt.Errorf("listen on -addr %q: %w", *addr, err)
 	}
-	fmt.Fprintf(os.Stderr, "gustd: listening on %s\n", srv.Addr())
+	if *h3 {
+		fmt.Fprintf(os.Stderr, "gustd: listening on %s (TCP: HTTPS; UDP: HTTP/3)\n", srv.Addr())
+	} else {
+		fmt.Fprintf(os.Stderr, "gustd: listening on %s\n", srv.Addr())
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	errc := make(chan error, 1)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -8,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gust-http/gust/load"
 )
 
 // TestBadInputIsOneLine: every bad invocation is refused with an error
@@ -72,6 +76,52 @@ func TestServesHelloAndStopsOnSIGTERM(t *testing.T) {
 	c.Close()
 	// The answers above came after run's signal.Notify (it is set before
 	// Serve): SIGTERM reaches run, not the test binary's default handler.
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return within 10 s of SIGTERM")
+	}
+}
+
+// TestHTTP3: with -http3, HTTPS answers with Alt-Svc naming the port, and
+// gust load's HTTP/3 gets the hello answer over UDP on that port.
+func TestHTTP3(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	done := make(chan error, 1)
+	go func() { done <- run([]string{"-addr", addr, "-loops", "1", "-http3"}) }()
+	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, Timeout: time.Second}
+	var alt string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		resp, err := cl.Get("https://" + addr + "/")
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		alt = resp.Header.Get("Alt-Svc")
+		break
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	if want := `h3=":` + port + `"; ma=86400`; alt != want {
+		t.Fatalf("Alt-Svc %q, want %q", alt, want)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := load.Run(ctx, load.Config{URL: "https://" + addr + "/", HTTP3: true, TLS: load.TLSConfig{Insecure: true},
+		Connections: 1, Requests: 50, Loops: 1, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Errorf("HTTP/3: %v", err)
+	} else if res.Status[200] != 50 {
+		t.Errorf("HTTP/3: status %v, errors %v; want 50 answered 200", res.Status, res.Errors)
+	}
 	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
 	select {
 	case err := <-done:
