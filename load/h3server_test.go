@@ -2,6 +2,7 @@ package load
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // all its connections (the client opens a socket per connection, so the
 // peer's address names the connection). Its misbehaviours are set per
 // test: a GOAWAY, reset streams, a malformed answer, frames and streams
-// of unknown types, a handshake refused.
+// of unknown types, a handshake refused, QUIC-level bad input.
 type h3TestServer struct {
 	t    *testing.T
 	udp  *net.UDPConn
@@ -28,6 +29,10 @@ type h3TestServer struct {
 	requests int    // answered and reset, all connections
 	conns    int    // connections accepted
 	lost     uint64 // packets the server declared lost, counted as its connections end
+	// peerCloses counts the connections the client closed, by its error
+	// as closeName names it ("peer: FLOW_CONTROL_ERROR").
+	peerCloses map[string]int
+	junk       int64 // datagrams sent that the client must drop (h3server_bad_test.go)
 }
 
 // h3TestOptions are what a test server does besides answering "hello".
@@ -42,6 +47,8 @@ type h3TestOptions struct {
 	// streams it left unanswered meanwhile, as RFC 9114 section 5.2 lets
 	// a server leave them.
 	goAwayTwice bool
+	// bad is QUIC-level bad input (h3server_bad_test.go), none when 0.
+	bad h3Bad
 }
 
 // h3ServerConn is one connection's state on the test server.
@@ -54,6 +61,8 @@ type h3ServerConn struct {
 	goneAway bool
 	goAwayID uint64    // the last GOAWAY's stream ID, once goneAway
 	goAwayAt time.Time // with goAwayTwice: when the second GOAWAY is due
+	nth      int       // its place in the order of connections, from 1 (the probe's)
+	sent     int       // datagrams sent
 }
 
 func startH3TestServer(t *testing.T, opts h3TestOptions) (*h3TestServer, string) {
@@ -73,7 +82,7 @@ func startH3TestServerOn(t *testing.T, udp *net.UDPConn, opts h3TestOptions) (*h
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &h3TestServer{t: t, udp: udp, opts: opts,
+	s := &h3TestServer{t: t, udp: udp, opts: opts, peerCloses: map[string]int{},
 		tls: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13}}
 	done := make(chan struct{})
 	go s.serve(done)
@@ -99,6 +108,10 @@ func (s *h3TestServer) packetsLost() uint64 {
 func (s *h3TestServer) ended(c *h3ServerConn) {
 	s.mu.Lock()
 	s.lost += c.qc.Stats().PacketsLost
+	var ce *quic.CloseError
+	if err := c.qc.Err(); errors.As(err, &ce) && ce.Remote {
+		s.peerCloses[closeName(err)]++
+	}
 	s.mu.Unlock()
 }
 
@@ -138,11 +151,12 @@ func (s *h3TestServer) serve(done chan struct{}) {
 				conns[peer.String()] = c
 				s.mu.Lock()
 				s.conns++
+				c.nth = s.conns
 				s.mu.Unlock()
 			}
 			c.qc.Receive(buf[:n], now)
-			if s.opts.refuse && !c.qc.HandshakeComplete() {
-				c.qc.Close(uint64(quic.ConnectionRefused), "refused by the test", now)
+			if (s.opts.refuse || s.opts.bad == badHandshakeClose && c.nth > 1 && c.nth <= 3) && !c.qc.HandshakeComplete() {
+				c.qc.CloseTransport(quic.ConnectionRefused, "refused by the test", now)
 			}
 		}
 		for key, c := range conns {
@@ -159,7 +173,7 @@ func (s *h3TestServer) serve(done chan struct{}) {
 				if !ok {
 					break
 				}
-				s.udp.WriteToUDP(d, c.peer)
+				s.send(c, d)
 			}
 			if c.qc.Closed() {
 				s.ended(c)
@@ -250,6 +264,9 @@ func (s *h3TestServer) answer(c *h3ServerConn, id uint64, req []byte) {
 	}
 	if c.goneAway {
 		c.qc.ResetStream(id, uint64(http3.ErrCodeRequestRejected))
+		return
+	}
+	if s.badStream(c, id) {
 		return
 	}
 	c.answered++
