@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 )
 
 // TestServeGRPCReflectionDescribesTheGuidesProto: the service gust serve
@@ -116,4 +124,88 @@ func startGRPCServe(t *testing.T, cfg serveConfig) string {
 	}
 	t.Fatalf("start-up line %q", first)
 	return ""
+}
+
+// reflectAsk sends one ServerReflectionRequest (field num = value) to
+// service on base and returns the answer's fields, by number, and the
+// grpc-status.
+func reflectAsk(t *testing.T, client *http.Client, base, path string, num protowire.Number, value string) (map[protowire.Number][]byte, string) {
+	t.Helper()
+	msg := protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), value)
+	req, _ := http.NewRequest("POST", base+path, bytes.NewReader(grpcFrame(0, msg)))
+	req.Header.Set("Content-Type", "application/grpc")
+	req.Header.Set("TE", "trailers")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fields := map[protowire.Number][]byte{}
+	if len(body) >= 5 {
+		for b := body[5:]; len(b) > 0; {
+			n, typ, l := protowire.ConsumeTag(b)
+			if l < 0 || typ != protowire.BytesType {
+				t.Fatalf("answer % x", body)
+			}
+			v, m := protowire.ConsumeBytes(b[l:])
+			if m < 0 {
+				t.Fatalf("answer % x", body)
+			}
+			fields[n] = v
+			b = b[l+m:]
+		}
+	}
+	return fields, resp.Trailer.Get("Grpc-Status")
+}
+
+// TestServeGRPCReflectionAnswers: gust serve's reflection, v1 and
+// v1alpha alike, gives echo.proto's descriptor by file name and by any
+// symbol in it (service, method, message), lists gust.echo.Echo, says
+// NOT_FOUND for what it does not have, and a method of the reflection
+// service other than ServerReflectionInfo is UNIMPLEMENTED.
+func TestServeGRPCReflectionAnswers(t *testing.T) {
+	base := startGRPCServe(t, serveConfig{Engine: "gust", Mode: "auto", API: "nethttp"})
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	for _, version := range []string{"v1", "v1alpha"} {
+		path := "/grpc.reflection." + version + ".ServerReflection/ServerReflectionInfo"
+		t.Run(version, func(t *testing.T) {
+			for _, ask := range []struct {
+				num   protowire.Number
+				value string
+			}{{reflFileByFilename, echoProtoName}, {reflFileContaining, "gust.echo.Echo"}, {reflFileContaining, "gust.echo.Echo.Bidi"}, {reflFileContaining, "gust.echo.Msg"}} {
+				fields, status := reflectAsk(t, client, base, path, ask.num, ask.value)
+				files, ok := fields[reflFileResponse]
+				if status != "0" || !ok {
+					t.Fatalf("%d=%s: status %s, answer fields %v", ask.num, ask.value, status, fields)
+				}
+				fdBytes, n := protowire.ConsumeBytes(files[protowire.SizeTag(1):])
+				fd := &descriptorpb.FileDescriptorProto{}
+				if n < 0 || proto.Unmarshal(fdBytes, fd) != nil || fd.GetName() != echoProtoName || fd.GetPackage() != "gust.echo" || len(fd.GetService()[0].GetMethod()) != 4 {
+					t.Fatalf("%d=%s: descriptor %v", ask.num, ask.value, fd)
+				}
+			}
+			fields, _ := reflectAsk(t, client, base, path, reflListServices, "*")
+			if !bytes.Contains(fields[reflServicesResp], []byte("gust.echo.Echo")) {
+				t.Errorf("list_services: % x", fields[reflServicesResp])
+			}
+			for _, ask := range []struct {
+				num   protowire.Number
+				value string
+			}{{reflFileByFilename, "nope.proto"}, {reflFileContaining, "gust.echo.Nope"}, {reflExtension, "gust.echo.Msg"}} {
+				fields, status := reflectAsk(t, client, base, path, ask.num, ask.value)
+				e := fields[reflErrorResp]
+				if status != "0" || len(e) < 2 || e[0] != 1<<3 || e[1] != grpcNotFound {
+					t.Errorf("%d=%s: status %s, error % x; want NOT_FOUND", ask.num, ask.value, status, e)
+				}
+			}
+			_, status := reflectAsk(t, client, base, strings.Replace(path, "ServerReflectionInfo", "Other", 1), reflListServices, "*")
+			if status != "12" {
+				t.Errorf("another method: grpc-status %s, want 12", status)
+			}
+		})
+	}
 }
