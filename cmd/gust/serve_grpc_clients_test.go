@@ -13,12 +13,15 @@ import (
 // TestServeGRPCToRealClients: Python's grpcio and Node's @grpc/grpc-js
 // call every method of gust serve --grpc (testdata/grpc: a unary call, a
 // server stream, a client stream, a bidirectional ping-pong, each
-// checked), over h2c and over TLS trusting the self-signed certificate,
-// on the gust engine (through the net/http adapter) and on net/http. A
-// client that is not installed skips here but fails in CI, which
-// installs them (.ci/run: grpcio and grpcio-tools by pip, @grpc/grpc-js
-// and @grpc/proto-loader by npm into server/testdata/clients).
+// checked), and Python's grpcio-reflection describes the service by
+// reflection (v1alpha) and calls it from the descriptors alone, over h2c
+// and over TLS trusting the self-signed certificate, on the gust engine
+// (through the net/http adapter) and on net/http. A client that is not
+// installed skips here but fails in CI, which installs them (.ci/run:
+// grpcio, grpcio-tools and grpcio-reflection by pip, @grpc/grpc-js and
+// @grpc/proto-loader by npm into server/testdata/clients).
 func TestServeGRPCToRealClients(t *testing.T) {
+	streamCalls := []string{"unary", "server stream", "client stream", "bidi"}
 	nodeModules, err := filepath.Abs("../../server/testdata/clients/node_modules")
 	if err != nil {
 		t.Fatal(err)
@@ -29,13 +32,16 @@ func TestServeGRPCToRealClients(t *testing.T) {
 	}
 	nodeEnv := append(os.Environ(), "NODE_PATH="+nodeModules)
 	clients := []struct {
-		name  string
-		check []string // a command that fails when the client is missing
-		run   []string
-		env   []string
+		name    string
+		check   []string // a command that fails when the client is missing
+		run     []string // and HOST:PORT, then the .proto file unless reflect
+		env     []string
+		reflect bool
+		calls   []string // what it reports ok
 	}{
-		{"python grpcio", []string{"python3", "-c", "import grpc, grpc_tools"}, []string{"python3", "testdata/grpc/py_grpc.py"}, nil},
-		{"node grpc-js", []string{"node", "-e", "require('@grpc/grpc-js'); require('@grpc/proto-loader')"}, []string{"node", "testdata/grpc/node_grpc.cjs"}, nodeEnv},
+		{"python grpcio", []string{"python3", "-c", "import grpc, grpc_tools"}, []string{"python3", "testdata/grpc/py_grpc.py"}, nil, false, streamCalls},
+		{"node grpc-js", []string{"node", "-e", "require('@grpc/grpc-js'); require('@grpc/proto-loader')"}, []string{"node", "testdata/grpc/node_grpc.cjs"}, nodeEnv, false, streamCalls},
+		{"python grpcio-reflection", []string{"python3", "-c", "import grpc, grpc_reflection"}, []string{"python3", "testdata/grpc/py_grpc_reflect.py"}, nil, true, []string{"list", "describe", "unary"}},
 	}
 	cert, key := certPair(t)
 	for _, c := range clients {
@@ -59,7 +65,10 @@ func TestServeGRPCToRealClients(t *testing.T) {
 			} {
 				t.Run(srv.name, func(t *testing.T) {
 					base := startGRPCServe(t, srv.cfg)
-					args := append(c.run[1:], base[strings.Index(base, "://")+3:], proto)
+					args := append(append([]string(nil), c.run[1:]...), base[strings.Index(base, "://")+3:])
+					if !c.reflect {
+						args = append(args, proto)
+					}
 					if srv.cfg.TLS.Cert != "" {
 						args = append(args, cert)
 					}
@@ -71,7 +80,7 @@ func TestServeGRPCToRealClients(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v\n%s", c.name, err, out)
 					}
-					for _, call := range []string{"unary", "server stream", "client stream", "bidi"} {
+					for _, call := range c.calls {
 						if !strings.Contains(string(out), "ok "+call+"\n") {
 							t.Errorf("%s did not report %q ok:\n%s", c.name, call, out)
 						}
