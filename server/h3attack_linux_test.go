@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/http3"
 	"github.com/gust-http/gust/internal/quic"
 	"github.com/gust-http/gust/internal/transport"
 	"github.com/gust-http/gust/load"
@@ -168,5 +169,37 @@ func TestHTTP3AmplificationLimit(t *testing.T) {
 	}
 	if got == 0 || got > 3*len(d) {
 		t.Errorf("server sent %d bytes for the %d it received; want some, at most %d", got, len(d), 3*len(d))
+	}
+}
+
+// A QPACK blow-up: a small field section that decodes past the server's
+// limit (static-table references repeated) is refused with
+// H3_EXCESSIVE_LOAD on its stream; the connection goes on serving.
+func TestHTTP3QPACKBlowUp(t *testing.T) {
+	_, addr := startH3(t, Config{Mode: Inline, MaxHeaderBytes: 4096})
+	c := dialH3Raw(t, addr)
+	sec := http3.AppendSectionPrefix(nil)
+	sec = http3.AppendField(sec, ":method", "GET")
+	sec = http3.AppendField(sec, ":scheme", "https")
+	sec = http3.AppendField(sec, ":authority", "localhost")
+	sec = http3.AppendField(sec, ":path", "/")
+	for range 2000 {
+		// An indexed field line of the static table's entry 95,
+		// "user-agent" with an empty value: one byte that counts 42 of
+		// the limit (name, value and 32, RFC 9114 section 4.2.2).
+		sec = append(sec, 0xc0|95)
+	}
+	resp, code := c.request(http3.AppendHeaders(nil, sec))
+	if code != uint64(http3.ErrCodeExcessiveLoad) {
+		t.Errorf("blown-up section: response %q, reset code %#x; want a reset with H3_EXCESSIVE_LOAD", resp, code)
+	}
+	ok := http3.AppendSectionPrefix(nil)
+	ok = http3.AppendField(ok, ":method", "GET")
+	ok = http3.AppendField(ok, ":scheme", "https")
+	ok = http3.AppendField(ok, ":authority", "localhost")
+	ok = http3.AppendField(ok, ":path", "/")
+	resp, code = c.request(http3.AppendHeaders(nil, ok))
+	if code != 0 || len(resp) == 0 {
+		t.Errorf("the next request on the same connection: %q, reset %#x", resp, code)
 	}
 }
