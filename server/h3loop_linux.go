@@ -121,10 +121,14 @@ func (h *h3loop) readable(now int64) {
 // answers it without one.
 func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
 	if c, ok := h.router.Route(d); ok {
-		if c.peer != from {
-			c.peer = from // a NAT rebinding: answer where the client now is
-		}
+		before := c.qc.PacketsOpened()
 		c.qc.Receive(d, t)
+		if c.peer != from && c.qc.PacketsOpened() > before {
+			// A NAT rebinding: answer where the client now is, once a
+			// packet from there proved to be the client's (a forged
+			// datagram with a known connection ID moves nothing).
+			c.peer = from
+		}
 		h.touch(c)
 		return
 	}

@@ -172,6 +172,7 @@ type Conn struct {
 	isClient bool
 	tls      *tls.QUICConn
 	tlsState *tls.ConnectionState // a server's, once its TLS connection is released (releaseTLS)
+	opened   uint64               // the peer's packets opened (PacketsOpened)
 	state    connState
 	spaces   [numSpaces]pnSpace
 
@@ -292,6 +293,11 @@ func (c *Conn) ConnectionState() tls.ConnectionState {
 
 // Err returns why the connection ended, or nil while it is open.
 func (c *Conn) Err() error { return c.err }
+
+// PacketsOpened returns how many of the peer's packets were opened
+// (authenticated and not duplicates): a listener moves a connection to a
+// new address only when a datagram from there opened one.
+func (c *Conn) PacketsOpened() uint64 { return c.opened }
 
 // ReceivedAny reports whether a packet of the peer's has been opened: a
 // server's listener drops a connection whose first datagram was not one

@@ -101,6 +101,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, now time.Time) error {
 		return nil
 	}
 	c.receivedAny = true
+	c.opened++
 	if sp == spaceHandshake && !c.isClient && !c.addrValidated {
 		c.addrValidated = true // RFC 9000 section 8.1
 		c.loss.r.SetAmplificationBlocked(false)

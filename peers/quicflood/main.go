@@ -1,0 +1,98 @@
+// Command quicflood sends a QUIC server what an attacker would, for
+// benchmarks of what the server's other clients feel: real clients' first
+// Initials (a ClientHello each, padded to 1,200 bytes) from many source
+// ports, never followed up (-kind initial), or random bytes shaped as
+// Initials (-kind garbage), at -rate datagrams a second for -duration.
+// It prints what it sent. Loopback only: -addr must be a loopback address.
+//
+//	quicflood -addr 127.0.0.1:8443 -rate 20000 -duration 10s -ports 1000
+package main
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/gust-http/gust/internal/quic"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8443", "the server's UDP address (loopback)")
+	rate := flag.Int("rate", 10000, "datagrams a second")
+	dur := flag.Duration("duration", 10*time.Second, "how long to send")
+	ports := flag.Int("ports", 1000, "source ports (sockets) to send from, in turn")
+	kind := flag.String("kind", "initial", "initial (real clients' first Initials) or garbage (random bytes in an Initial's shape)")
+	flag.Parse()
+	if err := run(*addr, *rate, *dur, *ports, *kind); err != nil {
+		fmt.Fprintln(os.Stderr, "quicflood:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr string, rate int, dur time.Duration, ports int, kind string) error {
+	to, err := net.ResolveUDPAddr("udp", addr)
+	if err != nil {
+		return err
+	}
+	if !to.IP.IsLoopback() {
+		return fmt.Errorf("-addr %s is not a loopback address", addr)
+	}
+	if rate <= 0 || ports <= 0 || dur <= 0 {
+		return fmt.Errorf("-rate, -ports and -duration must be positive")
+	}
+	if kind != "initial" && kind != "garbage" {
+		return fmt.Errorf("-kind must be initial or garbage, got %q", kind)
+	}
+	socks := make([]*net.UDPConn, ports)
+	for i := range socks {
+		if socks[i], err = net.DialUDP("udp", nil, to); err != nil {
+			return err
+		}
+		defer socks[i].Close()
+	}
+	// A pool of datagrams made up front, so that making them does not
+	// limit the rate: 256 distinct ones, sent in turn.
+	pool := make([][]byte, 256)
+	for i := range pool {
+		if pool[i], err = datagram(kind); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	sent := 0
+	for time.Since(start) < dur {
+		due := int(time.Since(start).Seconds() * float64(rate))
+		for ; sent < due; sent++ {
+			socks[sent%ports].Write(pool[sent%len(pool)])
+		}
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Printf("sent %d %s datagrams from %d ports in %v\n", sent, kind, ports, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// datagram returns one datagram of the kind asked.
+func datagram(kind string) ([]byte, error) {
+	if kind == "garbage" {
+		g := make([]byte, 1200)
+		rand.Read(g)
+		g[0] = 0xc0 // a long header, type Initial, version 1
+		copy(g[1:5], []byte{0, 0, 0, 1})
+		g[5] = 8
+		return g, nil
+	}
+	qc, err := quic.NewClientConn(&quic.Config{TLSConfig: &tls.Config{ServerName: "localhost", InsecureSkipVerify: true,
+		NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13}}, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	d, ok := qc.AppendDatagram(nil, time.Now())
+	if !ok {
+		return nil, fmt.Errorf("no Initial from the client")
+	}
+	return d, nil
+}
