@@ -43,7 +43,7 @@ for round in $(seq "${ROUNDS:-3}"); do
     sleep $((secs / 2 - 1)); gor=$(goroutines)
     wait $lp; read -r ua sa < <(awk '{print $14, $15}' /proc/$srv/stat)
     kill $srv; wait $srv 2>/dev/null || true
-    read -r ok rps errs < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"].get("200",0), r["rps"], sum(r.get("errors",{}).values()))' "$out")
+    read -r ok rps errs < <(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["status"].get("200",0), r["rps"], r.get("error_total", 0))' "$out")
     rm -f "$out"
     # CPU from 1 s into the run to its end, over the requests of that span.
     us=$(awk -v t=$((ua+sa-ub-sb)) -v r="$rps" -v hz="$hz" -v w=$((secs - 1)) 'BEGIN{printf "%.2f", t*1e6/hz/(r*w)}')

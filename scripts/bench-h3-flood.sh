@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# What an HTTP/3 flood costs gust/server's other clients: gust serve --http3
+# (one loop, GOMAXPROCS=1, MODE, default inline) on CPU 0; on CPU 1, gust load
+# --http3 with CONNS working connections (default 1000) at RATE req/s (default
+# 10000) for DUR (default 10s), alone, then beside peers/quicflood sending
+# FLOOD datagrams a second (default 20000) from 1000 source ports: real
+# clients' first Initials never followed up, then Initial-shaped garbage.
+# ROUNDS rounds (default 3). Prints the working load's p50, p99 and errors,
+# the server's CPU, and what the server did with the flood (Retries sent,
+# datagrams dropped, QUIC connections open at the end). Loopback only.
+# usage: [CONNS=1000] [RATE=10000] [FLOOD=20000] [DUR=10s] [ROUNDS=3] scripts/bench-h3-flood.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go build -o bin/gust ./cmd/gust
+(cd peers && go build -o ../bin/quicflood ./quicflood)
+ulimit -n "$(ulimit -Hn)"
+hz=$(getconf CLK_TCK) port=19850
+conns=${CONNS:-1000} rate=${RATE:-10000} flood=${FLOOD:-20000} dur=${DUR:-10s}; secs=${dur%s}
+echo "| flood | round | req/s | p50 ms | p99 ms | errors | server CPU % | Retries | dropped | QUIC conns after |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for round in $(seq "${ROUNDS:-3}"); do
+  for kind in none initial garbage; do
+    port=$((port+2)); url=https://127.0.0.1:$port/; dbg=http://127.0.0.1:$((port+1))/debug/vars
+    GOMAXPROCS=1 taskset -c 0 bin/gust serve --tls-self-signed --http3 --loops 1 --mode "${MODE:-inline}" \
+      --addr 127.0.0.1:$port --debug-addr 127.0.0.1:$((port+1)) >/dev/null 2>&1 & srv=$!
+    for _ in $(seq 50); do curl -s -o /dev/null $dbg && break; sleep 0.1; done
+    out=$(mktemp)
+    taskset -c 1 bin/gust load --quiet -o json --loops 1 --http3 --insecure -c "$conns" --rate "$rate" -z "$dur" "$url" > "$out" & lp=$!
+    sleep 2 # the working connections' handshakes first
+    read -r ub sb < <(awk '{print $14, $15}' /proc/$srv/stat)
+    if [[ $kind != none ]]; then
+      taskset -c 1 bin/quicflood -addr 127.0.0.1:$port -kind "$kind" -rate "$flood" -ports 1000 -duration $((secs - 3))s >/dev/null
+    else
+      sleep $((secs - 3))
+    fi
+    read -r ua sa < <(awk '{print $14, $15}' /proc/$srv/stat)
+    wait $lp
+    stats=$(curl -s $dbg | python3 -c 'import json,sys; g=json.load(sys.stdin)["gust"]; print(g["quic_retries"], g["quic_dropped"], g["quic_conns"])')
+    kill $srv; wait $srv 2>/dev/null || true
+    read -r rps p50 p99 errs < <(python3 -c '
+import json,sys
+r=json.load(open(sys.argv[1])); l=r["latency_us"]
+print(round(r["rps"]), l["p50"]/1000, l["p99"]/1000, r.get("error_total", 0))' "$out")
+    rm -f "$out"
+    cpu=$(awk -v t=$((ua+sa-ub-sb)) -v hz="$hz" -v w=$((secs - 3)) 'BEGIN{printf "%.0f", t*100/hz/w}')
+    read -r retries dropped qconns <<< "$stats"
+    echo "| $kind | $round | $rps | $p50 | $p99 | $errs | $cpu | $retries | $dropped | $qconns |"
+  done
+done
