@@ -332,18 +332,7 @@ func (w *h2Writer) final() h2part {
 		w.c.out = getBuf()
 	}
 	p.file, w.c.file = w.c.file, nil
-	for _, k := range w.trailers {
-		for _, v := range w.header[k] {
-			p.trailers = append(p.trailers, http2.Field{Name: strings.ToLower(k), Value: v})
-		}
-	}
-	for k, vs := range w.header {
-		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
-			for _, v := range vs {
-				p.trailers = append(p.trailers, http2.Field{Name: strings.ToLower(name), Value: v})
-			}
-		}
-	}
+	p.trailers = adapterTrailers(w.header, w.trailers)
 	return p
 }
 
@@ -356,16 +345,22 @@ func hasTrailerPrefix(h http.Header) bool {
 	return false
 }
 
-// fields returns the status and the header fields to send: lowercase
-// names, connection-specific fields left out, Date added, content-length
-// when length >= 0 and the handler set none.
+// fields returns the status and the header fields to send (adapterFields).
 func (w *h2Writer) fields(length int) (int, []http2.Field) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	fields := make([]http2.Field, 0, len(w.header)+2)
+	return w.status, adapterFields(w.c.srv, w.header, w.status, length, &w.trailers)
+}
+
+// adapterFields turns a net/http handler's header into the fields of an
+// HTTP/2 or HTTP/3 response: lowercase names, connection-specific fields
+// left out, Date added, content-length when length >= 0 and the handler
+// set none; the names its Trailer field declares are added to trailers.
+func adapterFields(s *Server, header http.Header, status, length int, trailers *[]string) []http2.Field {
+	fields := make([]http2.Field, 0, len(header)+2)
 	hasDate, hasLength := false, false
-	for k, vs := range w.header {
+	for k, vs := range header {
 		switch k {
 		case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
 			continue
@@ -377,7 +372,7 @@ func (w *h2Writer) fields(length int) (int, []http2.Field) {
 			for _, v := range vs {
 				for _, t := range strings.Split(v, ",") {
 					if t = strings.TrimSpace(t); t != "" {
-						w.trailers = append(w.trailers, http.CanonicalHeaderKey(t))
+						*trailers = append(*trailers, http.CanonicalHeaderKey(t))
 					}
 				}
 			}
@@ -391,12 +386,31 @@ func (w *h2Writer) fields(length int) (int, []http2.Field) {
 		}
 	}
 	if !hasDate {
-		fields = append(fields, http2.Field{Name: "date", Value: w.c.srv.dateString()})
+		fields = append(fields, http2.Field{Name: "date", Value: s.dateString()})
 	}
-	if length >= 0 && !hasLength && http1.BodyAllowed(w.status) {
+	if length >= 0 && !hasLength && http1.BodyAllowed(status) {
 		fields = append(fields, http2.Field{Name: "content-length", Value: lengthString(length)})
 	}
-	return w.status, fields
+	return fields
+}
+
+// adapterTrailers returns a handler's trailers: the fields its Trailer
+// field declared, and those set with http.TrailerPrefix.
+func adapterTrailers(header http.Header, declared []string) []http2.Field {
+	var out []http2.Field
+	for _, k := range declared {
+		for _, v := range header[k] {
+			out = append(out, http2.Field{Name: strings.ToLower(k), Value: v})
+		}
+	}
+	for k, vs := range header {
+		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+			for _, v := range vs {
+				out = append(out, http2.Field{Name: strings.ToLower(name), Value: v})
+			}
+		}
+	}
+	return out
 }
 
 // upgradeStream is UpgradeWebSocket on an adapter's HTTP/2 stream (an

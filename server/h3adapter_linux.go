@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"strings"
 
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http3"
@@ -195,69 +194,28 @@ func (w *h3Writer) final() []byte {
 	if len(w.c.out) > 0 {
 		b = http3.AppendData(b, w.c.out)
 	}
-	sec := http3.AppendSectionPrefix(w.st.section[:0])
-	n := 0
-	for _, k := range w.trailers {
-		for _, v := range w.header[k] {
-			sec = http3.AppendField(sec, strings.ToLower(k), v)
-			n++
+	sec := w.st.section
+	if tr := adapterTrailers(w.header, w.trailers); len(tr) > 0 {
+		sec = http3.AppendSectionPrefix(sec[:0])
+		for _, f := range tr {
+			sec = http3.AppendField(sec, f.Name, f.Value)
 		}
-	}
-	for k, vs := range w.header {
-		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
-			for _, v := range vs {
-				sec = http3.AppendField(sec, strings.ToLower(name), v)
-				n++
-			}
-		}
-	}
-	if n > 0 {
 		b = http3.AppendHeaders(b, sec)
 	}
 	w.st.frames, w.st.section = b, sec
 	return b
 }
 
-// appendHead appends the response's HEADERS frame: lowercase names,
-// connection-specific fields left out, Date added, content-length when
-// length >= 0 and the handler set none.
+// appendHead appends the response's HEADERS frame, its fields as
+// adapterFields makes them.
 func (w *h3Writer) appendHead(b, sec []byte, length int) ([]byte, []byte) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
 	sec = http3.AppendSectionPrefix(sec[:0])
 	sec = http3.AppendField(sec, ":status", lengthString(w.status))
-	hasDate, hasLength := false, false
-	for k, vs := range w.header {
-		switch k {
-		case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
-			continue
-		case "Date":
-			hasDate = true
-		case "Content-Length":
-			hasLength = true
-		case "Trailer":
-			for _, v := range vs {
-				for _, t := range strings.Split(v, ",") {
-					if t = strings.TrimSpace(t); t != "" {
-						w.trailers = append(w.trailers, http.CanonicalHeaderKey(t))
-					}
-				}
-			}
-		}
-		if strings.HasPrefix(k, http.TrailerPrefix) {
-			continue
-		}
-		name := strings.ToLower(k)
-		for _, v := range vs {
-			sec = http3.AppendField(sec, name, v)
-		}
-	}
-	if !hasDate {
-		sec = http3.AppendField(sec, "date", w.c.srv.dateString())
-	}
-	if length >= 0 && !hasLength && http1.BodyAllowed(w.status) {
-		sec = http3.AppendField(sec, "content-length", lengthString(length))
+	for _, f := range adapterFields(w.c.srv, w.header, w.status, length, &w.trailers) {
+		sec = http3.AppendField(sec, f.Name, f.Value)
 	}
 	return http3.AppendHeaders(b, sec), sec
 }
