@@ -161,7 +161,11 @@ type Config struct {
 	// certificates it uses, and HTTP/1.1 and HTTP/2 responses advertise
 	// it with Alt-Svc. Handlers run on the loop in Inline mode and on
 	// workers in Auto and Pooled modes; a request's body is gathered
-	// before its handler starts (up to MaxBodyBytes). Off by default.
+	// before its handler starts (up to MaxBodyBytes). A server started
+	// by ListenFiles opens UDP sockets of its own, in its predecessor's
+	// SO_REUSEPORT group: while both run, the kernel may send a
+	// predecessor's connection to the successor, which answers with a
+	// stateless reset, and the client reconnects. Off by default.
 	HTTP3 bool
 	// H2C accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1: a
 	// connection whose first bytes are the HTTP/2 client preface is served

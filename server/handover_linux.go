@@ -67,6 +67,15 @@ func newEngineFromFiles(s *Server, files []*os.File) (*engine, error) {
 		}
 		e.loops = append(e.loops, newLoop(e, i, p, lnfd))
 	}
+	if s.cfg.HTTP3 {
+		// UDP sockets of its own, in the predecessor's SO_REUSEPORT
+		// group: new QUIC connections come here once the predecessor
+		// has gone (see Config.HTTP3).
+		if err := e.openHTTP3(); err != nil {
+			e.discard()
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
 	return e, nil
 }
 
