@@ -126,3 +126,17 @@ func TestHTTP3AioquicGoAway(t *testing.T) {
 	}
 	checkGoAwaysCounted(t, res)
 }
+
+// aioquic asking every client for a Retry first: each connection follows
+// it (the QUIC section counts the handshakes that did), and every
+// request is answered.
+func TestHTTP3AioquicRetry(t *testing.T) {
+	url := startAioquic(t, "--retry")
+	res := run(t, h3Config(url, 3, 8, 600))
+	if res.Status[200] != 600 || res.ErrorCount() != 0 {
+		t.Errorf("status %v, errors %v; want all 600 answered", res.Status, res.Errors)
+	}
+	if res.QUIC.Retried != res.QUIC.Handshakes() || res.QUIC.Retried < 3 {
+		t.Errorf("%d handshakes after a Retry of %d; want every one of the 3 or more", res.QUIC.Retried, res.QUIC.Handshakes())
+	}
+}

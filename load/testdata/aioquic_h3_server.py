@@ -69,7 +69,7 @@ async def main(args: argparse.Namespace) -> None:
     Answer.goaway_after = args.goaway_after
     config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, max_datagram_frame_size=None)
     config.load_cert_chain(args.cert, args.key)
-    server = await serve("127.0.0.1", 0, configuration=config, create_protocol=Answer)
+    server = await serve("127.0.0.1", 0, configuration=config, create_protocol=Answer, retry=args.retry)
     port = server._transport.get_extra_info("sockname")[1]
     print("listening", port, flush=True)
     await asyncio.Future()
@@ -78,6 +78,7 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--goaway-after", type=int, default=0, help="send GOAWAY after this many answers per connection")
+    p.add_argument("--retry", action="store_true", help="validate every client's address with a Retry first")
     p.add_argument("cert")
     p.add_argument("key")
     asyncio.run(main(p.parse_args()))
