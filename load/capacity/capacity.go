@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gust-http/gust/result"
@@ -46,13 +47,21 @@ type Config struct {
 	Precision float64
 	// MinRate is the lowest rate the search tries going down (default 1).
 	MinRate float64
-	// Rechecks is how many more times a rate that missed the objective
-	// may be run before it counts as missed, so that one transient miss
-	// (a collector's pause, a busy neighbour) does not halve the answer:
-	// a rate that met the objective in its first run is met; one that
-	// missed is run again until more of its runs met than missed (met)
-	// or Rechecks+1 of them missed (missed). Zero means DefaultRechecks;
-	// negative, one run a rate.
+	// Rechecks sets how much evidence a rate needs, so that one step's
+	// p99 near the knee does not decide the answer: a transient miss (a
+	// collector's pause, a busy neighbour) would halve it, a lucky pass
+	// raise it. While the search moves, a rate that met in its first run
+	// is met, and one that missed is run again until more of its runs
+	// met than missed (met) or Rechecks+1 of them missed (missed). Before
+	// the search ends, the two rates it ends between (the highest met and
+	// the lowest missed above it) are settled: each is run again until
+	// at least Rechecks+2 runs show a lead of Rechecks+1 one way, or it
+	// has 2*Rechecks+3 runs and its majority decides. A bound that flips
+	// moves the bracket and the search goes on; rates whose verdicts
+	// cross (one met above one missed) are settled the same way, and
+	// when they still cross the lower missed rate bounds the answer.
+	// Zero means DefaultRechecks; negative, one run a rate and nothing
+	// settled, the plain bisection.
 	Rechecks int
 	// OnStep, if set, is called after each step.
 	OnStep func(result.CapacityStep)
@@ -84,10 +93,60 @@ func (c *Config) defaults() error {
 	return nil
 }
 
+// maxRuns is the most runs a rate gets: an odd number, so that its
+// majority always decides.
+func (c *Config) maxRuns() int { return 2*c.Rechecks + 3 }
+
+// settled reports whether t is evidence enough for a rate the search
+// would end on (see Rechecks).
+func (c *Config) settled(t *tally) bool {
+	if c.Rechecks == 0 {
+		return true
+	}
+	lead := t.met - t.missed
+	return t.runs() >= c.maxRuns() || t.runs() >= c.Rechecks+2 && max(lead, -lead) >= c.Rechecks+1
+}
+
+// tally counts a rate's runs that met and missed the objective.
+type tally struct{ met, missed int }
+
+func (t *tally) runs() int { return t.met + t.missed }
+
+// ledger holds every rate run so far and its tally; a rate is met when
+// more of its runs met than missed, missed when more missed.
+type ledger map[float64]*tally
+
+// bounds returns the lowest rate missed (hi, 0 when none) and the highest
+// met below it (lo, 0 when none).
+func (b ledger) bounds() (lo, hi float64) {
+	for r, t := range b {
+		if t.missed > t.met && (hi == 0 || r < hi) {
+			hi = r
+		}
+	}
+	for r, t := range b {
+		if t.met > t.missed && (hi == 0 || r < hi) && r > lo {
+			lo = r
+		}
+	}
+	return lo, hi
+}
+
+// rates returns the rates run, lowest first.
+func (b ledger) rates() []float64 {
+	rs := make([]float64, 0, len(b))
+	for r := range b {
+		rs = append(rs, r)
+	}
+	slices.Sort(rs)
+	return rs
+}
+
 // Search runs steps through run until it has bracketed the capacity within
-// Precision, the time budget ends, no rate meets the objective, or ctx is
-// done, and returns every step and the highest rate that met the
-// objective. An error of run ends the search with that error.
+// Precision with both bounds settled (see Config.Rechecks), the time budget
+// ends, no rate meets the objective, or ctx is done, and returns every step
+// and the highest rate met below the lowest missed. An error of run ends
+// the search with that error.
 func Search(ctx context.Context, cfg Config, run StepFunc) (*result.Capacity, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -96,84 +155,104 @@ func Search(ctx context.Context, cfg Config, run StepFunc) (*result.Capacity, er
 	ctx, cancel := context.WithDeadline(ctx, begin.Add(cfg.MaxTime))
 	defer cancel()
 	c := &result.Capacity{SLO: cfg.SLO}
-	var lo, hi float64        // the highest rate met, the lowest missed; 0: none yet
+	book := ledger{}
 	var longest time.Duration // the longest step so far, to budget the next
 	for {
-		rate, stop := next(cfg, lo, hi)
+		rate, stop := next(cfg, book)
 		if stop != "" {
 			c.Stop = stop
 			break
 		}
-		met, missed := 0, 0
-		for met <= missed && missed <= cfg.Rechecks {
-			if time.Since(begin)+longest > cfg.MaxTime {
+		if time.Since(begin)+longest > cfg.MaxTime {
+			c.Stop = result.StopMaxTime
+			break
+		}
+		stepStart := time.Now()
+		r, err := run(ctx, rate)
+		longest = max(longest, time.Since(stepStart))
+		if err == nil && r == nil {
+			err = errors.New("capacity: a step returned no result")
+		}
+		if ctx.Err() != nil || (err == nil && r.Interrupted) {
+			c.Stop = result.StopInterrupted
+			if time.Since(begin) >= cfg.MaxTime {
 				c.Stop = result.StopMaxTime
-				break
 			}
-			stepStart := time.Now()
-			r, err := run(ctx, rate)
-			longest = max(longest, time.Since(stepStart))
-			if err == nil && r == nil {
-				err = errors.New("capacity: a step returned no result")
-			}
-			if ctx.Err() != nil || (err == nil && r.Interrupted) {
-				c.Stop = result.StopInterrupted
-				if time.Since(begin) >= cfg.MaxTime {
-					c.Stop = result.StopMaxTime
-				}
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			step := judge(cfg, rate, r)
-			step.Rerun = met+missed > 0
-			c.Steps = append(c.Steps, step)
-			if cfg.OnStep != nil {
-				cfg.OnStep(step)
-			}
-			if step.OK {
-				met++
-			} else {
-				missed++
-			}
+			break // a step cut short is not judged
 		}
-		if c.Stop != "" {
-			break // a rate whose runs were cut short is not judged
+		if err != nil {
+			return nil, err
 		}
-		if met > missed {
-			lo = rate
+		step := judge(cfg, rate, r)
+		t := book[rate]
+		if t == nil {
+			t = &tally{}
+			book[rate] = t
+		}
+		step.Rerun = t.runs() > 0
+		if step.OK {
+			t.met++
 		} else {
-			hi = rate
+			t.missed++
+		}
+		c.Steps = append(c.Steps, step)
+		if cfg.OnStep != nil {
+			cfg.OnStep(step)
 		}
 	}
-	c.MaxRate = lo
+	c.MaxRate, _ = book.bounds()
 	c.Elapsed = time.Since(begin)
 	return c, nil
 }
 
-// next returns the next rate to try given the highest rate met (lo) and
-// the lowest missed (hi), or why the search is over.
-func next(cfg Config, lo, hi float64) (float64, string) {
+// next returns the next rate to run given every run so far, or why the
+// search is over.
+func next(cfg Config, book ledger) (float64, string) {
+	rates := book.rates()
+	for _, r := range rates { // a tie is run again at once
+		if t := book[r]; t.met == t.missed && t.runs() < cfg.maxRuns() {
+			return r, ""
+		}
+	}
+	lo, hi := book.bounds()
+	if hi > 0 { // a miss is run again before the bounds move
+		if t := book[hi]; t.missed < cfg.Rechecks+1 && t.runs() < cfg.maxRuns() {
+			return hi, ""
+		}
+		for _, r := range rates { // a rate met above one missed: settle both
+			if t := book[r]; r > hi && t.met > t.missed {
+				if !cfg.settled(book[hi]) {
+					return hi, ""
+				}
+				if !cfg.settled(t) {
+					return r, ""
+				}
+			}
+		}
+	}
 	switch {
 	case lo == 0 && hi == 0:
 		return cfg.Start, ""
 	case hi == 0: // still rising
 		return lo * 2, ""
-	case lo == 0: // the first step missed: go down
+	case lo == 0: // the first rates missed: go down
 		r := math.Floor(hi / 2)
 		if r < cfg.MinRate {
 			return 0, result.StopNoRate
 		}
 		return r, ""
-	case hi-lo <= cfg.Precision*lo:
-		return 0, result.StopConverged
 	}
-	mid := math.Round((lo + hi) / 2)
-	if mid <= lo || mid >= hi {
-		return 0, result.StopConverged
+	if mid := math.Round((lo + hi) / 2); hi-lo > cfg.Precision*lo && mid > lo && mid < hi {
+		return mid, ""
 	}
-	return mid, ""
+	// Converged: the answer's two bounds are settled before it is given.
+	if !cfg.settled(book[lo]) {
+		return lo, ""
+	}
+	if !cfg.settled(book[hi]) {
+		return hi, ""
+	}
+	return 0, result.StopConverged
 }
 
 // judge decides whether a step met the objective.

@@ -161,7 +161,10 @@ func TestSearchRidesOutATransientMiss(t *testing.T) {
 		runs     int     // ... run this many times
 	}{
 		{name: "a miss then two passes: met, two of three", misses: map[float64][]bool{4000: {true}}, want: 10_000, runsOf: 4000, runs: 3},
-		{name: "a miss, a pass and a miss: missed, two of three", misses: map[float64][]bool{4000: {true, false, true}}, want: 4000, runsOf: 4000, runs: 3},
+		// Missed two of three, 4000 bounds the bisection below it until the
+		// search would end there: settling it, two more passes overturn it.
+		{name: "a miss, a pass and a miss: missed, then settled as met", misses: map[float64][]bool{4000: {true, false, true}}, want: 10_000, runsOf: 4000, runs: 5},
+		{name: "three misses of five stay missed", misses: map[float64][]bool{4000: {true, false, true, false, true}}, want: 4000, runsOf: 4000, runs: 5},
 		{name: "a pass at once is met in one run", misses: map[float64][]bool{4000: {false, true, true}}, want: 10_000, runsOf: 4000, runs: 1},
 		{name: "two rechecks: two misses, then three passes of five", rechecks: 2, misses: map[float64][]bool{8000: {true, true}}, want: 10_000, runsOf: 8000, runs: 5},
 		{name: "without rechecks one miss halves the answer", rechecks: -1, misses: map[float64][]bool{4000: {true}}, want: 4000, runsOf: 4000, runs: 1},
@@ -249,22 +252,41 @@ func TestNextRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		lo, hi, want float64
-		stop         string
+		name   string
+		ledger ledger
+		want   float64
+		stop   string
 	}{
-		{0, 0, DefaultStart, ""},
-		{4000, 0, 8000, ""},
-		{0, 1000, 500, ""},
-		{0, 1, 0, result.StopNoRate},
-		{4000, 8000, 6000, ""},
-		{1000, 1020, 0, result.StopConverged},
-		{1000, 1021, 1011, ""},
-		{1, 2, 0, result.StopConverged},
+		{"the first", ledger{}, DefaultStart, ""},
+		{"rising", ledger{4000: {met: 1}}, 8000, ""},
+		{"going down", ledger{1000: {missed: 2}}, 500, ""},
+		{"nothing under 1 req/s", ledger{1: {missed: 2}}, 0, result.StopNoRate},
+		{"bisecting", ledger{4000: {met: 1}, 8000: {missed: 2}}, 6000, ""},
+		{"a miss run again", ledger{4000: {met: 1}, 8000: {missed: 1}}, 8000, ""},
+		{"a tie run again", ledger{4000: {met: 1}, 8000: {met: 1, missed: 1}}, 8000, ""},
+		{"converged: the highest met settled first", ledger{1000: {met: 1}, 1020: {missed: 2}}, 1000, ""},
+		{"converged: then the lowest missed", ledger{1000: {met: 3}, 1020: {missed: 2}}, 1020, ""},
+		{"converged with both settled", ledger{1000: {met: 3}, 1020: {missed: 3}}, 0, result.StopConverged},
+		{"a mixed record needs a lead of two", ledger{1000: {met: 3}, 1020: {met: 1, missed: 2}}, 1020, ""},
+		{"five runs: the majority decides", ledger{1000: {met: 3}, 1020: {met: 2, missed: 3}}, 0, result.StopConverged},
+		{"not converged", ledger{1000: {met: 3}, 1021: {missed: 3}}, 1011, ""},
+		{"a rate met above one missed: the miss settled", ledger{4000: {met: 1}, 5000: {met: 1, missed: 2}, 6000: {met: 1}}, 5000, ""},
+		{"a rate met above one missed: then the met", ledger{4000: {met: 1}, 5000: {missed: 3}, 6000: {met: 1}}, 6000, ""},
+		{"crossing for good: the lower miss bounds", ledger{4000: {met: 3}, 4050: {missed: 3}, 6000: {met: 3}}, 0, result.StopConverged},
+		{"1 and 2 cannot be bisected", ledger{1: {met: 3}, 2: {missed: 3}}, 0, result.StopConverged},
 	}
 	for _, tt := range tests {
-		got, stop := next(cfg, tt.lo, tt.hi)
+		got, stop := next(cfg, tt.ledger)
 		if got != tt.want || stop != tt.stop || math.IsNaN(got) {
-			t.Errorf("next(%g, %g) = %g %q, want %g %q", tt.lo, tt.hi, got, stop, tt.want, tt.stop)
+			t.Errorf("%s: next = %g %q, want %g %q", tt.name, got, stop, tt.want, tt.stop)
 		}
+	}
+	// One run a rate (Rechecks negative): nothing is settled.
+	plain := Config{SLO: cfg.SLO, Rechecks: -1}
+	if err := plain.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	if got, stop := next(plain, ledger{1000: {met: 1}, 1020: {missed: 1}}); stop != result.StopConverged {
+		t.Errorf("one run a rate: next = %g %q, want converged", got, stop)
 	}
 }
