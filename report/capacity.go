@@ -34,6 +34,8 @@ type CapacityStats struct {
 	Stop string `json:"stop"`
 	// ElapsedS is how long the search took, in seconds.
 	ElapsedS float64 `json:"elapsed_s"`
+	// Reruns counts the steps that ran a rate already run (Rerun).
+	Reruns int `json:"reruns"`
 	// Steps holds every step in the order run.
 	Steps []CapacityStepStats `json:"steps"`
 }
@@ -55,8 +57,9 @@ type CapacityStepStats struct {
 	Short bool `json:"short"`
 	// OK is true when the step met the objective.
 	OK bool `json:"ok"`
-	// Rerun is true for a run of a rate that had missed, run again to
-	// tell a transient miss from a lasting one.
+	// Rerun is true for a run of a rate already run: a miss run again to
+	// tell a transient miss from a lasting one, or a bound of the search
+	// settled before it ends.
 	Rerun bool `json:"rerun,omitempty"`
 	// Thresholds judge the step by the objective.
 	Thresholds []ThresholdStats `json:"thresholds"`
@@ -75,6 +78,7 @@ func NewCapacityDoc(c *result.Capacity) CapacityDoc {
 	for _, t := range c.SLO {
 		s.SLO = append(s.SLO, t.Expr)
 	}
+	s.Reruns = reruns(c)
 	for i, st := range c.Steps {
 		r := st.Result
 		if i == 0 {
@@ -194,9 +198,24 @@ func capacityFacts(c *result.Capacity) []fact {
 	if how == "" {
 		how = c.Stop
 	}
+	steps := plural(int64(len(c.Steps)), "step", "steps")
+	if n := reruns(c); n > 0 {
+		steps += fmt.Sprintf(", %d of them rates run again", n)
+	}
 	facts = append(facts, fact{"Capacity", fmt.Sprintf("%s (%s after %s in %s)",
-		found, how, plural(int64(len(c.Steps)), "step", "steps"), formatDuration(c.Elapsed))})
+		found, how, steps, formatDuration(c.Elapsed))})
 	return facts
+}
+
+// reruns counts c's steps that ran a rate already run.
+func reruns(c *result.Capacity) int {
+	n := 0
+	for _, s := range c.Steps {
+		if s.Rerun {
+			n++
+		}
+	}
+	return n
 }
 
 func capacityText(w io.Writer, c *result.Capacity) error {
