@@ -16,7 +16,7 @@ const (
 	DefaultMaxTime   = 2 * time.Minute // the search's time budget
 	DefaultShortfall = 0.05            // a step achieving less than 95% of its rate fails
 	DefaultPrecision = 0.02            // bisect until the bounds are 2% apart
-	DefaultRechecks  = 1               // a rate that missed is run once more
+	DefaultRechecks  = 1               // evidence a rate needs: see Config.Rechecks
 )
 
 // StepFunc runs one open-model step at rate requests per second (with its
@@ -55,9 +55,11 @@ type Config struct {
 	// met than missed (met) or Rechecks+1 of them missed (missed). Before
 	// the search ends, the two rates it ends between (the highest met and
 	// the lowest missed above it) are settled: each is run again until
-	// at least Rechecks+2 runs show a lead of Rechecks+1 one way, or it
-	// has 2*Rechecks+3 runs and its majority decides. A bound that flips
-	// moves the bracket and the search goes on; rates whose verdicts
+	// all of at least Rechecks+2 runs agree, or it has at least
+	// 2*Rechecks+2 runs and Rechecks+1 more of them one way than the
+	// other (with one recheck: three of three, or three of four agree),
+	// or it has 4*Rechecks+3 runs and its majority decides. A bound that
+	// flips moves the bracket and the search goes on; rates whose verdicts
 	// cross (one met above one missed) are settled the same way, and
 	// when they still cross the lower missed rate bounds the answer.
 	// Zero means DefaultRechecks; negative, one run a rate and nothing
@@ -95,7 +97,7 @@ func (c *Config) defaults() error {
 
 // maxRuns is the most runs a rate gets: an odd number, so that its
 // majority always decides.
-func (c *Config) maxRuns() int { return 2*c.Rechecks + 3 }
+func (c *Config) maxRuns() int { return 4*c.Rechecks + 3 }
 
 // settled reports whether t is evidence enough for a rate the search
 // would end on (see Rechecks).
@@ -104,7 +106,8 @@ func (c *Config) settled(t *tally) bool {
 		return true
 	}
 	lead := t.met - t.missed
-	return t.runs() >= c.maxRuns() || t.runs() >= c.Rechecks+2 && max(lead, -lead) >= c.Rechecks+1
+	n, lead := t.runs(), max(lead, -lead)
+	return n >= c.maxRuns() || n >= 2*c.Rechecks+2 && lead >= c.Rechecks+1 || n >= c.Rechecks+2 && lead == n
 }
 
 // tally counts a rate's runs that met and missed the objective.

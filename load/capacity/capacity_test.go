@@ -164,7 +164,7 @@ func TestSearchRidesOutATransientMiss(t *testing.T) {
 		// Missed two of three, 4000 bounds the bisection below it until the
 		// search would end there: settling it, two more passes overturn it.
 		{name: "a miss, a pass and a miss: missed, then settled as met", misses: map[float64][]bool{4000: {true, false, true}}, want: 10_000, runsOf: 4000, runs: 5},
-		{name: "three misses of five stay missed", misses: map[float64][]bool{4000: {true, false, true, false, true}}, want: 4000, runsOf: 4000, runs: 5},
+		{name: "four misses of seven stay missed", misses: map[float64][]bool{4000: {true, false, true, false, true, false, true}}, want: 4000, runsOf: 4000, runs: 7},
 		{name: "a pass at once is met in one run", misses: map[float64][]bool{4000: {false, true, true}}, want: 10_000, runsOf: 4000, runs: 1},
 		{name: "two rechecks: two misses, then three passes of five", rechecks: 2, misses: map[float64][]bool{8000: {true, true}}, want: 10_000, runsOf: 8000, runs: 5},
 		{name: "without rechecks one miss halves the answer", rechecks: -1, misses: map[float64][]bool{4000: {true}}, want: 4000, runsOf: 4000, runs: 1},
@@ -267,8 +267,10 @@ func TestNextRates(t *testing.T) {
 		{"converged: the highest met settled first", ledger{1000: {met: 1}, 1020: {missed: 2}}, 1000, ""},
 		{"converged: then the lowest missed", ledger{1000: {met: 3}, 1020: {missed: 2}}, 1020, ""},
 		{"converged with both settled", ledger{1000: {met: 3}, 1020: {missed: 3}}, 0, result.StopConverged},
-		{"a mixed record needs a lead of two", ledger{1000: {met: 3}, 1020: {met: 1, missed: 2}}, 1020, ""},
-		{"five runs: the majority decides", ledger{1000: {met: 3}, 1020: {met: 2, missed: 3}}, 0, result.StopConverged},
+		{"a mixed record needs three of four", ledger{1000: {met: 3}, 1020: {met: 1, missed: 2}}, 1020, ""},
+		{"three of four settle", ledger{1000: {met: 3}, 1020: {met: 1, missed: 3}}, 0, result.StopConverged},
+		{"a lead of one in five: run again", ledger{1000: {met: 3}, 1020: {met: 2, missed: 3}}, 1020, ""},
+		{"seven runs: the majority decides", ledger{1000: {met: 3}, 1020: {met: 3, missed: 4}}, 0, result.StopConverged},
 		{"not converged", ledger{1000: {met: 3}, 1021: {missed: 3}}, 1011, ""},
 		{"a rate met above one missed: the miss settled", ledger{4000: {met: 1}, 5000: {met: 1, missed: 2}, 6000: {met: 1}}, 5000, ""},
 		{"a rate met above one missed: then the met", ledger{4000: {met: 1}, 5000: {missed: 3}, 6000: {met: 1}}, 6000, ""},

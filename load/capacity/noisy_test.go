@@ -71,8 +71,8 @@ func kneeSearches(t *testing.T, rechecks, seeds int) (found []float64, medianSte
 
 // TestSearchAgreesOnANoisyKnee: fifty searches of the noisy knee, each
 // with its own noise, all find a rate from 10% under R to the rate where
-// one step in ten passes, and all within 10% of each other; with two
-// rechecks, within 5%.
+// one step in ten passes, and all within 10% of each other, with the
+// default rechecks and with two.
 func TestSearchAgreesOnANoisyKnee(t *testing.T) {
 	const seeds = 50
 	// A single step passes at R·e^(1.28σ/k) one time in ten.
@@ -82,8 +82,8 @@ func TestSearchAgreesOnANoisyKnee(t *testing.T) {
 		spread    float64 // the most the highest rate found may be over the lowest
 		mostSteps int
 	}{
-		{rechecks: 0, spread: 0.10, mostSteps: 45}, // the default, 1
-		{rechecks: 2, spread: 0.05, mostSteps: 60},
+		{rechecks: 0, spread: 0.10, mostSteps: 50}, // the default, 1
+		{rechecks: 2, spread: 0.10, mostSteps: 80},
 	} {
 		found, median, most := kneeSearches(t, tt.rechecks, seeds)
 		lowest, highest := found[0], found[len(found)-1]
@@ -95,8 +95,9 @@ func TestSearchAgreesOnANoisyKnee(t *testing.T) {
 		if highest > (1+tt.spread)*lowest {
 			t.Errorf("rechecks %d: found %.0f to %.0f req/s: more than %g%% apart", tt.rechecks, lowest, highest, 100*tt.spread)
 		}
-		// The time it costs: a plain bisection from 20,000 to within 2%
-		// takes 8 to 9 steps; settling the bounds takes more, never
+		// The time it costs: judging each rate by one run, a search from
+		// 20,000 to within 2% takes 8 or 9 steps, the rule before the
+		// bounds were settled about 15; settling them takes more, never
 		// without end.
 		if most > tt.mostSteps {
 			t.Errorf("rechecks %d: a search took %d steps", tt.rechecks, most)
