@@ -200,7 +200,7 @@ func capacityFacts(c *result.Capacity) []fact {
 	}
 	steps := plural(int64(len(c.Steps)), "step", "steps")
 	if n := reruns(c); n > 0 {
-		steps += fmt.Sprintf(", %d of them rates run again", n)
+		steps += fmt.Sprintf(", %d of them reruns,", n)
 	}
 	facts = append(facts, fact{"Capacity", fmt.Sprintf("%s (%s after %s in %s)",
 		found, how, steps, formatDuration(c.Elapsed))})

@@ -97,3 +97,38 @@ func TestCapacityReportSaysWhatMissed(t *testing.T) {
 		t.Errorf("step line %q", got)
 	}
 }
+
+// TestCapacityReportCountsReruns: the bounds settled by running 5,000 and
+// 5,500 again show in the steps, the Capacity line and the JSON.
+func TestCapacityReportCountsReruns(t *testing.T) {
+	c := capacityRun()
+	for _, i := range []int{5, 6} {
+		again := c.Steps[i]
+		again.Rerun = true
+		c.Steps = append(c.Steps, again)
+	}
+	var text bytes.Buffer
+	if err := WriteCapacity(&text, "text", c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(converged after 9 steps, 2 of them reruns, in 52.3s)",
+		"8     5,000     5,000.0     200us    6ms      6ms      0        ok (run again)",
+		"missed (run again): p99 14ms",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteCapacity(&js, "json", c); err != nil {
+		t.Fatal(err)
+	}
+	var doc CapacityDoc
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Capacity.Reruns != 2 || !doc.Capacity.Steps[7].Rerun || doc.Capacity.Steps[6].Rerun {
+		t.Errorf("JSON reruns %d, steps 7 and 8 rerun: %v %v", doc.Capacity.Reruns, doc.Capacity.Steps[6].Rerun, doc.Capacity.Steps[7].Rerun)
+	}
+}

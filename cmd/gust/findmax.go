@@ -40,7 +40,7 @@ func addFindFlags(fl *pflag.FlagSet, f *findFlags) {
 	fl.Float64Var(&f.start, "find-start", capacity.DefaultStart, "with --find-max, the first step's rate in requests per second")
 	fl.Float64Var(&f.precision, "find-precision", capacity.DefaultPrecision, "with --find-max, bisect until the lowest rate missed is within this fraction above the highest met")
 	fl.DurationVar(&f.maxTime, "max-time", capacity.DefaultMaxTime, "with --find-max, end the search within this long (a step that would not fit is not started)")
-	fl.IntVar(&f.rechecks, "find-rechecks", capacity.DefaultRechecks, "with --find-max, how much evidence a rate needs near the knee (N): a rate that missed is run until more of its runs met or N+1 missed; the two rates the search ends between are run again until all of N+2 runs agree or N+1 more of 2N+2 runs go one way (at most 4N+3 runs, the majority deciding), and a bound that flips reopens the search. With 1 that costs about 3 steps more than a plain bisection on a steady target, 10 to 15 on a noisy knee; --max-time still bounds it (0: one run a rate, nothing run again)")
+	fl.IntVar(&f.rechecks, "find-rechecks", capacity.DefaultRechecks, "with --find-max, how much evidence a rate needs near the knee (N): a rate that missed is run until more of its runs met or N+1 missed; the two rates the search ends between are run again until all of N+2 runs agree or N+1 more of 2N+2 runs go one way (at most 4N+3 runs, the majority deciding), and a bound that flips reopens the search. With 1 a search takes about 8 steps more than one run a rate on a steady target and 16 more on a noisy knee (25 in all); --max-time still bounds it (0: one run a rate, nothing run again)")
 }
 
 // runFindMax is gust load --find-max: cfg's load stepped through rates by
