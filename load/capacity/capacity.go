@@ -110,8 +110,7 @@ func (c *Config) settled(t *tally) bool {
 	if c.Rechecks == 0 {
 		return true
 	}
-	lead := t.met - t.missed
-	n, lead := t.runs(), max(lead, -lead)
+	n, lead := t.runs(), max(t.met-t.missed, t.missed-t.met)
 	return n >= c.maxRuns() || n >= 2*c.Rechecks+2 && lead >= c.Rechecks+1 || n >= c.Rechecks+2 && lead == n
 }
 
