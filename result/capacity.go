@@ -40,7 +40,7 @@ type CapacityStep struct {
 	// OK is true when the step met the objective: every verdict passed
 	// and the rate was achieved.
 	OK bool
-	// Rerun is true for a run of a rate that had missed the objective,
-	// run again to tell a transient miss from a lasting one.
+	// Rerun is true for a run of a rate already run: a miss rechecked to
+	// tell a transient miss from a lasting one, or a final bound settled.
 	Rerun bool
 }
