@@ -90,6 +90,10 @@ func (st *h3stream) release() {
 	st.pend, st.frames, st.posted = st.pend[:0], st.frames[:0], st.posted[:0]
 	st.postedEnd, st.postedReset, st.dead, st.waiter = false, false, false, false
 	st.inBox.Store(false)
+	select {
+	case <-st.ack: // a wake-up no worker took: not the next request's
+	default:
+	}
 	st.rr.Reset(0)
 	c.h.free = append(c.h.free, st)
 }
@@ -196,10 +200,14 @@ func (st *h3stream) writeOut() {
 		}
 		st.pend = st.pend[:copy(st.pend, st.pend[n:])]
 	}
-	if st.waiter {
+	if st.worker {
+		// The worker waiting in Flush is woken once what it posted is
+		// all in QUIC: not while its latest post waits to be taken.
 		st.mu.Lock()
-		st.waiter = false
-		st.signal()
+		if st.waiter && len(st.posted) == 0 {
+			st.waiter = false
+			st.signal()
+		}
 		st.mu.Unlock()
 	}
 	if st.fin && !st.finSent {
@@ -211,8 +219,8 @@ func (st *h3stream) writeOut() {
 
 // takePosted moves what the worker posted into the pending frames.
 func (st *h3stream) takePosted() {
-	st.inBox.Store(false)
 	st.mu.Lock()
+	st.inBox.Store(false) // under mu: a post after this one posts the stream again
 	if st.dead {
 		if st.postedEnd {
 			st.worker = false
@@ -253,19 +261,30 @@ func (st *h3stream) post(b []byte, end, wait bool) error {
 	if wait {
 		st.waiter = true
 	}
-	st.mu.Unlock()
+	// Both under mu, with takePosted's: once the loop may have taken the
+	// last post and released the stream, this goroutine reads no more of
+	// it, nor posts it again.
 	h := st.c.h
-	if !st.inBox.Swap(true) && !h.posts.Post(st) {
+	inBox := st.inBox.Swap(true)
+	st.mu.Unlock()
+	if !inBox && !h.posts.Post(st) {
 		return errH3Gone // the loop has stopped
 	}
 	if !wait {
 		return nil
 	}
-	timer := time.NewTimer(st.c.h.l.srv.cfg.WriteTimeout)
+	timer := time.NewTimer(h.l.srv.cfg.WriteTimeout)
 	defer timer.Stop()
 	select {
 	case <-st.ack:
 	case <-timer.C:
+		st.mu.Lock()
+		st.waiter = false // no wake-up left for the next Flush
+		st.mu.Unlock()
+		select {
+		case <-st.ack:
+		default:
+		}
 		return errors.New("server: HTTP/3 write timed out")
 	}
 	st.mu.Lock()
