@@ -104,7 +104,9 @@ func (c *h3conn) serve(t time.Time) {
 		}
 	}
 	c.syncConnIDs()
-	if c.goingAway && len(c.streams) == 0 && !c.qc.Closed() {
+	if c.goingAway && len(c.streams) == 0 && !c.qc.Closed() && c.qc.SendsAcked() {
+		// Only once the client has the responses: a CONNECTION_CLOSE
+		// would end what is still in flight, or not yet sent.
 		c.qc.Close(h3NoError, "", t)
 	}
 	if c.qc.Closed() {

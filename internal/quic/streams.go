@@ -302,3 +302,26 @@ func (ss *streamSet) readable(s *stream) {
 		ss.c.event(EventStreamReadable, s.id)
 	}
 }
+
+// SendsAcked reports whether the peer has acknowledged all this end wrote
+// on its streams, their FINs and resets too: a CONNECTION_CLOSE ends what
+// is still in flight, so a server closing gracefully (after an HTTP/3
+// GOAWAY) waits for it.
+func (c *Conn) SendsAcked() bool {
+	for _, s := range c.strms.m {
+		switch {
+		case !s.hasSend:
+		case s.resetOwed || s.resetSent:
+			if !s.resetAcked {
+				return false
+			}
+		case s.send.fin:
+			if !s.send.done() {
+				return false
+			}
+		case s.send.buffered() > 0:
+			return false
+		}
+	}
+	return true
+}

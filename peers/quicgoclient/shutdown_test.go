@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -13,14 +14,21 @@ import (
 
 // Shutdown with a request in flight over HTTP/3: the server sends GOAWAY,
 // the request is answered whole, the connection closes, and Shutdown
-// returns once it has.
+// returns once it has. In Pooled mode the handler runs on a worker while
+// the loop sends the GOAWAY.
 func TestShutdownLetsTheRequestInFlightFinish(t *testing.T) {
+	for _, mode := range []server.Mode{server.Auto, server.Pooled} {
+		t.Run(mode.String(), func(t *testing.T) { shutdownWithRequestInFlight(t, mode) })
+	}
+}
+
+func shutdownWithRequestInFlight(t *testing.T, mode server.Mode) {
 	cert, _, err := transport.SelfSigned([]string{"localhost"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	entered, release := make(chan struct{}), make(chan struct{})
-	s := &server.Server{Config: server.Config{Loops: 1, HTTP3: true, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}},
+	s := &server.Server{Config: server.Config{Loops: 1, Mode: mode, HTTP3: true, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}},
 		Handler: server.HandlerFunc(func(c *server.Ctx) {
 			if string(c.Path()) == "/slow" {
 				close(entered)
@@ -70,6 +78,19 @@ func TestShutdownLetsTheRequestInFlightFinish(t *testing.T) {
 	case err := <-shut:
 		t.Fatalf("Shutdown returned with a request in flight: %v", err)
 	default:
+	}
+	// The loop closes its listener just before it sends the GOAWAY, in
+	// the same step: the response then comes after the GOAWAY.
+	for {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the listener still accepts while shutting down")
+		}
+		time.Sleep(time.Millisecond)
 	}
 	close(release)
 	if got := <-answer; got != "finished /slow" {
