@@ -1,7 +1,7 @@
 """An HTTP/3 client on aioquic (QUIC and HTTP/3 in Python, independent of
 gust's) for server/h3_aioquic_linux_test.go.
 
-Usage: python3 h3client.py HOST PORT CA_FILE SERVER_NAME
+Usage: python3 h3client.py HOST PORT CA_FILE SERVER_NAME [ECHO_SIZE]
 
 On one QUIC connection, verifying the server's certificate against CA_FILE
 for SERVER_NAME, it asks the routes of server/h3_clients_linux_test.go for:
@@ -9,7 +9,8 @@ GET /hello?x=1 (with X-Test: yes), POST /echo with 100,000 bytes (byte i
 being i mod 251, with X-Want-Trailer), GET /stream (asking for /release on
 another stream once "part 0" is in, so the rest comes only after), and 20
 GETs of /hello?n=I at once. It prints one JSON object with what it got;
-a failure is an "error" in it.
+a failure is an "error" in it. With ECHO_SIZE it only POSTs that many
+bytes to /echo and reports what came back ("echo").
 """
 
 import asyncio
@@ -130,6 +131,16 @@ def status(r):
     return int(header_dict(r.headers).get(":status", "0"))
 
 
+async def echo(client, out, size):
+    body = bytes(i % 251 for i in range(size))
+    r = client.request("POST", "/echo", body)
+    try:
+        await r.done(f"POST /echo of {size} bytes")
+    finally:
+        back = r.body()
+        out["echo"] = {"status": status(r) if r.headers else 0, "len": len(back), "same": back == body}
+
+
 async def run(client, out):
     r = await client.request("GET", "/hello?x=1", headers=[("x-test", "yes")]).done("GET /hello")
     out["hello"] = {"status": status(r), "headers": header_dict(r.headers), "body": r.body().decode()}
@@ -179,7 +190,10 @@ async def main():
             client.authority = f"{server_name}:{port}".encode()
             out["alpn"] = client._quic.tls.alpn_negotiated
             try:
-                await run(client, out)
+                if len(sys.argv) > 5:
+                    await echo(client, out, int(sys.argv[5]))
+                else:
+                    await run(client, out)
             finally:
                 if client.closed:
                     out["closed"] = client.closed
