@@ -206,6 +206,12 @@ func (p *Poller) WaitParked(dst []Event, deadline time.Time) ([]Event, error) {
 		p.rc = rc
 		p.tryWait = p.tryWaitOnce
 	}
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		// Already past: the runtime would report the deadline without
+		// looking at the epoll descriptor at all, and a caller whose
+		// deadline stays in the past would never see an event.
+		return p.Poll(dst)
+	}
 	if !deadline.Equal(p.deadline) {
 		// Loops wait for the same wheel tick many times in a row: only a
 		// new deadline costs a timer update.

@@ -95,6 +95,10 @@ func (c *Conn) appWants(now time.Time) bool {
 		}
 	}
 	if !c.loss.canSend() {
+		// The congestion window, not the pacer, holds the data back now:
+		// an old pacing time would stay a timeout in the past (and a
+		// loop waiting on it would never wait). An ACK reopens the window.
+		c.paceAt = time.Time{}
 		return false
 	}
 	credit := c.flow.credit()
