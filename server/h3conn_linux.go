@@ -209,6 +209,9 @@ func (c *h3conn) readRequest(id uint64, t time.Time) {
 			st.start()
 			return
 		}
+		if !st.headIn && st.rr.HeadDone() && st.continueOrRefuse() {
+			return
+		}
 		if fin || n == 0 {
 			return
 		}

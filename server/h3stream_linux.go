@@ -39,6 +39,7 @@ type h3stream struct {
 	fin     bool   // the stream ends after pend
 	finSent bool
 	onLoop  bool // its handler runs on the loop (Inline): Flush is refused
+	headIn  bool // the request's head was looked at for Expect (continueOrRefuse)
 
 	// The worker's, while it runs the handler.
 	headersSent bool
@@ -86,7 +87,7 @@ func (st *h3stream) release() {
 		return // the worker still holds it; the garbage collector takes it
 	}
 	st.c = nil
-	st.started, st.fin, st.finSent, st.onLoop, st.headersSent = false, false, false, false, false
+	st.started, st.fin, st.finSent, st.onLoop, st.headersSent, st.headIn = false, false, false, false, false, false
 	st.pend, st.frames, st.posted = st.pend[:0], st.frames[:0], st.posted[:0]
 	st.postedEnd, st.postedReset, st.dead, st.waiter = false, false, false, false
 	st.inBox.Store(false)
@@ -168,6 +169,34 @@ func (st *h3stream) refuse(status int) {
 	h.resp = http3.AppendHeaders(h.resp[:0], sec)
 	st.c.qc.StopSending(st.id, h3RequestRejected)
 	st.write(h.resp, true)
+}
+
+// continueOrRefuse answers a request whose head is in and whose content
+// is to come, if it expects 100-continue (RFC 9110 section 10.1.1): a 100
+// (Continue), so that its client sends the content, or a 413 for a length
+// past MaxBodyBytes, known from the head alone. It reports whether the
+// request was refused.
+func (st *h3stream) continueOrRefuse() bool {
+	st.headIn = true
+	expect := false
+	for _, f := range st.rr.Head.Fields {
+		if string(f.Name) == "expect" && http1.EqualFold(f.Value, "100-continue") {
+			expect = true
+		}
+	}
+	if !expect {
+		return false
+	}
+	if st.rr.Head.ContentLength > st.rr.MaxBody {
+		st.refuse(413)
+		return true
+	}
+	h := st.c.h
+	sec := http3.AppendField(http3.AppendSectionPrefix(h.section[:0]), ":status", "100")
+	h.section = sec
+	h.resp = http3.AppendHeaders(h.resp[:0], sec)
+	st.write(h.resp, false)
+	return false
 }
 
 // write gives QUIC the frames b (copying what it does not take at once),
