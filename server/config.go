@@ -165,8 +165,15 @@ type Config struct {
 	// by ListenFiles opens UDP sockets of its own, in its predecessor's
 	// SO_REUSEPORT group: while both run, the kernel may send a
 	// predecessor's connection to the successor, which answers with a
-	// stateless reset, and the client reconnects. Off by default.
+	// stateless reset, and the client reconnects (its client accepts the
+	// reset only if both servers share HTTP3Secret). Off by default.
 	HTTP3 bool
+	// HTTP3Secret, if set (32 bytes or more, kept secret), is what the
+	// keys of HTTP/3's stateless resets and address validation tokens
+	// derive from: servers that share it (a successor after an upgrade,
+	// processes sharing the port) answer each other's clients in ways
+	// those accept. Nil: random keys for this server alone.
+	HTTP3Secret []byte
 	// H2C accepts HTTP/2 with prior knowledge (h2c) beside HTTP/1.1: a
 	// connection whose first bytes are the HTTP/2 client preface is served
 	// as HTTP/2 (Linux engine). The HTTP/1.1 Upgrade to h2c is not

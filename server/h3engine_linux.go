@@ -3,7 +3,10 @@
 package server
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"errors"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -48,12 +51,8 @@ func (e *engine) openHTTP3() error {
 	tc := s.tlsConf.Clone()
 	tc.NextProtos = []string{"h3"}
 	tc.MinVersion = tls.VersionTLS13 // QUIC's handshake is TLS 1.3; the config is then shared, not copied
-	resetKey := make([]byte, 32)
-	tokenKey := make([]byte, 32)
-	if _, err := rand.Read(resetKey); err != nil {
-		return err
-	}
-	if _, err := rand.Read(tokenKey); err != nil {
+	resetKey, tokenKey, err := h3Keys(s.cfg.HTTP3Secret)
+	if err != nil {
 		return err
 	}
 	sh := &h3shared{tokenKey: tokenKey, cfg: quic.Config{
@@ -103,6 +102,29 @@ func (e *engine) closeHTTP3() {
 			l.h3 = nil
 		}
 	}
+}
+
+// h3Keys returns the keys of the stateless reset tokens and of the
+// address validation tokens: derived from secret (Config.HTTP3Secret),
+// or random without one.
+func h3Keys(secret []byte) (resetKey, tokenKey []byte, err error) {
+	if secret == nil {
+		resetKey, tokenKey = make([]byte, 32), make([]byte, 32)
+		if _, err := rand.Read(resetKey); err != nil {
+			return nil, nil, err
+		}
+		_, err := rand.Read(tokenKey)
+		return resetKey, tokenKey, err
+	}
+	if len(secret) < 32 {
+		return nil, nil, errors.New("Config.HTTP3Secret must hold at least 32 bytes")
+	}
+	derive := func(label string) []byte {
+		m := hmac.New(sha256.New, secret)
+		m.Write([]byte(label))
+		return m.Sum(nil)
+	}
+	return derive("gust quic stateless reset"), derive("gust quic address token"), nil
 }
 
 // loopTime converts a loop's clock to QUIC's.

@@ -76,6 +76,10 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		TLS:       cfg.tlsConf,
 		H2C:       cfg.HTTP2,
 		HTTP3:     cfg.HTTP3,
+		// Workers and the processes of upgrades share it, as they share
+		// the session ticket key: one's stateless resets are good for
+		// another's QUIC clients.
+		HTTP3Secret: sharedSecret(),
 		// The WebSocket paths accept RFC 8441's extended CONNECT too.
 		HTTP2: server.HTTP2Config{OverTLS: cfg.HTTP2, ExtendedConnect: true},
 	}}

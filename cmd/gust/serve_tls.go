@@ -152,6 +152,16 @@ func shareTicketKey() error {
 	return os.Setenv(ticketKeyEnv, hex.EncodeToString(key[:]))
 }
 
+// sharedSecret returns the key the processes of --workers and of
+// upgrades share (ticketKeyEnv), nil for a process alone.
+func sharedSecret() []byte {
+	b, err := hex.DecodeString(os.Getenv(ticketKeyEnv))
+	if err != nil || len(b) != 32 {
+		return nil
+	}
+	return b
+}
+
 // selfSignedHosts names a self-signed certificate: localhost and the
 // loopback addresses, and host when it is a specific one.
 func selfSignedHosts(host string) []string {
