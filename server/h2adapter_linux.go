@@ -234,15 +234,8 @@ func (w *h2Writer) WriteHeader(code int) {
 }
 
 func (w *h2Writer) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	if !w.st.headersPosted && w.header.Get("Content-Type") == "" && len(w.c.out) == 0 && len(p) > 0 &&
-		http1.BodyAllowed(w.status) {
-		w.header.Set("Content-Type", http.DetectContentType(p))
-	}
-	if !http1.BodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+	if err := beginWrite(w.header, &w.status, w.st.headersPosted, len(w.c.out), p); err != nil {
+		return 0, err
 	}
 	if w.head {
 		return len(p), nil
@@ -351,6 +344,23 @@ func (w *h2Writer) fields(length int) (int, []http2.Field) {
 		w.status = http.StatusOK
 	}
 	return w.status, adapterFields(w.c.srv, w.header, w.status, length, &w.trailers)
+}
+
+// beginWrite is what a stream's ResponseWriter does before it keeps the
+// bytes of a Write: the status defaults to 200, the content type is
+// sniffed from the body's first bytes (as net/http does) unless the head
+// went out or one is set, and a status without a body refuses them.
+func beginWrite(header http.Header, status *int, headSent bool, buffered int, p []byte) error {
+	if *status == 0 {
+		*status = http.StatusOK
+	}
+	if !headSent && header.Get("Content-Type") == "" && buffered == 0 && len(p) > 0 && http1.BodyAllowed(*status) {
+		header.Set("Content-Type", http.DetectContentType(p))
+	}
+	if !http1.BodyAllowed(*status) {
+		return http.ErrBodyNotAllowed
+	}
+	return nil
 }
 
 // adapterFields turns a net/http handler's header into the fields of an

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"runtime/debug"
 
-	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http3"
 )
 
@@ -131,15 +130,8 @@ func (w *h3Writer) WriteHeader(code int) {
 
 // Write adds p to the body, flushing past flushThreshold.
 func (w *h3Writer) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	if !w.st.headersSent && w.header.Get("Content-Type") == "" && len(w.c.out) == 0 && len(p) > 0 &&
-		http1.BodyAllowed(w.status) {
-		w.header.Set("Content-Type", http.DetectContentType(p))
-	}
-	if !http1.BodyAllowed(w.status) {
-		return 0, http.ErrBodyNotAllowed
+	if err := beginWrite(w.header, &w.status, w.st.headersSent, len(w.c.out), p); err != nil {
+		return 0, err
 	}
 	if w.head {
 		return len(p), nil
