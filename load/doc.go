@@ -23,7 +23,7 @@
 //   - data_picker.go: request data picked in each loop as it sends, no feeder
 //   - data_source.go: DataSource (--targets, --data-csv): templates compiled, rows sharded
 //   - endpoints.go: per-endpoint counters and histograms per loop, merged into Result.Endpoints
-//   - flow_live.go: FlowLive (Live.Flow): each step's requests, failures and latency, checks and iterations, for a watcher
+//   - flow_live.go: FlowLive (Live.Flow): per-step counts, latency and checks for a watcher
 //   - flow_run.go: FlowRun (Config.Flow): user journeys checked, shared between shards, their result
 //   - flow_users.go: a loop's virtual users apart from connections: flowUser, the heap of users thinking
 //   - grpc.go: a gRPC call's status from grpc-status (or its HTTP status), counted by code per loop

@@ -11,9 +11,8 @@ import (
 type h3Bad int
 
 const (
-	badNone h3Bad = iota
 	// badGarbage: a datagram of random bytes after every answer.
-	badGarbage
+	badGarbage h3Bad = iota + 1
 	// badTruncated: every 5th datagram after a connection's first 10
 	// cut to half its length (its packet fails authentication).
 	badTruncated

@@ -57,6 +57,13 @@
 //   - h2stream_linux.go: one stream: its request, its body buffer, what a worker posts (h2part)
 //   - h2ws_linux.go: WebSocket over an HTTP/2 extended CONNECT stream (RFC 8441)
 //   - h2wsauto_linux.go: WebSocket callbacks on HTTP/2 streams in Auto mode (wsOff, hand back)
+//   - h3adapter_linux.go: the net/http adapter on an HTTP/3 stream: r.Proto HTTP/3.0, Flusher, trailers
+//   - h3auto_linux.go: HTTP/3 streams in Auto mode: handlers on the loop, moved off as HTTP/2's are
+//   - h3conn_linux.go: one QUIC connection: its routes, events, request and control streams, GOAWAY
+//   - h3engine_linux.go: HTTP/3 enters the engine: a UDP socket per loop, the shared QUIC config and keys
+//   - h3loop_linux.go: a loop's HTTP/3 side: recvmmsg/sendmmsg, routing, Retry, resets, the turn
+//   - h3stream_linux.go: one HTTP/3 request stream: read on the loop, answered on it or by a worker
+//   - h3timers_linux.go: the loop's QUIC connections in a heap by their next deadline
 //   - handler.go: Handler and HandlerFunc, and what a panic or runtime.Goexit costs a handler
 //   - handover.go: ListenFiles, ListenerFiles, InheritedListeners: listeners inherited and handed on
 //   - handover_linux.go: inherited sockets checked and spread over the loops, the loops' sockets duplicated

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -263,14 +262,4 @@ func (k h3Case) handler(r *h3Routes) Handler {
 		return HTTPHandler(r)
 	}
 	return HandlerFunc(r.native)
-}
-
-// h3Contains fails t unless got holds each of want.
-func h3Contains(t *testing.T, what, got string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(got, w) {
-			t.Errorf("%s: %q, want it to contain %q", what, got, w)
-		}
-	}
 }

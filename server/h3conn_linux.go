@@ -56,10 +56,10 @@ func newH3Conn(h *h3loop, qc *quic.Conn, from netip.AddrPort) *h3conn {
 	return c
 }
 
-// route routes datagrams for connection ID id to c.
-func (c *h3conn) route(id string) {
-	c.h.router.Add([]byte(id), c)
-	c.routes = append(c.routes, id)
+// route sends c the datagrams addressed to the connection ID in key.
+func (c *h3conn) route(key string) {
+	c.h.router.Add([]byte(key), c)
+	c.routes = append(c.routes, key)
 }
 
 // syncConnIDs routes the connection IDs c issued since the last call:

@@ -13,7 +13,7 @@
 // # Files
 //
 //   - client.go: Client: the client's control stream, the server's one-way streams sorted, GOAWAY
-//   - control.go: PeerControl: the server's control stream read (SETTINGS, GOAWAY), ours opened
+//   - control.go: PeerControl: the peer's control stream read (SETTINGS, GOAWAY), ours opened
 //   - errors.go: ErrCode and its names, ConnError and StreamError, CodeOf
 //   - frames.go: FrameType and StreamType, reserved codes, frames appended
 //   - headers.go: CheckRequest, CheckResponse, CheckTrailers: pseudo-headers and fields (RFC 9114 4.2, 4.3)
@@ -22,6 +22,8 @@
 //   - qpack_static.go: the QPACK static table, RFC 9204 Appendix A
 //   - reader.go: FrameReader.Next: a stream's frames from bytes in any pieces, per-frame rules
 //   - request.go: RequestStream: a request's frames in order, its response's frames checked
+//   - server.go: Server (its control stream, the client's one-way streams) and RequestReader
 //   - settings.go: SettingID, Settings, SETTINGS appended and parsed
+//   - uni.go: one-way streams the peer opened, for either role: type, control stream, QPACK streams
 //   - varint.go: parseVarint, internal/quic's integers as the frame reader reads them
 package http3

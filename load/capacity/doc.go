@@ -9,5 +9,5 @@
 //
 // # Files
 //
-//   - capacity.go: Search: rates doubled, then bisected, the final bounds settled, within a time budget, through a StepFunc
+//   - capacity.go: Search: rates doubled, bisected, the final bounds settled, within a time budget
 package capacity
