@@ -69,6 +69,9 @@ func newQUICBatches(f datagram.Features) *quicBatches {
 // reset puts the link on socket fd, with no engine yet.
 func (q *quicLink) reset(fd int) {
 	q.sock = datagram.SocketOf(fd)
+	if q.qc != nil {
+		q.qc.Abandon() // its TLS goroutine, if the handshake left one, ends with it
+	}
 	q.qc = nil
 	q.rd, q.rn, q.off = 0, 0, 0
 	q.owed, q.drained = false, false

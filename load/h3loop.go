@@ -154,6 +154,7 @@ func (l *loop) finishQUIC() {
 		}
 		h.closeConn()
 		h.countEnd()
+		h.link.qc.Abandon() // its CONNECTION_CLOSE is sent; nothing more is kept
 		h.link.qc = nil
 	}
 }

@@ -129,6 +129,9 @@ func (s *h3session) reset() {
 	clear(s.byID)
 	s.client = http3.Client{}
 	s.ready, s.goAway, s.closedBy = false, false, nil
+	if s.link.qc != nil {
+		s.link.qc.Abandon() // its TLS goroutine, if the handshake left one, ends with it
+	}
 	s.link.qc = nil
 }
 

@@ -51,6 +51,7 @@ func clientInitial(t *testing.T) []byte {
 	if !ok || len(d) < 1200 {
 		t.Fatalf("client Initial: %d bytes, ok %v", len(d), ok)
 	}
+	qc.Abandon() // crypto/tls's handshake goroutine ends with it
 	return d
 }
 

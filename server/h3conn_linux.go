@@ -265,6 +265,7 @@ func (c *h3conn) end() {
 		return
 	}
 	c.gone = true
+	c.qc.Abandon() // a connection not closed yet (Close, a handshake given up) lets its TLS go
 	h := c.h
 	for _, id := range c.routes {
 		h.router.Remove([]byte(id))

@@ -36,12 +36,12 @@ const h3ConnIDLen = 8
 const h3SocketBuffer = 4 << 20
 
 // h3shared is what a server's loops share for HTTP/3: the QUIC
-// configuration (the TLS certificates with ALPN "h3", the stateless reset
-// key) and the key of the address validation tokens, from which each
-// loop makes its own protector.
+// configuration (the TLS certificates with ALPN "h3"), and the keys of
+// the stateless reset tokens and of the address validation tokens, from
+// which each loop makes its own (neither serves two goroutines at once).
 type h3shared struct {
-	cfg      quic.Config
-	tokenKey []byte
+	cfg                quic.Config
+	resetKey, tokenKey []byte
 }
 
 // openHTTP3 gives every loop a UDP socket on the port the TCP listeners
@@ -55,12 +55,11 @@ func (e *engine) openHTTP3() error {
 	if err != nil {
 		return err
 	}
-	sh := &h3shared{tokenKey: tokenKey, cfg: quic.Config{
-		TLSConfig:         tc,
-		MaxIdleTimeout:    s.cfg.IdleTimeout,
-		ConnIDLen:         h3ConnIDLen,
-		StatelessResetKey: quic.NewStatelessResetKey(resetKey),
-		MaxDatagramSize:   1452, // an Ethernet MTU's UDP payload over IPv6; the peer's limit caps it
+	sh := &h3shared{resetKey: resetKey, tokenKey: tokenKey, cfg: quic.Config{
+		TLSConfig:       tc,
+		MaxIdleTimeout:  s.cfg.IdleTimeout,
+		ConnIDLen:       h3ConnIDLen,
+		MaxDatagramSize: 1452, // an Ethernet MTU's UDP payload over IPv6; the peer's limit caps it
 	}}
 	tcp := e.addr.(*net.TCPAddr)
 	ip, _ := netip.AddrFromSlice(tcp.IP)

@@ -45,6 +45,7 @@ const (
 type h3loop struct {
 	l      *loop
 	sh     *h3shared
+	cfg    quic.Config // sh.cfg with this loop's stateless reset key
 	sock   datagram.Socket
 	fd     int
 	in     *datagram.Batch
@@ -93,6 +94,8 @@ func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
 		ctx:      &Ctx{srv: l.srv},
 		counters: &l.srv.counters,
 	}
+	h.cfg = sh.cfg
+	h.cfg.StatelessResetKey = quic.NewStatelessResetKey(sh.resetKey)
 	h.posts.Init(l.poller.Wake)
 	return h, nil
 }
@@ -176,7 +179,7 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 		h.retry(hdr, from, t)
 		return
 	}
-	qc, err := quic.NewServerConn(&h.sh.cfg, hdr.DstConnID, odcid, t)
+	qc, err := quic.NewServerConn(&h.cfg, hdr.DstConnID, odcid, t)
 	if err != nil {
 		h.counters.quicDropped.Add(1)
 		return
@@ -184,6 +187,7 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 	dcid := string(hdr.DstConnID) // before Receive, which decrypts d in place
 	qc.Receive(d, t)
 	if !qc.ReceivedAny() {
+		qc.Abandon()                  // its TLS goroutine ends with it
 		h.counters.quicDropped.Add(1) // not an Initial of this client's: keep no state for it
 		return
 	}
@@ -222,7 +226,7 @@ func (h *h3loop) statelessReset(d []byte, from netip.AddrPort) {
 	if size == 0 || len(d) < 1+h3ConnIDLen {
 		return
 	}
-	token := h.sh.cfg.StatelessResetKey.Token(d[1 : 1+h3ConnIDLen])
+	token := h.cfg.StatelessResetKey.Token(d[1 : 1+h3ConnIDLen])
 	h.queue(quic.AppendStatelessReset(h.slot(), token, size), from)
 	h.counters.quicResets.Add(1)
 }

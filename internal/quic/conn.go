@@ -414,6 +414,17 @@ func (c *Conn) drain(err error, now time.Time) {
 }
 
 // finish ends the connection for good.
+// ErrAbandoned is the error of a connection its owner abandoned.
+var ErrAbandoned = errors.New("quic: connection abandoned")
+
+// Abandon ends the connection at once, sending nothing more and keeping
+// no closing period: for a listener that stops keeping a connection's
+// state (one whose handshake it gave up, or everything at its own close,
+// after Close has had its CONNECTION_CLOSE sent). crypto/tls's handshake
+// goroutine, if one is running, ends with it; a connection dropped
+// without Close or Abandon keeps that goroutine.
+func (c *Conn) Abandon() { c.finish(ErrAbandoned) }
+
 func (c *Conn) finish(err error) {
 	if c.state == stateClosed {
 		return

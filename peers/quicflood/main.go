@@ -91,6 +91,7 @@ func datagram(kind string) ([]byte, error) {
 		return nil, err
 	}
 	d, ok := qc.AppendDatagram(nil, time.Now())
+	qc.Abandon() // only its first datagram is wanted
 	if !ok {
 		return nil, fmt.Errorf("no Initial from the client")
 	}
