@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/gust-http/gust/internal/head"
 	"github.com/gust-http/gust/internal/http1"
 	"github.com/gust-http/gust/internal/http2"
 )
@@ -53,8 +54,47 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 		RequestURI: target,
 		Body:       http.NoBody,
 	}
-	for _, h := range c.req.Headers {
-		name := head.of(h.Name)
+	adapterHeader(r, c.req.Headers, head.of)
+	if !st.noBody && !st.tunnel {
+		r.Body = &h2Body{st: st, req: r}
+		r.ContentLength = c.req.ContentLength
+	}
+	r.RemoteAddr = st.hc.remote
+	r = r.WithContext(ctx)
+	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
+	if !a.runStream(w.c.srv, w, r) {
+		if w.headersPosted() {
+			return h2part{reset: true}
+		}
+		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
+	}
+	return w.final()
+}
+
+// runStream calls the handler on a stream's request (HTTP/2 or HTTP/3);
+// false if it panicked (logged, as net/http does, except for
+// http.ErrAbortHandler).
+func (a *httpAdapter) runStream(s *Server, w http.ResponseWriter, r *http.Request) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			ok = false
+			if v != http.ErrAbortHandler {
+				s.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", r.Method, r.RequestURI, v, debug.Stack())
+			}
+		}
+	}()
+	a.h.ServeHTTP(w, r)
+	return true
+}
+
+// adapterHeader fills r.Header from a stream request's fields, str making
+// each a string: host is r.Host's, keys are canonical (the common ones
+// without allocating), cookie fields are joined as for HTTP/1.1 (RFC 9113
+// section 8.2.3, RFC 9114 section 4.2.1), and the names the Trailer field
+// declares become r.Trailer's keys.
+func adapterHeader(r *http.Request, fields []head.Field, str func([]byte) string) {
+	for _, h := range fields {
+		name := str(h.Name)
 		if name == "host" {
 			continue
 		}
@@ -62,9 +102,8 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 		if !ok {
 			key = http.CanonicalHeaderKey(name)
 		}
-		v := head.of(h.Value)
+		v := str(h.Value)
 		if key == "Cookie" && len(r.Header[key]) > 0 {
-			// RFC 9113 section 8.2.3: cookie fields are joined for HTTP/1.1 semantics.
 			r.Header[key][0] += "; " + v
 			continue
 		}
@@ -80,35 +119,6 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 			}
 		}
 	}
-	if !st.noBody && !st.tunnel {
-		r.Body = &h2Body{st: st, req: r}
-		r.ContentLength = c.req.ContentLength
-	}
-	r.RemoteAddr = st.hc.remote
-	r = r.WithContext(ctx)
-	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
-	if !a.runH2(w, r) {
-		if w.headersPosted() {
-			return h2part{reset: true}
-		}
-		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
-	}
-	return w.final()
-}
-
-// runH2 calls the handler; false if it panicked (logged, as net/http does,
-// except for http.ErrAbortHandler).
-func (a *httpAdapter) runH2(w *h2Writer, r *http.Request) (ok bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			ok = false
-			if v != http.ErrAbortHandler {
-				w.c.srv.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", r.Method, r.RequestURI, v, debug.Stack())
-			}
-		}
-	}()
-	a.h.ServeHTTP(w, r)
-	return true
 }
 
 // h2Body is a request body read from its stream as DATA arrives; what the

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 
 	"github.com/gust-http/gust/internal/http3"
 )
@@ -46,28 +45,15 @@ func (a *httpAdapter) serveH3(c *Ctx, st *h3stream) {
 		TLS:        st.c.tls,
 		RemoteAddr: st.peer.String(),
 	}
-	for _, h := range c.req.Headers {
-		name := string(h.Name)
-		if name == "host" {
-			continue
-		}
-		key, ok := commonHeaders[name]
-		if !ok {
-			key = http.CanonicalHeaderKey(name)
-		}
-		v := string(h.Value)
-		if key == "Cookie" && len(r.Header[key]) > 0 {
-			r.Header[key][0] += "; " + v // RFC 9114 section 4.2.1: joined as for HTTP/1.1
-			continue
-		}
-		r.Header[key] = append(r.Header[key], v)
-	}
+	adapterHeader(r, c.req.Headers, func(b []byte) string { return string(b) })
 	if len(c.body) > 0 || c.req.ContentLength > 0 {
 		r.Body = io.NopCloser(bytes.NewReader(c.body))
 		r.ContentLength = int64(len(c.body))
 	}
 	if tr := st.rr.Trailers; len(tr) > 0 {
-		r.Trailer = make(http.Header, len(tr))
+		if r.Trailer == nil {
+			r.Trailer = make(http.Header, len(tr))
+		}
 		for _, f := range tr {
 			k := http.CanonicalHeaderKey(string(f.Name))
 			r.Trailer[k] = append(r.Trailer[k], string(f.Value))
@@ -75,7 +61,7 @@ func (a *httpAdapter) serveH3(c *Ctx, st *h3stream) {
 	}
 	r = r.WithContext(ctx)
 	w := &h3Writer{st: st, c: c, header: make(http.Header), head: c.head}
-	if !a.runH3(w, r) {
+	if !a.runStream(w.c.srv, w, r) {
 		if st.headersSent {
 			st.mu.Lock()
 			st.postedReset = true
@@ -88,21 +74,6 @@ func (a *httpAdapter) serveH3(c *Ctx, st *h3stream) {
 		return
 	}
 	st.post(w.final(), true, false)
-}
-
-// runH3 calls the handler; false if it panicked (logged, as net/http does,
-// except for http.ErrAbortHandler).
-func (a *httpAdapter) runH3(w *h3Writer, r *http.Request) (ok bool) {
-	defer func() {
-		if v := recover(); v != nil {
-			ok = false
-			if v != http.ErrAbortHandler {
-				w.c.srv.cfg.ErrorLog.Printf("gust/server: panic serving %s %s: %v\n%s", r.Method, r.RequestURI, v, debug.Stack())
-			}
-		}
-	}()
-	a.h.ServeHTTP(w, r)
-	return true
 }
 
 // h3Writer is the http.ResponseWriter of an HTTP/3 stream.
