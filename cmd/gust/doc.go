@@ -27,6 +27,7 @@
 //   - protoflags.go: --proto http1.1|h2|auto and --http2 of load and replay
 //   - replay.go: gust replay: an access log through replay into a load.Config with a Source
 //   - serve.go: gust serve: flags, the hello handler, the net/http engine
+//   - serve_check.go: gust serve's flags checked together, each refusal in one line
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
 //   - serve_events.go: gust serve's /events: Server-Sent Events, each flushed, on both engines
 //   - serve_events_truth.go: /events?stamp=1's send times kept, served at /events/truth
