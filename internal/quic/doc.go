@@ -23,7 +23,8 @@
 //   - chacha.go: ChaCha20-Poly1305's header protection mask, ChaCha20's block written out
 //   - cids.go: connection IDs both ways: NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, reset tokens
 //   - congestion.go: NewReno (RFC 9002 section 7): slow start, avoidance, recovery, persistent congestion
-//   - conn.go: Config, Conn and its state, events, close, draining, the idle timer, NextTimeout and OnTimeout
+//   - conn.go: Config, Conn and its state, events, the idle timer, NextTimeout and OnTimeout
+//   - conn_close.go: Close, a transport error's close, draining, Abandon, the end of a connection
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
 //   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes, records freed
 //   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation
