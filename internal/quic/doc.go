@@ -41,7 +41,7 @@
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
 //   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
-//   - raw.go: SealRawFrames and CloseTransport, for test peers that misbehave
+//   - raw.go: SealRawFrames, CloseTransport and PeerTransportParameters, for test peers that misbehave
 //   - records.go: what each packet carried, by handle, resent or released when it is lost or acknowledged
 //   - recovery.go: Recovery (RFC 9002 appendix A): packets sent, the loss detection timer, spaces discarded
 //   - recovery_ack.go: ACKs received: RTT samples, losses by packet and time thresholds, NewReno driven, ECN-CE

@@ -41,3 +41,9 @@ func (c *Conn) CloseTransport(code TransportErrorCode, reason string, now time.T
 	}
 	c.closeWith(&CloseError{Code: uint64(code), Reason: reason}, now)
 }
+
+// PeerTransportParameters returns the transport parameters the peer sent
+// (its limits: flow control windows, stream counts, idle timeout), for a
+// test peer that means to go past them; the zero value before they
+// arrive. Its byte slices are views into the connection's state.
+func (c *Conn) PeerTransportParameters() TransportParameters { return c.peer }
