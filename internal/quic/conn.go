@@ -58,6 +58,12 @@ type Config struct {
 	// Rand is the source of connection IDs and reset tokens. nil:
 	// crypto/rand.
 	Rand io.Reader
+	// ECN says the caller sets the codepoint DatagramECN gives on each
+	// datagram it sends and hands ReceiveECN the codepoint of each one
+	// that arrives: the connection then marks its packets ECT(0), counts
+	// the peer's marks in its ACKs, validates the path (RFC 9000 section
+	// 13.4) and slows down on CE as on a loss.
+	ECN bool
 }
 
 // The defaults of Config's zero values.
@@ -148,6 +154,9 @@ type pnSpace struct {
 
 	cryptoSend sendBuf
 	cryptoRecv recvBuf
+
+	ecnRecv  ECNCounts // the marks of the packets received, for this end's ACKs
+	ecnAcked ECNCounts // the peer's counts in its last ACK that validated
 }
 
 // connState is where a connection is in its life.
@@ -193,6 +202,7 @@ type Conn struct {
 	strms streamSet
 	loss  lossTracker
 	recs  packetRecs
+	ecn   ecnPath
 
 	maxDatagram int
 	idleTimeout time.Duration
@@ -263,6 +273,7 @@ func newConn(cfg *Config, isClient bool) *Conn {
 	c.flow.init(c.cfg.MaxData)
 	c.strms.init(c)
 	c.loss.init(!isClient)
+	c.ecn.init(c.cfg.ECN)
 	return c
 }
 

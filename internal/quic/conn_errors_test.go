@@ -22,7 +22,7 @@ func seal1RTT(from *Conn, frames []byte, now time.Time) []byte {
 	if err != nil {
 		panic(err)
 	}
-	from.loss.onSent(spaceApp, pn, now, len(out), false, noFrames)
+	from.loss.onSent(spaceApp, pn, now, len(out), false, false, noFrames)
 	return out
 }
 

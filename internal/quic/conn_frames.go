@@ -10,9 +10,12 @@ func (c *Conn) handleFrame(sp spaceID, f *Frame, dcid []byte, now time.Time) err
 		if err := c.loss.onAck(c, sp, f, now); err != nil {
 			return err
 		}
-		if s := &c.spaces[sp]; int64(f.LargestAcked) > s.largestAcked {
+		s := &c.spaces[sp]
+		largest := int64(f.LargestAcked) > s.largestAcked
+		if largest {
 			s.largestAcked = int64(f.LargestAcked)
 		}
+		c.onAckECN(sp, f, largest, now)
 	case FrameCrypto:
 		return c.onCrypto(sp, f, now)
 	case FrameStream:

@@ -18,6 +18,9 @@ type connLoss Conn
 
 // Acked releases what an acknowledged packet carried.
 func (h *connLoss) Acked(space Space, p *SentPacket) {
+	if p.ECT {
+		h.ecn.newlyAcked++
+	}
 	if p.Frames != noFrames {
 		(*Conn)(h).onPacketAcked(spaceID(space), p.Number, p.Frames)
 	}
@@ -25,6 +28,9 @@ func (h *connLoss) Acked(space Space, p *SentPacket) {
 
 // Lost queues again what a lost packet carried.
 func (h *connLoss) Lost(space Space, p *SentPacket) {
+	if p.ECT {
+		h.ecn.onLost()
+	}
 	if p.Frames != noFrames {
 		(*Conn)(h).onPacketLost(spaceID(space), p.Frames)
 	}
@@ -40,14 +46,14 @@ func (l *lossTracker) pto(maxAckDelay time.Duration) time.Duration {
 // canSend reports whether the congestion window takes another datagram.
 func (l *lossTracker) canSend() bool { return l.r.CanSend() }
 
-// onSent records a packet sent; one that elicits no ACK has no frames to
-// resend and is not in flight.
-func (l *lossTracker) onSent(sp spaceID, pn uint64, now time.Time, size int, eliciting bool, handle uint32) {
+// onSent records a packet sent, marked ECT(0) or not; one that elicits no
+// ACK has no frames to resend and is not in flight.
+func (l *lossTracker) onSent(sp spaceID, pn uint64, now time.Time, size int, eliciting, marked bool, handle uint32) {
 	if !eliciting {
 		handle = noFrames
 	}
 	l.r.OnPacketSent(Space(sp), SentPacket{Number: pn, Time: now, Size: size,
-		AckEliciting: eliciting, InFlight: eliciting, Frames: handle})
+		AckEliciting: eliciting, InFlight: eliciting, ECT: marked, Frames: handle})
 }
 
 // onAck takes an ACK frame of space sp.

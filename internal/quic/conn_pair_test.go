@@ -24,8 +24,17 @@ type connPair struct {
 	reorder        func(n int) bool
 	late           [][]byte // held back, each to the conn at the same index of lateTo
 	lateTo         []*Conn
+	lateECN        []ECN
 	buf            []byte
+	// path, when set, is what the network does to datagram n's ECN
+	// codepoint (a router that clears or re-marks it, or drops the
+	// datagram: dropDatagram); datagrams arrive with the codepoint their
+	// sender asked for otherwise.
+	path func(n int, from *Conn, mark ECN) ECN
 }
+
+// dropDatagram, returned by a connPair's path, loses the datagram.
+const dropDatagram ECN = 0xff
 
 // The certificate of every connPair, made once.
 var (
@@ -61,7 +70,11 @@ func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
 }
 
 // deliver hands d to the conn to, making the server on the first one.
-func (p *connPair) deliver(to *Conn, d []byte) {
+func (p *connPair) deliver(to *Conn, d []byte) { p.deliverECN(to, d, ECNNotECT) }
+
+// deliverECN is deliver for a datagram that arrives with the codepoint
+// mark.
+func (p *connPair) deliverECN(to *Conn, d []byte, mark ECN) {
 	if to == nil {
 		h, err := ParseLongHeader(d)
 		if err != nil {
@@ -74,7 +87,7 @@ func (p *connPair) deliver(to *Conn, d []byte) {
 		p.server = s
 		to = s
 	}
-	to.Receive(d, p.now)
+	to.ReceiveECN(d, mark, p.now)
 }
 
 // flush moves every datagram both ways once; it reports whether any moved.
@@ -96,21 +109,26 @@ func (p *connPair) flush() bool {
 			}
 			n := p.sent
 			p.sent++
+			mark := from.DatagramECN()
+			if p.path != nil {
+				mark = p.path(n, from, mark)
+			}
 			switch {
-			case p.drop != nil && p.drop(n):
+			case mark == dropDatagram, p.drop != nil && p.drop(n):
 			case p.reorder != nil && p.reorder(n):
 				p.late = append(p.late, bytes.Clone(d))
 				p.lateTo = append(p.lateTo, to)
+				p.lateECN = append(p.lateECN, mark)
 			default:
-				p.deliver(to, d)
+				p.deliverECN(to, d, mark)
 			}
 		}
 	}
 	if !moved && len(p.late) > 0 {
 		for i, d := range p.late {
-			p.deliver(p.lateTo[i], d)
+			p.deliverECN(p.lateTo[i], d, p.lateECN[i])
 		}
-		p.late, p.lateTo = p.late[:0], p.lateTo[:0]
+		p.late, p.lateTo, p.lateECN = p.late[:0], p.lateTo[:0], p.lateECN[:0]
 		moved = true
 	}
 	return moved

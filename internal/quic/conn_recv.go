@@ -11,6 +11,13 @@ import (
 // decrypted is dropped, as RFC 9000 asks; a protocol violation closes the
 // connection. Events and datagrams to send follow.
 func (c *Conn) Receive(datagram []byte, now time.Time) {
+	c.ReceiveECN(datagram, ECNNotECT, now)
+}
+
+// ReceiveECN is Receive for a datagram that arrived with the ECN
+// codepoint mark (with Config.ECN: its packets are counted by their mark
+// in this end's ACK frames).
+func (c *Conn) ReceiveECN(datagram []byte, mark ECN, now time.Time) {
 	switch c.state {
 	case stateClosed, stateDraining:
 		return
@@ -29,15 +36,16 @@ func (c *Conn) Receive(datagram []byte, now time.Time) {
 			return
 		}
 		datagram = rest
-		if err := c.receivePacket(pkt, whole, now); err != nil {
+		if err := c.receivePacket(pkt, whole, mark, now); err != nil {
 			c.fail(err, now)
 			return
 		}
 	}
 }
 
-// receivePacket processes one packet of a datagram.
-func (c *Conn) receivePacket(pkt, datagram []byte, now time.Time) error {
+// receivePacket processes one packet of a datagram that came with the ECN
+// codepoint mark.
+func (c *Conn) receivePacket(pkt, datagram []byte, mark ECN, now time.Time) error {
 	var sp spaceID
 	var payload []byte
 	var pn uint64
@@ -102,6 +110,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, now time.Time) error {
 	}
 	c.receivedAny = true
 	c.opened++
+	s.countReceived(mark)
 	if sp == spaceHandshake && !c.isClient && !c.addrValidated {
 		c.addrValidated = true // RFC 9000 section 8.1
 		c.loss.r.SetAmplificationBlocked(false)

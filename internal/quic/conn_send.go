@@ -9,6 +9,7 @@ import "time"
 // AEAD tags (2048 bytes of capacity does): then nothing is allocated.
 func (c *Conn) AppendDatagram(b []byte, now time.Time) ([]byte, bool) {
 	start := len(b)
+	c.ecn.mark = c.ecn.nextMark(c.handshakeConfirmed)
 	switch c.state {
 	case stateClosed, stateDraining:
 		return b, false
@@ -150,7 +151,7 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 		// the peer may be what was lost.
 		if (s.ackNew || c.probeOwed[sp] > 0) && s.recv.Len() > 0 && end-len(b) > 64 {
 			delay := uint64(now.Sub(s.largestRecvTime)/time.Microsecond) >> ackDelayExponent
-			b = AppendAckFrame(b, &s.recv, delay, nil, 16)
+			b = AppendAckFrame(b, &s.recv, delay, s.ackECN(), 16)
 			s.ackNew, s.ackEliciting, s.ackDeadline = false, 0, time.Time{}
 		}
 		probe := c.probeOwed[sp] > 0
@@ -190,7 +191,11 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	b = b[:pktStart+len(pkt)]
 	s.nextPN++
 	eliciting := p.ackEliciting && !closing
-	c.loss.onSent(sp, pn, now, len(pkt), eliciting, p.handle)
+	marked := c.ecn.mark == ECNECT0
+	if marked {
+		c.ecn.onSent()
+	}
+	c.loss.onSent(sp, pn, now, len(pkt), eliciting, marked, p.handle)
 	if !eliciting {
 		c.recs.release(p.handle)
 	}

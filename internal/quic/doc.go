@@ -30,6 +30,7 @@
 //   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation
 //   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
 //   - conn_tls.go: the constructors, crypto/tls events, transport parameters, key discard and update
+//   - ecn.go: ECN: marks sent and counted, the path validated (RFC 9000 section 13.4), CE reported as congestion
 //   - errors.go: TransportErrorCode and TransportError (RFC 9000 section 20.1)
 //   - flow.go: connFlow: connection flow control both ways, MAX_DATA and DATA_BLOCKED
 //   - frame.go: FrameType, Frame (every frame type in one value), ACK ranges read in place, where each frame may appear

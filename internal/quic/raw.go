@@ -27,7 +27,7 @@ func (c *Conn) SealRawFrames(frames []byte, now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.loss.onSent(spaceApp, pn, now, len(out), false, noFrames)
+	c.loss.onSent(spaceApp, pn, now, len(out), false, false, noFrames)
 	return out, nil
 }
 

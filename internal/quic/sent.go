@@ -29,15 +29,16 @@ func (s Space) String() string {
 
 // SentPacket is what loss detection keeps of a packet sent: its number,
 // when it was sent, its size in bytes, whether it elicits an ACK and
-// counts towards bytes in flight, and Frames, a handle of the caller's
-// own with which it finds what the packet carried when it is acknowledged
-// or lost.
+// counts towards bytes in flight, whether it went out marked ECT(0), and
+// Frames, a handle of the caller's own with which it finds what the
+// packet carried when it is acknowledged or lost.
 type SentPacket struct {
 	Number       uint64
 	Time         time.Time
 	Size         int
 	AckEliciting bool
 	InFlight     bool
+	ECT          bool
 	Frames       uint32
 }
 

@@ -9,6 +9,9 @@ type ConnStats struct {
 	MinRTT      time.Duration // the smallest sample, 0 before one
 	Retried     bool          // a client that followed a Retry
 	Resumed     bool          // the handshake resumed a TLS session
+	ECN         bool          // ECN validated: ECT(0) marks crossed the path and the peer counted them
+	ECNFailed   bool          // ECN validation failed, and marks were turned off
+	ECNCE       uint64        // CE marks the peer counted on this end's packets
 	RecoveryStats
 }
 
@@ -18,6 +21,9 @@ func (c *Conn) Stats() ConnStats {
 		SmoothedRTT:   c.loss.r.RTT.SmoothedRTT(),
 		MinRTT:        c.loss.r.RTT.Min,
 		Retried:       c.retried,
+		ECN:           c.ecn.state == ecnCapable,
+		ECNFailed:     c.ecn.failed,
+		ECNCE:         c.ecn.ceReported,
 		RecoveryStats: c.loss.r.Stats(),
 	}
 	if c.handshakeComplete {
