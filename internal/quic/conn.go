@@ -208,6 +208,7 @@ type Conn struct {
 	idleTimeout time.Duration
 	idleAt      time.Time
 	keepAliveAt time.Time // with Config.KeepAlive: when a PING is due; zero once sent
+	releaseAt   time.Time // when a quiet connection lets its working state go (releaseIdle)
 	closeAt     time.Time // end of closing or draining
 	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
 	closeSpace  spaceID
@@ -373,6 +374,7 @@ func (c *Conn) NextTimeout() time.Time {
 		t = earliest(t, c.spaces[i].ackDeadline)
 	}
 	t = earliest(t, c.paceAt)
+	t = earliest(t, c.releaseAt)
 	if c.cfg.KeepAlive && c.handshakeComplete {
 		t = earliest(t, c.keepAliveAt)
 	}
@@ -407,6 +409,10 @@ func (c *Conn) OnTimeout(now time.Time) {
 	if t := c.loss.timeout(); !t.IsZero() && !now.Before(t) {
 		c.loss.onTimeout(c, now)
 	}
+	if !c.releaseAt.IsZero() && !now.Before(c.releaseAt) {
+		c.releaseAt = time.Time{}
+		c.releaseIdle()
+	}
 	if c.cfg.KeepAlive && c.handshakeComplete && !c.keepAliveAt.IsZero() && !now.Before(c.keepAliveAt) {
 		c.keepAliveAt = time.Time{}
 		c.probeOwed[spaceApp] = max(c.probeOwed[spaceApp], 1) // an ack-eliciting packet: a PING if nothing else
@@ -415,6 +421,7 @@ func (c *Conn) OnTimeout(now time.Time) {
 
 // touchIdle restarts the idle timer at now (RFC 9000 section 10.1).
 func (c *Conn) touchIdle(now time.Time) {
+	c.releaseAt = c.releaseAfter(now)
 	d := c.idleTimeout
 	if d == 0 {
 		c.idleAt = time.Time{}

@@ -30,13 +30,20 @@ var (
 // crypto/tls's QUICConn reports them (QUICSetReadSecret,
 // QUICSetWriteSecret), or by NewInitialKeys. A Keys keeps scratch space
 // and serves one goroutine at a time: each event loop keeps its own.
-// Protecting and unprotecting allocate nothing.
+//
+// A Keys holds its key bytes and makes its cipher objects at the first
+// packet it protects or opens; release lets them go (a connection that
+// has been quiet a while holds tens of bytes of keys, not kilobytes) and
+// the next packet makes them again. Protecting and unprotecting with the
+// ciphers made allocate nothing.
 type Keys struct {
 	suite  uint16
+	keyLen uint8
 	secret []byte
-	aead   cipher.AEAD
-	hp     cipher.Block // AES header protection; nil for ChaCha20's
-	hpKey  *[32]byte    // ChaCha20's header protection key
+	aead   cipher.AEAD  // nil until used, and after release
+	hp     cipher.Block // AES header protection; nil until used, and for ChaCha20's
+	key    [32]byte     // the AEAD key, keyLen bytes
+	hpKey  [32]byte     // the header protection key, keyLen bytes
 	iv     [12]byte
 	nonce  [12]byte
 	mask   [aes.BlockSize]byte
@@ -51,34 +58,44 @@ func NewKeys(suite uint16, secret []byte) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Keys{suite: suite, secret: append([]byte(nil), secret...)}
-	if suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-		k.hpKey = (*[32]byte)(m.hp)
-	} else if k.hp, err = aes.NewCipher(m.hp); err != nil {
-		return nil, err
-	}
-	if err := k.setPacketKey(m); err != nil {
-		return nil, err
-	}
+	k := &Keys{suite: suite, secret: append([]byte(nil), secret...), keyLen: uint8(len(m.key))}
+	copy(k.key[:], m.key)
+	copy(k.hpKey[:], m.hp)
+	copy(k.iv[:], m.iv)
 	return k, nil
 }
 
-// setPacketKey installs the AEAD key and IV of m.
-func (k *Keys) setPacketKey(m keyMaterial) error {
-	var err error
-	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-		k.aead, err = chacha20poly1305.New(m.key)
-	} else {
-		var block cipher.Block
-		if block, err = aes.NewCipher(m.key); err == nil {
-			k.aead, err = cipher.NewGCM(block)
-		}
+// ciphers makes the AEAD and the AES header protection cipher if they
+// are not made.
+func (k *Keys) ciphers() error {
+	if k.aead != nil && (k.hp != nil || k.suite == tls.TLS_CHACHA20_POLY1305_SHA256) {
+		return nil
 	}
+	key := k.key[:k.keyLen]
+	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		aead, err := chacha20poly1305.New(key)
+		if err != nil {
+			return err
+		}
+		k.aead = aead
+		return nil
+	}
+	block, err := aes.NewCipher(key)
 	if err != nil {
 		return err
 	}
-	copy(k.iv[:], m.iv)
-	return nil
+	if k.aead, err = cipher.NewGCM(block); err != nil {
+		return err
+	}
+	k.hp, err = aes.NewCipher(k.hpKey[:k.keyLen])
+	return err
+}
+
+// release lets the cipher objects go; the next packet makes them again.
+func (k *Keys) release() {
+	if k != nil {
+		k.aead, k.hp = nil, nil
+	}
 }
 
 // Next returns the keys of the next key phase (RFC 9001 section 6): the
@@ -93,10 +110,9 @@ func (k *Keys) Next() (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Keys{suite: k.suite, secret: secret, hp: k.hp, hpKey: k.hpKey}
-	if err := n.setPacketKey(m); err != nil {
-		return nil, err
-	}
+	n := &Keys{suite: k.suite, secret: secret, keyLen: k.keyLen, hpKey: k.hpKey}
+	copy(n.key[:], m.key)
+	copy(n.iv[:], m.iv)
 	return n, nil
 }
 
@@ -119,9 +135,12 @@ func (k *Keys) headerMask(pkt []byte, pnOffset int) error {
 		return errShortPkt
 	}
 	sample := pkt[pnOffset+4 : pnOffset+4+sampleLen]
-	if k.hpKey != nil {
-		chachaMask((*[5]byte)(k.mask[:5]), k.hpKey, sample)
+	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		chachaMask((*[5]byte)(k.mask[:5]), &k.hpKey, sample)
 		return nil
+	}
+	if err := k.ciphers(); err != nil {
+		return err
 	}
 	k.hp.Encrypt(k.mask[:], sample)
 	return nil
@@ -160,6 +179,9 @@ func (k *Keys) Protect(pkt []byte, pnOffset int, pn uint64) ([]byte, error) {
 	}
 	if len(pkt)+Overhead < pnOffset+4+sampleLen {
 		return nil, errShortPkt
+	}
+	if err := k.ciphers(); err != nil {
+		return nil, err
 	}
 	k.setNonce(pn)
 	payload := pkt[hdrLen:]
@@ -203,6 +225,9 @@ func (k *Keys) UnprotectHeader(pkt []byte, pnOffset int, largest int64) (pn uint
 func (k *Keys) Open(pkt []byte, hdrLen int, pn uint64) ([]byte, error) {
 	if hdrLen > len(pkt) || len(pkt)-hdrLen < Overhead {
 		return nil, errDecrypt
+	}
+	if err := k.ciphers(); err != nil {
+		return nil, err
 	}
 	k.setNonce(pn)
 	payload := pkt[hdrLen:]
