@@ -19,11 +19,17 @@ type Batch struct {
 	addrs []unix.RawSockaddrInet6 // room for either family
 	iovs  []unix.Iovec
 	hdrs  []unix.Mmsghdr
-	// With WithSegments: each read slot's control message and the GRO
-	// segment size it gave (segments_linux.go).
-	oobs [][unix.SizeofCmsghdr + 8]byte
-	segs []int
+	// Each slot's control messages: read, the GRO segment size and ECN
+	// codepoint they gave (segments_linux.go, ecn_linux.go); written, the
+	// ECN codepoint to send with.
+	oobs  [][oobSize]byte
+	segs  []int
+	marks []uint8
 }
+
+// oobSize is the room for a slot's control messages: a GRO segment size
+// and a TOS byte or traffic class, each an int at most.
+const oobSize = 2 * (unix.SizeofCmsghdr + 8)
 
 // NewBatch returns a Batch of n slots with a size-byte buffer each (1500
 // for QUIC's usual datagrams; 65535 to take coalesced GRO segments).
@@ -34,7 +40,9 @@ func NewBatch(n, size int) *Batch {
 		addrs: make([]unix.RawSockaddrInet6, n),
 		iovs:  make([]unix.Iovec, n),
 		hdrs:  make([]unix.Mmsghdr, n),
+		oobs:  make([][oobSize]byte, n),
 		segs:  make([]int, n),
+		marks: make([]uint8, n),
 	}
 	mem := make([]byte, n*size)
 	for i := range n {
@@ -43,6 +51,7 @@ func NewBatch(n, size int) *Batch {
 		b.hdrs[i].Hdr.Iov = &b.iovs[i]
 		b.hdrs[i].Hdr.SetIovlen(1)
 		b.hdrs[i].Hdr.Name = (*byte)(unsafe.Pointer(&b.addrs[i]))
+		b.hdrs[i].Hdr.Control = &b.oobs[i][0]
 	}
 	return b
 }
@@ -75,8 +84,10 @@ func (b *Batch) Addr(i int) netip.AddrPort {
 
 // Set makes slot i a datagram of the first n bytes of its Buffer, to be
 // sent to the address to.
+// It goes without an ECN codepoint unless SetECN gives one.
 func (b *Batch) Set(i, n int, to netip.AddrPort) {
 	b.lens[i] = n
+	b.marks[i] = 0
 	b.setAddr(i, to)
 }
 
@@ -85,6 +96,7 @@ func (b *Batch) Set(i, n int, to netip.AddrPort) {
 // sends it to its peer (a socket of any family, a socketpair's included).
 func (b *Batch) SetConnected(i, n int) {
 	b.lens[i] = n
+	b.marks[i] = 0
 	b.hdrs[i].Hdr.Namelen = 0
 }
 

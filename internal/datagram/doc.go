@@ -18,7 +18,7 @@
 //     change (NAT rebinding, connection migration).
 //
 // Probe reports what the kernel offers beyond plain batches (UDP GSO and
-// GRO), so a transport can use them where they exist and say so where
+// GRO, ECN codepoints read), so a transport can use them where they exist and say so where
 // they do not. The protocol engine itself (packets, crypto, recovery) is
 // sans-I/O and lives elsewhere: it is fed datagrams and gives datagrams
 // and timers back; this package only moves them.
@@ -26,6 +26,7 @@
 // # Files
 //
 //   - batch_linux.go: Batch, the messages of one recvmmsg or sendmmsg, made once and reused
+//   - ecn_linux.go: ECN codepoints: read beside each datagram (EnableECN, Batch.ECN), set on each one sent
 //   - route.go: Router, connection IDs to their owners by RFC 8999's invariants
 //   - segments_linux.go: GSO sends (Segments, WriteSegments) and GRO reads (EnableGRO, Batch.Segment)
 //   - socket_linux.go: Open, SocketOf, ReadBatch, WriteBatch and Probe on Linux

@@ -20,52 +20,32 @@ import (
 const MaxSegments = 64
 
 // EnableGRO asks the kernel to hand fd's reader coalesced datagrams; a
-// Batch read then needs WithSegments and slots large enough (64 KiB).
+// Batch read then needs slots large enough (64 KiB).
 func EnableGRO(fd int) error {
 	return unix.SetsockoptInt(fd, unix.IPPROTO_UDP, unix.UDP_GRO, 1)
 }
 
-// WithSegments gives b room for the control message that says a read
-// slot holds coalesced datagrams and their size (Segment), and returns b.
-func (b *Batch) WithSegments() *Batch {
-	b.oobs = make([][unix.SizeofCmsghdr + 8]byte, len(b.hdrs))
-	for i := range b.hdrs {
-		b.hdrs[i].Hdr.Control = &b.oobs[i][0]
-	}
-	return b
-}
+// WithSegments returns b, whose slots always have room for the control
+// message that says a read slot holds coalesced datagrams (Segment).
+func (b *Batch) WithSegments() *Batch { return b }
 
 // Segment returns the size of the datagrams coalesced into slot i by GRO,
 // after ReadBatch; 0 when the slot holds one datagram.
 func (b *Batch) Segment(i int) int { return b.segs[i] }
-
-// readSegments reads the GRO control message of each slot read.
-func (b *Batch) readSegments(n int) {
-	for i := range n {
-		b.segs[i] = 0
-		h := &b.hdrs[i].Hdr
-		if b.oobs == nil || h.Controllen < unix.SizeofCmsghdr {
-			continue
-		}
-		c := (*unix.Cmsghdr)(unsafe.Pointer(&b.oobs[i][0]))
-		if c.Level == unix.IPPROTO_UDP && c.Type == unix.UDP_GRO && int(c.Len) >= unix.SizeofCmsghdr+4 {
-			b.segs[i] = int(int32(binary.NativeEndian.Uint32(b.oobs[i][unix.SizeofCmsghdr:])))
-		}
-	}
-}
 
 // Segments is one GSO send on a connected socket: datagrams appended one
 // after the other into one buffer, all of one size but the last, which
 // may be shorter, then sent by one sendmsg with UDP_SEGMENT. Made once
 // and reused.
 type Segments struct {
-	buf []byte
-	seg int  // the size of every datagram but the last
-	n   int  // datagrams appended
-	end bool // the last one was shorter: no more may follow
-	hdr unix.Msghdr
-	iov unix.Iovec
-	oob [unix.SizeofCmsghdr + 8]byte
+	buf  []byte
+	seg  int   // the size of every datagram but the last
+	n    int   // datagrams appended
+	end  bool  // the last one was shorter: no more may follow
+	mark uint8 // the ECN codepoint of all of them
+	hdr  unix.Msghdr
+	iov  unix.Iovec
+	oob  [oobSize]byte
 }
 
 // NewSegments returns an empty GSO send with room for MaxSegments
@@ -78,7 +58,14 @@ func NewSegments(size int) *Segments {
 }
 
 // Reset empties g.
-func (g *Segments) Reset() { g.buf, g.seg, g.n, g.end = g.buf[:0], 0, 0, false }
+func (g *Segments) Reset() { g.buf, g.seg, g.n, g.end, g.mark = g.buf[:0], 0, 0, false, 0 }
+
+// ECN returns the ECN codepoint the datagrams go with.
+func (g *Segments) ECN() uint8 { return g.mark }
+
+// SetECN sets the ECN codepoint of the datagrams, before the first is
+// appended: one send carries one codepoint.
+func (g *Segments) SetECN(mark uint8) { g.mark = mark & ecnMask }
 
 // Len returns the datagrams appended.
 func (g *Segments) Len() int { return g.n }
@@ -122,13 +109,20 @@ func (s *Socket) WriteSegments(g *Segments) (bool, error) {
 	g.iov.Base = &g.buf[0]
 	g.iov.SetLen(len(g.buf))
 	g.hdr.Control, g.hdr.Controllen = nil, 0
+	n := 0
 	if g.n > 1 {
 		c := (*unix.Cmsghdr)(unsafe.Pointer(&g.oob[0]))
 		c.Level, c.Type = unix.IPPROTO_UDP, unix.UDP_SEGMENT
 		c.SetLen(unix.CmsgLen(2))
 		binary.NativeEndian.PutUint16(g.oob[unix.SizeofCmsghdr:], uint16(g.seg))
+		n = unix.CmsgSpace(2)
+	}
+	if g.mark != 0 {
+		n += putECN(g.oob[n:], g.mark, s.v6)
+	}
+	if n > 0 {
 		g.hdr.Control = &g.oob[0]
-		g.hdr.SetControllen(unix.CmsgSpace(2))
+		g.hdr.SetControllen(n)
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_SENDMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&g.hdr)), unix.MSG_DONTWAIT)
 	switch e {

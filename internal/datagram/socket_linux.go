@@ -13,6 +13,7 @@ import (
 // Socket is a non-blocking UDP socket for one event loop.
 type Socket struct {
 	fd int
+	v6 bool // an IPv6 socket: ECN codepoints go as IPV6_TCLASS
 }
 
 // Options says how Open makes a socket.
@@ -60,7 +61,7 @@ func Open(addr netip.AddrPort, opt Options) (*Socket, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("udp bind %s: %w", addr, err)
 	}
-	return &Socket{fd: fd}, nil
+	return &Socket{fd: fd, v6: family == unix.AF_INET6}, nil
 }
 
 // setBuffer sets a socket buffer's size, past the kernel's cap when the
@@ -73,7 +74,7 @@ func setBuffer(fd, force, plain, size int) {
 
 // SocketOf returns the Socket of a UDP descriptor made elsewhere (a
 // client's connected socket), for a caller that keeps descriptors.
-func SocketOf(fd int) Socket { return Socket{fd: fd} }
+func SocketOf(fd int) Socket { return Socket{fd: fd, v6: isIPv6(fd)} }
 
 // FD returns the socket's descriptor, for a poller.
 func (s *Socket) FD() int { return s.fd }
@@ -107,9 +108,7 @@ func (s *Socket) ReadBatch(b *Batch) (int, error) {
 		b.iovs[i].SetLen(len(b.bufs[i]))
 		b.hdrs[i].Hdr.Namelen = unix.SizeofSockaddrInet6
 		b.hdrs[i].Len = 0
-		if b.oobs != nil {
-			b.hdrs[i].Hdr.SetControllen(len(b.oobs[i]))
-		}
+		b.hdrs[i].Hdr.SetControllen(oobSize)
 	}
 	n, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&b.hdrs[0])), uintptr(len(b.hdrs)), unix.MSG_DONTWAIT, 0, 0)
 	switch e {
@@ -122,7 +121,7 @@ func (s *Socket) ReadBatch(b *Batch) (int, error) {
 	for i := range int(n) {
 		b.lens[i] = int(b.hdrs[i].Len)
 	}
-	b.readSegments(int(n))
+	b.readControl(int(n))
 	return int(n), nil
 }
 
@@ -141,6 +140,7 @@ func (s *Socket) WriteBatchFrom(b *Batch, from, n int) (int, error) {
 	}
 	for i := from; i < from+n; i++ {
 		b.iovs[i].SetLen(b.lens[i])
+		b.setControl(i, s.v6)
 	}
 	k, _, e := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&b.hdrs[from])), uintptr(n), unix.MSG_DONTWAIT, 0, 0)
 	switch e {
@@ -159,6 +159,9 @@ type Features struct {
 	GSO bool
 	// GRO: UDP_GRO, one receive of many coalesced segments.
 	GRO bool
+	// ECN: the codepoints of datagrams received can be read (IP_RECVTOS);
+	// they can always be set on those sent.
+	ECN bool
 }
 
 // Probe asks the kernel, on s, which Features it has: an option the
@@ -171,5 +174,6 @@ func (s *Socket) Probe() Features {
 	if _, err := unix.GetsockoptInt(s.fd, unix.IPPROTO_UDP, unix.UDP_GRO); err == nil {
 		f.GRO = true
 	}
+	f.ECN = probeECN(s.fd)
 	return f
 }

@@ -26,7 +26,7 @@ type Options struct {
 type Batch struct{}
 
 // Features says what the kernel offers a datagram transport.
-type Features struct{ GSO, GRO bool }
+type Features struct{ GSO, GRO, ECN bool }
 
 // Open fails with ErrUnsupported.
 func Open(netip.AddrPort, Options) (*Socket, error) { return nil, ErrUnsupported }
@@ -66,6 +66,21 @@ const MaxSegments = 64
 
 // EnableGRO fails with ErrUnsupported.
 func EnableGRO(int) error { return ErrUnsupported }
+
+// EnableECN fails with ErrUnsupported.
+func EnableECN(int) error { return ErrUnsupported }
+
+// ECN returns 0.
+func (b *Batch) ECN(int) uint8 { return 0 }
+
+// SetECN does nothing.
+func (b *Batch) SetECN(int, uint8) {}
+
+// ECN returns 0.
+func (g *Segments) ECN() uint8 { return 0 }
+
+// SetECN does nothing.
+func (g *Segments) SetECN(uint8) {}
 
 // WithSegments returns b.
 func (b *Batch) WithSegments() *Batch { return b }
