@@ -17,11 +17,99 @@ func (c *Conn) releaseAfter(now time.Time) time.Time {
 
 // releaseIdle lets go of what a quiet connection can make again when its
 // next packet comes or goes: the 1-RTT cipher objects (their key bytes
-// stay, so key updates go on), the read keys of the previous key phase.
+// stay, so key updates go on), the read keys of the previous key phase,
+// the buffers of streams with nothing in them and of streams done with,
+// the frame records of packets no longer in flight, the sent packet ring
+// beyond what it holds, the ACK ranges' spare room and the event queue.
 func (c *Conn) releaseIdle() {
 	sp := &c.spaces[spaceApp]
 	sp.read.release()
 	sp.write.release()
 	c.keys.next.release()
 	c.keys.prev = nil
+	sp.recv.shrink()
+	sp.cryptoSend.releaseIdle()
+	sp.cryptoRecv.releaseIdle()
+	c.strms.releaseIdle()
+	c.recs.releaseIdle()
+	c.loss.r.spaces[spaceApp].sent.shrink()
+	if c.eventHead == len(c.events) {
+		c.events, c.eventHead = nil, 0
+	}
+}
+
+// releaseIdle drops the streams kept for reuse, the send queue's room if
+// it is empty, the map's room if no stream is open, and the buffers of
+// open streams that hold nothing.
+func (ss *streamSet) releaseIdle() {
+	clear(ss.free)
+	ss.free = nil
+	if len(ss.sendq) == 0 {
+		ss.sendq = nil
+	}
+	if len(ss.m) == 0 {
+		ss.m = make(map[uint64]*stream)
+	}
+	for _, s := range ss.m {
+		s.send.releaseIdle()
+		s.recv.releaseIdle()
+	}
+}
+
+// releaseIdle drops the buffer and span sets of a send half that holds
+// no byte unacknowledged.
+func (s *sendBuf) releaseIdle() {
+	if s.buffered() == 0 {
+		s.buf, s.start = nil, 0
+	}
+	if len(s.acked) == 0 {
+		s.acked = nil
+	}
+	if len(s.lost) == 0 {
+		s.lost = nil
+	}
+}
+
+// releaseIdle drops the buffer and span set of a receive half that holds
+// no byte.
+func (r *recvBuf) releaseIdle() {
+	if len(r.buf) == 0 {
+		r.buf = nil
+	}
+	if len(r.have) == 0 {
+		r.have = nil
+	}
+}
+
+// releaseIdle drops the frame slices of the free handles, and every
+// handle when none is in use.
+func (p *packetRecs) releaseIdle() {
+	if len(p.free) == len(p.frames) {
+		p.frames, p.space, p.free = nil, nil, nil
+		return
+	}
+	for _, h := range p.free {
+		p.frames[h] = nil
+	}
+}
+
+// shrink moves the entries to the smallest ring that holds them, none
+// when the list is empty.
+func (l *sentList) shrink() {
+	size := 1
+	for size < l.n {
+		size *= 2
+	}
+	if l.n == 0 {
+		l.ring, l.head = nil, 0
+		return
+	}
+	if size >= len(l.ring) {
+		return
+	}
+	ring := make([]sentEntry, size)
+	for i := range l.n {
+		ring[i] = *l.at(i)
+	}
+	l.ring, l.head = ring, 0
 }
