@@ -68,8 +68,9 @@ func (ts *truthServer) events(w http.ResponseWriter, r *http.Request) {
 
 // TestSSEOverH2MatchesTruth: 100 streams of Server-Sent Events over 4 h2c
 // connections (25 streams each), an event every 10ms: gust counts every
-// event, and its gaps' percentiles are the server's own within a few
-// milliseconds (loose bounds: the machine running the test is shared).
+// event, its mean gap is the server's within 1ms, and its gaps'
+// percentiles are the server's within a few milliseconds (loose bounds:
+// the machine running the test may be busy).
 func TestSSEOverH2MatchesTruth(t *testing.T) {
 	const conns, perConn, events = 4, 25, 20
 	srv := newTruthServer(t)
@@ -90,17 +91,23 @@ func TestSSEOverH2MatchesTruth(t *testing.T) {
 	if truth.TotalCount() != conns*perConn*(events-1) {
 		t.Fatalf("the server timed %d gaps, want %d", truth.TotalCount(), conns*perConn*(events-1))
 	}
+	// A late read shortens the next gap as much as it lengthens its own,
+	// so the mean is held close; the percentiles move with the machine's
+	// load, and are held loosely.
+	if got, want := s.Gap.Mean(), truth.Mean(); got-want > 1_000 || want-got > 1_000 {
+		t.Errorf("mean gap: gust %.0fus, the server %.0fus", got, want)
+	}
 	for _, q := range []struct {
 		q   float64
 		tol int64 // us
-	}{{50, 2_000}, {90, 5_000}} {
+	}{{50, 3_000}, {90, 10_000}} {
 		got, want := s.Gap.ValueAtQuantile(q.q), truth.ValueAtQuantile(q.q)
 		t.Logf("gap p%v: gust %dus, the server %dus", q.q, got, want)
 		if d := got - want; d > q.tol || d < -q.tol {
 			t.Errorf("gap p%v: gust %dus, the server %dus", q.q, got, want)
 		}
 	}
-	if p := s.Gap.ValueAtQuantile(50); p < 8_000 {
-		t.Errorf("gap p50 %dus, under the server's 10ms", p)
+	if m := s.Gap.Mean(); m < 9_000 {
+		t.Errorf("mean gap %.0fus, under the server's 10ms", m)
 	}
 }
