@@ -3,12 +3,23 @@
 # (one loop, GOMAXPROCS=1, MODE, default inline) on CPU 0; on CPU 1, gust load
 # --http3 with CONNS working connections (default 1000) at RATE req/s (default
 # 10000) for DUR (default 10s), alone, then beside peers/quicflood sending
-# FLOOD datagrams a second (default 20000) from 1000 source ports: real
-# clients' first Initials never followed up, then Initial-shaped garbage.
+# each attack of KIND in turn (default "initial garbage"):
+#   initial, garbage: FLOOD datagrams a second (default 20000) from 1000
+#     source ports: real clients' first datagrams never followed up, or
+#     Initial-shaped garbage;
+#   streams, flowcontrol, qpack, noack: ACONNS misbehaving QUIC connections
+#     at a time (default 100), replaced as the server ends them, at most
+#     ARATE new ones a second (default 200): request streams past
+#     MAX_STREAMS, data past the flow control windows, QPACK blow-ups and
+#     encoder-stream inserts, or nothing acknowledged.
 # ROUNDS rounds (default 3). Prints the working load's p50, p99 and errors,
-# the server's CPU, and what the server did with the flood (Retries sent,
-# datagrams dropped, QUIC connections open at the end). Loopback only.
-# usage: [CONNS=1000] [RATE=10000] [FLOOD=20000] [DUR=10s] [ROUNDS=3] scripts/bench-h3-flood.sh
+# the server's CPU, and what the server did with the attack (Retries sent,
+# datagrams dropped, QUIC connections open at the end); under the table,
+# what quicflood saw of each connection attack (the server's close codes,
+# stream resets, bytes sent unacknowledged). Loopback only.
+# usage: [KIND="initial garbage"] [CONNS=1000] [RATE=10000] [FLOOD=20000] [ACONNS=100] [ARATE=200]
+#        [DUR=10s] [ROUNDS=3] scripts/bench-h3-flood.sh
+# e.g.   KIND="streams flowcontrol qpack noack" scripts/bench-h3-flood.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust
@@ -16,10 +27,12 @@ go build -o bin/gust ./cmd/gust
 ulimit -n "$(ulimit -Hn)"
 hz=$(getconf CLK_TCK) port=19850
 conns=${CONNS:-1000} rate=${RATE:-10000} flood=${FLOOD:-20000} dur=${DUR:-10s}; secs=${dur%s}
-echo "| flood | round | req/s | p50 ms | p99 ms | errors | server CPU % | Retries | dropped | QUIC conns after |"
+aconns=${ACONNS:-100} arate=${ARATE:-200} seen=$(mktemp)
+trap 'rm -f "$seen"' EXIT
+echo "| attack | round | req/s | p50 ms | p99 ms | errors | server CPU % | Retries | dropped | QUIC conns after |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "${ROUNDS:-3}"); do
-  for kind in none initial garbage; do
+  for kind in none ${KIND:-initial garbage}; do
     port=$((port+2)); url=https://127.0.0.1:$port/; dbg=http://127.0.0.1:$((port+1))/debug/vars
     GOMAXPROCS=1 taskset -c 0 bin/gust serve --tls-self-signed --http3 --loops 1 --mode "${MODE:-inline}" \
       --addr 127.0.0.1:$port --debug-addr 127.0.0.1:$((port+1)) >/dev/null 2>&1 & srv=$!
@@ -28,11 +41,14 @@ for round in $(seq "${ROUNDS:-3}"); do
     taskset -c 1 bin/gust load --quiet -o json --loops 1 --http3 --insecure -c "$conns" --rate "$rate" -z "$dur" "$url" > "$out" & lp=$!
     sleep 2 # the working connections' handshakes first
     read -r ub sb < <(awk '{print $14, $15}' /proc/$srv/stat)
-    if [[ $kind != none ]]; then
-      taskset -c 1 bin/quicflood -addr 127.0.0.1:$port -kind "$kind" -rate "$flood" -ports 1000 -duration $((secs - 3))s >/dev/null
-    else
-      sleep $((secs - 3))
-    fi
+    case $kind in
+      none) sleep $((secs - 3)) ;;
+      initial|garbage)
+        taskset -c 1 bin/quicflood -addr 127.0.0.1:$port -kind "$kind" -rate "$flood" -ports 1000 -duration $((secs - 3))s >/dev/null ;;
+      *)
+        { echo "round $round, $(taskset -c 1 bin/quicflood -addr 127.0.0.1:$port -kind "$kind" -conns "$aconns" -rate "$arate" \
+          -duration $((secs - 3))s)"; } >> "$seen" ;;
+    esac
     read -r ua sa < <(awk '{print $14, $15}' /proc/$srv/stat)
     wait $lp
     stats=$(curl -s $dbg | python3 -c 'import json,sys; g=json.load(sys.stdin)["gust"]; print(g["quic_retries"], g["quic_dropped"], g["quic_conns"])')
@@ -47,3 +63,8 @@ print(round(r["rps"]), l["p50"]/1000, l["p99"]/1000, r.get("error_total", 0))' "
     echo "| $kind | $round | $rps | $p50 | $p99 | $errs | $cpu | $retries | $dropped | $qconns |"
   done
 done
+if [[ -s $seen ]]; then
+  echo
+  echo "What the attacking connections saw (server's close codes, stream resets, bytes it sent unacknowledged):"
+  cat "$seen"
+fi
