@@ -194,8 +194,9 @@ func (l *loop) moveOff(st *seat, seq uint64, always bool) bool {
 	} else if h2.ack == nil {
 		// The stream's handler posts from now on, and Flush waits on ack:
 		// made here, before the loop's new goroutine and the handler's
-		// hear of the move, so both see it.
-		h2.ack = make(chan error, 1)
+		// hear of the move, so both see it; what it flushed on the loop
+		// goes to the loop.
+		h2.movedOff()
 	}
 	st.movedAt = l.e.now()
 	s.movedNow.Add(1)

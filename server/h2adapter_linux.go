@@ -56,7 +56,7 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 	}
 	adapterHeader(r, c.req.Headers, head.of)
 	if !st.noBody && !st.tunnel {
-		r.Body = &h2Body{st: st, req: r}
+		r.Body = &h2Body{st: st, req: r, onLoop: c.mover != nil}
 		r.ContentLength = c.req.ContentLength
 	}
 	r.RemoteAddr = st.hc.remote
@@ -64,11 +64,11 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
 	if !a.runStream(w.c.srv, w, r) {
 		if w.headersPosted() {
-			return h2part{reset: true}
+			return w.withHeld(h2part{reset: true})
 		}
 		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
 	}
-	return w.final()
+	return w.withHeld(w.final())
 }
 
 // runStream calls the handler on a stream's request (HTTP/2 or HTTP/3);
@@ -129,6 +129,7 @@ type h2Body struct {
 	credit int   // read and not yet posted
 	total  int64 // read so far, against MaxBodyBytes
 	closed bool
+	onLoop bool // its handler started on its loop (Auto): see giveBack
 }
 
 // creditBatch is how much a handler reads before the window it frees is
@@ -147,7 +148,7 @@ func (b *h2Body) Read(p []byte) (int, error) {
 		b.credit = 0
 		st.mu.Unlock()
 		if credit > 0 {
-			st.post(nil, credit)
+			b.giveBack(credit)
 		}
 		<-st.wake
 		st.mu.Lock()
@@ -171,7 +172,7 @@ func (b *h2Body) Read(p []byte) (int, error) {
 			return 0, errBodyTooLarge
 		}
 		if credit > 0 {
-			st.post(nil, credit)
+			b.giveBack(credit)
 		}
 		return n, nil
 	}
@@ -210,7 +211,7 @@ func (b *h2Body) Close() error {
 	st.mu.Unlock()
 	st.signal() // a Read waiting for data returns errBodyClosed
 	if n > 0 {
-		st.post(nil, n)
+		b.giveBack(n)
 	}
 	return nil
 }
@@ -273,10 +274,18 @@ func (w *h2Writer) WriteString(s string) (int, error) { return w.Write([]byte(s)
 // Flush sends the headers and the body written so far (http.Flusher).
 func (w *h2Writer) Flush() { w.flush() }
 
-// flush posts the headers (once) and the body so far and waits until
-// they are framed; a handler on its loop (Auto) moves off it first, so a
-// body past flushThreshold moves it too.
+// flush posts the headers (once) and the body so far. Up to
+// asyncFlushLimit bytes not yet framed it does not wait; past that, or
+// with a file, it waits until they are framed. A handler on its loop
+// (Auto) stays there while its flushes are held for the loop
+// (holdOnLoop); otherwise it moves off first, so a body past
+// flushThreshold moves it too.
 func (w *h2Writer) flush() error {
+	if w.c.mover != nil && w.c.file == nil {
+		if held, err := w.holdOnLoop(); held {
+			return err
+		}
+	}
 	w.c.offLoop()
 	if w.st.ack == nil {
 		return ErrNotStreamable // Inline mode
@@ -294,9 +303,7 @@ func (w *h2Writer) flush() error {
 		// Not waited for: the part takes the buffer, and a flush that
 		// follows before the loop frames it joins it (a gRPC message and
 		// its trailers, say, in one write).
-		p.own, p.async = w.c.out, len(p.body)
-		w.c.out = getBuf()
-		w.st.asyncBytes.Add(int64(p.async))
+		w.asyncPart(&p)
 		if err := w.st.post(&p, 0); err != nil {
 			w.st.asyncBytes.Add(-int64(p.async))
 			p.free()
@@ -307,6 +314,14 @@ func (w *h2Writer) flush() error {
 	err := w.st.postWait(&p)
 	w.c.out = w.c.out[:0]
 	return err
+}
+
+// asyncPart makes p, a flush not waited for, own the body's buffer, and
+// counts its bytes in the stream's asyncBytes until they are framed.
+func (w *h2Writer) asyncPart(p *h2part) {
+	p.own, p.async = w.c.out, len(p.body)
+	w.c.out = getBuf()
+	w.st.asyncBytes.Add(int64(p.async))
 }
 
 // final is the response's last part, after the handler returned.

@@ -144,6 +144,13 @@ func (hc *h2conn) endTurn(c *conn, now int64) {
 	if c.state.Load() == stClosed || c.lingering {
 		return
 	}
+	if hc.inAfter {
+		// Streams of this turn start at its end (h2loop.run), which
+		// finishes the connection then: what the reads produced (PING
+		// and SETTINGS acknowledgements) goes in one write with their
+		// answers.
+		return
+	}
 	hc.pump(now)
 	full := len(c.out) >= outHigh // streams may have stopped for it, not for their windows
 	if !hc.write(now) {
