@@ -96,7 +96,7 @@ func (c *Conn) resetToken(id []byte) [StatelessResetTokenLen]byte {
 // issueMore issues connection IDs up to the peer's
 // active_connection_id_limit (at most 4).
 func (s *connIDs) issueMore(c *Conn) {
-	limit := min(int(c.peer.ActiveConnIDLimit), 4)
+	limit := min(int(c.peer.activeConnIDLimit), 4)
 	for len(s.local) < limit {
 		id, err := c.randomID(c.cfg.ConnIDLen)
 		if err != nil {

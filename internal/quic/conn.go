@@ -197,12 +197,14 @@ type Conn struct {
 
 	keys  keyUpdate
 	cids  connIDs
-	peer  TransportParameters
+	peer  peerLimits
 	flow  connFlow
 	strms streamSet
 	loss  lossTracker
 	recs  packetRecs
 	ecn   ecnPath
+
+	peerParams *TransportParameters // a client's: all its peer's transport parameters
 
 	maxDatagram int
 	idleTimeout time.Duration
@@ -357,7 +359,7 @@ func (c *Conn) event(kind EventKind, id uint64) {
 
 // peerMaxAckDelay returns the peer's max_ack_delay.
 func (c *Conn) peerMaxAckDelay() time.Duration {
-	return time.Duration(c.peer.MaxAckDelay) * time.Millisecond
+	return time.Duration(c.peer.maxAckDelay) * time.Millisecond
 }
 
 // NextTimeout returns when OnTimeout is due next; the zero time when

@@ -113,3 +113,13 @@ func (l *sentList) shrink() {
 	}
 	l.ring, l.head = ring, 0
 }
+
+// peerLimits is what a connection keeps of its peer's transport
+// parameters once they are applied (RFC 9000 section 18.2), in their
+// units on the wire.
+type peerLimits struct {
+	maxAckDelay       uint64 // milliseconds
+	ackDelayExponent  uint64
+	activeConnIDLimit uint64
+	maxUDPPayloadSize uint64
+}

@@ -60,7 +60,7 @@ func (l *lossTracker) onSent(sp spaceID, pn uint64, now time.Time, size int, eli
 func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error {
 	delay := time.Duration(0)
 	if sp == spaceApp {
-		delay = AckDelay(f.AckDelay, c.peer.AckDelayExponent)
+		delay = AckDelay(f.AckDelay, c.peer.ackDelayExponent)
 	}
 	return l.r.OnAckReceived(Space(sp), f.AckRanges(), delay, now, (*connLoss)(c))
 }

@@ -157,7 +157,7 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 					c.tls.SendSessionTicket(tls.QUICSessionTicketOptions{})
 				}
 			}
-			c.maxDatagram = int(min(uint64(c.cfg.MaxDatagramSize), c.peer.MaxUDPPayloadSize))
+			c.maxDatagram = int(min(uint64(c.cfg.MaxDatagramSize), c.peer.maxUDPPayloadSize))
 			c.loss.r.SetMaxDatagramSize(c.maxDatagram)
 			c.cids.issueMore(c)
 			c.event(EventHandshakeDone, 0)
@@ -236,7 +236,11 @@ func (c *Conn) setPeerParams(b []byte) error {
 			c.cids.remote[0].hasToken = true
 		}
 	}
-	c.peer = p
+	c.peer = peerLimits{maxAckDelay: p.MaxAckDelay, ackDelayExponent: p.AckDelayExponent,
+		activeConnIDLimit: p.ActiveConnIDLimit, maxUDPPayloadSize: p.MaxUDPPayloadSize}
+	if c.isClient {
+		c.peerParams = &p
+	}
 	if p.MaxIdleTimeout > 0 {
 		c.idleTimeout = min(c.idleTimeout, time.Duration(p.MaxIdleTimeout)*time.Millisecond)
 	}

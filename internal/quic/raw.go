@@ -42,8 +42,15 @@ func (c *Conn) CloseTransport(code TransportErrorCode, reason string, now time.T
 	c.closeWith(&CloseError{Code: uint64(code), Reason: reason}, now)
 }
 
-// PeerTransportParameters returns the transport parameters the peer sent
-// (its limits: flow control windows, stream counts, idle timeout), for a
-// test peer that means to go past them; the zero value before they
-// arrive. Its byte slices are views into the connection's state.
-func (c *Conn) PeerTransportParameters() TransportParameters { return c.peer }
+// PeerTransportParameters returns the transport parameters a client's
+// peer sent (its limits: flow control windows, stream counts, idle
+// timeout), for a test peer that means to go past them; the zero value
+// before they arrive, and on a server's connection, which keeps only the
+// few it needs after the handshake. Its byte slices are views into the
+// connection's state.
+func (c *Conn) PeerTransportParameters() TransportParameters {
+	if c.peerParams == nil {
+		return TransportParameters{}
+	}
+	return *c.peerParams
+}
