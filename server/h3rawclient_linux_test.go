@@ -29,11 +29,8 @@ func dialH3Raw(t *testing.T, addr *net.UDPAddr) *h3RawClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { udp.Close() })
-	qc, err := quic.NewClientConn(&quic.Config{TLSConfig: &tls.Config{ServerName: "localhost", InsecureSkipVerify: true,
-		NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	qc := newH3ClientConn(t)
+	t.Cleanup(qc.Abandon) // crypto/tls's handshake goroutine ends with it
 	c := &h3RawClient{t: t, qc: qc, udp: udp, buf: make([]byte, 65536)}
 	c.until("the handshake", func() bool { return qc.HandshakeComplete() })
 	id, err := qc.OpenStream(true)
@@ -42,6 +39,18 @@ func dialH3Raw(t *testing.T, addr *net.UDPAddr) *h3RawClient {
 	}
 	qc.Write(id, http3.AppendControlStreamStart(nil, http3.DefaultSettings()))
 	return c
+}
+
+// newH3ClientConn returns a client connection for the server's
+// self-signed certificate, nothing sent yet.
+func newH3ClientConn(t *testing.T) *quic.Conn {
+	t.Helper()
+	qc, err := quic.NewClientConn(&quic.Config{TLSConfig: &tls.Config{ServerName: "localhost", InsecureSkipVerify: true,
+		NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qc
 }
 
 // until exchanges datagrams until cond holds, for at most 5 s.
@@ -104,4 +113,40 @@ func (c *h3RawClient) request(b []byte) (resp []byte, resetCode uint64) {
 		return done || c.qc.Closed()
 	})
 	return resp, resetCode
+}
+
+// sendRaw puts frames on the wire in a 1-RTT packet of their own, past
+// the connection's own checks.
+func (c *h3RawClient) sendRaw(frames []byte) {
+	c.t.Helper()
+	d, err := c.qc.SealRawFrames(frames, time.Now())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.udp.Write(d)
+}
+
+// closedBy waits until the server closes the connection and returns the
+// close it sent.
+func (c *h3RawClient) closedBy() *quic.CloseError {
+	c.t.Helper()
+	c.until("the server's close", func() bool { return c.qc.Err() != nil })
+	var ce *quic.CloseError
+	if !errors.As(c.qc.Err(), &ce) || !ce.Remote {
+		c.t.Fatalf("connection ended with %v; want a CONNECTION_CLOSE from the server", c.qc.Err())
+	}
+	return ce
+}
+
+// flush sends what the connection has to send now, and nothing after
+// unless asked: a client that stops acknowledging.
+func (c *h3RawClient) flush() (sent int) {
+	for {
+		d, ok := c.qc.AppendDatagram(nil, time.Now())
+		if !ok {
+			return sent
+		}
+		c.udp.Write(d)
+		sent += len(d)
+	}
 }
