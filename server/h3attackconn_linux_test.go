@@ -219,3 +219,23 @@ func TestHTTP3NoAckAfterHandshake(t *testing.T) {
 	}
 	h3Answered(t, work, "after the silent connection is gone")
 }
+
+// An insert on the client's QPACK encoder stream, which the server's
+// dynamic table of capacity 0 does not allow, closes the connection with
+// QPACK_ENCODER_STREAM_ERROR (RFC 9204 section 4.3); a working connection
+// beside it is answered after.
+func TestHTTP3QPACKEncoderInsert(t *testing.T) {
+	_, addr := startH3(t, Config{Mode: Inline})
+	work := dialH3Raw(t, addr)
+	c := dialH3Raw(t, addr)
+	id, err := c.qc.OpenStream(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Insert with Literal Name (section 4.3.3): "x-a: b".
+	c.qc.Write(id, append(http3.AppendStreamType(nil, http3.StreamQPACKEncoder), 0x40|3, 'x', '-', 'a', 1, 'b'))
+	if ce := c.closedBy(); !ce.Application || ce.Code != uint64(http3.ErrCodeQPACKEncoderStream) {
+		t.Errorf("the server closed with %v; want QPACK_ENCODER_STREAM_ERROR", ce)
+	}
+	h3Answered(t, work, "after the attack")
+}
