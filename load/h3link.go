@@ -24,11 +24,12 @@ type quicLink struct {
 	qc   *quic.Conn // nil until the session starts
 	io   *quicBatches
 
-	rd, rn  int  // slots of the read batch handed out, and read
-	off     int  // in slot rd, where the next coalesced datagram starts
-	drained bool // the last batch was not full: the socket was empty then
-	owed    bool // the engine may have datagrams to send: Write(nil) owes a flush
-	written int  // bytes sent since the loop last took the count (takeWritten)
+	rd, rn  int   // slots of the read batch handed out, and read
+	off     int   // in slot rd, where the next coalesced datagram starts
+	mark    uint8 // the ECN codepoint of the datagram Read handed out last
+	drained bool  // the last batch was not full: the socket was empty then
+	owed    bool  // the engine may have datagrams to send: Write(nil) owes a flush
+	written int   // bytes sent since the loop last took the count (takeWritten)
 }
 
 // quicBatches are a loop's datagram batches, made once: one to read into,
@@ -37,6 +38,7 @@ type quicBatches struct {
 	read, write *datagram.Batch
 	gso         *datagram.Segments // nil without GSO
 	gro         bool               // sockets are asked for coalesced datagrams
+	ecn         bool               // datagrams carry ECN codepoints both ways
 	owner       *quicLink          // the link whose datagrams the read batch holds
 	// Datagrams moved, the system calls that moved them, the GSO sends of
 	// several and the read slots GRO coalesced, for the report.
@@ -48,13 +50,15 @@ type quicBatches struct {
 // quicBatch is how many slots one system call reads or writes.
 const quicBatch = 32
 
-// newQUICBatches makes a loop's batches, with GSO and GRO as f offers
-// them (GUST_QUIC_OFFLOAD=off leaves both out, for A/B runs).
+// newQUICBatches makes a loop's batches, with GSO, GRO and ECN as f
+// offers them (GUST_QUIC_OFFLOAD=off leaves GSO and GRO out, for A/B
+// runs; quicECN says whether ECN is used).
 func newQUICBatches(f datagram.Features) *quicBatches {
+	ecn := quicECN(f)
 	if os.Getenv("GUST_QUIC_OFFLOAD") == "off" {
 		f = datagram.Features{}
 	}
-	q := &quicBatches{write: datagram.NewBatch(quicBatch, 2048), gro: f.GRO}
+	q := &quicBatches{write: datagram.NewBatch(quicBatch, 2048), gro: f.GRO, ecn: ecn}
 	if f.GRO {
 		q.read = datagram.NewBatch(quicBatch, 65535).WithSegments()
 	} else {
@@ -103,6 +107,7 @@ func (q *quicLink) Read(p []byte) (int, error) {
 		q.drained = n < b.read.Len()
 	}
 	d, seg := b.read.Datagram(q.rd), b.read.Segment(q.rd)
+	q.mark = b.read.ECN(q.rd) // a GRO slot's datagrams came with one codepoint
 	if seg > 0 && seg < len(d) {
 		if q.off == 0 {
 			b.groSlots++
@@ -145,6 +150,9 @@ func (q *quicLink) Write(p []byte) (int, error) {
 				break
 			}
 			b.SetConnected(n, len(d))
+			if q.io.ecn {
+				b.SetECN(n, uint8(q.qc.DatagramECN()))
+			}
 			q.written += len(d)
 			n++
 		}
@@ -175,10 +183,14 @@ func (q *quicLink) writeSegments() error {
 		if !ok {
 			break
 		}
-		if !g.Fits(len(d)) {
+		mark := uint8(q.qc.DatagramECN())
+		if !g.Fits(len(d)) || g.Len() > 0 && g.ECN() != mark {
 			if err := q.sendSegments(); err != nil {
 				return err
 			}
+		}
+		if g.Len() == 0 && q.io.ecn {
+			g.SetECN(mark)
 		}
 		g.Append(d)
 		q.written += len(d)

@@ -31,13 +31,19 @@ const quicIdleTimeout = 30 * time.Second
 func (e *engine) newQUICConfig() *quic.Config {
 	tc := e.tlsConfig.Clone()
 	tc.NextProtos = []string{"h3"}
-	cfg := &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout, KeepAlive: true}
+	cfg := &quic.Config{TLSConfig: tc, MaxIdleTimeout: quicIdleTimeout, KeepAlive: true, ECN: quicECN(e.offload)}
 	// GUST_QUIC_KEY_UPDATE=N updates the keys every N packets, to try a
 	// server's key updates; they are updated anyway before the AEAD's limit.
 	if n, err := strconv.ParseUint(os.Getenv("GUST_QUIC_KEY_UPDATE"), 10, 64); err == nil {
 		cfg.KeyUpdateEvery = n
 	}
 	return cfg
+}
+
+// quicECN says whether a run's QUIC connections use ECN: where the kernel
+// hands readers the marks (f.ECN), unless GUST_QUIC_ECN=off.
+func quicECN(f datagram.Features) bool {
+	return f.ECN && os.Getenv("GUST_QUIC_ECN") != "off"
 }
 
 // probeOffload asks the kernel, on a socket made for the question,
@@ -55,6 +61,9 @@ func probeOffload() datagram.Features {
 func (l *loop) connectQUIC(c *conn, fd int, now int64) {
 	if l.qio.gro && datagram.EnableGRO(fd) != nil {
 		l.qio.gro = false // refused on this socket: say so rather than count on it
+	}
+	if l.qio.ecn && datagram.EnableECN(fd) != nil {
+		l.qio.ecn = false // marks can be sent but not read: the server's would go uncounted
 	}
 	h := c.h3
 	h.link.reset(fd)

@@ -261,7 +261,7 @@ func (s *h3session) feed(data []byte, k sink) (result.ErrorKind, bool) {
 	if s.link.qc == nil {
 		return result.ErrProtocol, false
 	}
-	s.link.qc.Receive(data, time.Now())
+	s.link.qc.ReceiveECN(data, quic.ECN(s.link.mark), time.Now())
 	s.link.owed = true
 	return s.deliver(k)
 }

@@ -21,6 +21,10 @@ type quicStats struct {
 	handshakes    *hdrhistogram.Histogram
 	rtt           *hdrhistogram.Histogram
 	rec           quic.RecoveryStats
+	ecnValidated  int64 // connections whose path validated ECN
+	ecnFailed     int64 // and those whose path failed it
+	ecnCE         int64 // CE marks the server reported
+	ecnMarked     int64 // the server's packets that came marked
 	closes        map[string]int64
 	io            *quicBatches
 	streams       int // -m, for the result
@@ -55,6 +59,14 @@ func (s *quicStats) add(st quic.ConnStats) {
 	s.rec.BytesLost += st.BytesLost
 	s.rec.CongestionEvents += st.CongestionEvents
 	s.rec.PTOs += st.PTOs
+	switch {
+	case st.ECN:
+		s.ecnValidated++
+	case st.ECNFailed:
+		s.ecnFailed++
+	}
+	s.ecnCE += int64(st.ECNCE)
+	s.ecnMarked += int64(st.ECNMarked)
 	if st.PacketsSent > 0 {
 		s.rtt.RecordValue(usec(int64(st.SmoothedRTT)))
 	}
@@ -117,6 +129,8 @@ func (s *quicStats) result() *result.QUIC {
 		q.SendCalls, q.ReceiveCalls = io.sendCalls, io.recvCalls
 		q.GSO, q.GRO = io.gso != nil, io.gro
 		q.GSOSends, q.GROSlots = io.gsoSends, io.groSlots
+		q.ECN = io.ecn
 	}
+	q.ECNValidated, q.ECNFailed, q.ECNCE, q.ECNMarked = s.ecnValidated, s.ecnFailed, s.ecnCE, s.ecnMarked
 	return q
 }

@@ -119,10 +119,10 @@ func newEngine(c Config) (*engine, error) {
 		}
 		e.tlsConfig = tc.clientConfig(t.sni, cfg.Connections)
 		if cfg.HTTP3 {
+			e.offload = probeOffload()
 			e.qcfg = e.newQUICConfig()
 			ap := e.addr.AddrPort()
 			e.quicRemote = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-			e.offload = probeOffload()
 		}
 	}
 	if ds, ok := cfg.Source.(*DataSource); ok && cfg.Speed == 0 {

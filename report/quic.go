@@ -45,6 +45,15 @@ type QUICStats struct {
 	GRO      bool  `json:"gro"`
 	GSOSends int64 `json:"gso_sends"`
 	GROSlots int64 `json:"gro_slots"`
+	// ECN says whether packets were marked and marks read; ECNValidated
+	// and ECNFailed count connections by their ECN validation, ECNCE the
+	// CE marks the server reported, ECNMarked its packets that came
+	// marked.
+	ECN          bool  `json:"ecn"`
+	ECNValidated int64 `json:"ecn_validated"`
+	ECNFailed    int64 `json:"ecn_failed"`
+	ECNCE        int64 `json:"ecn_ce"`
+	ECNMarked    int64 `json:"ecn_marked"`
 	// Closes counts connections that ended before the run did, by how.
 	Closes map[string]int64 `json:"closes"`
 	// HandshakeHdr and RTTHdr are the histograms, encoded as
@@ -67,6 +76,7 @@ func newQUICStats(q *result.QUIC) *QUICStats {
 		DatagramsSent: q.DatagramsSent, DatagramsReceived: q.DatagramsReceived,
 		SendCalls: q.SendCalls, ReceiveCalls: q.ReceiveCalls,
 		GSO: q.GSO, GRO: q.GRO, GSOSends: q.GSOSends, GROSlots: q.GROSlots,
+		ECN: q.ECN, ECNValidated: q.ECNValidated, ECNFailed: q.ECNFailed, ECNCE: q.ECNCE, ECNMarked: q.ECNMarked,
 		Closes:       orEmptyMap(q.Closes),
 		HandshakeHdr: encode(hs),
 		RTTHdr:       encode(rtt),
@@ -99,6 +109,7 @@ func quicResult(s *QUICStats, like *hdrhistogram.Histogram) (*result.QUIC, error
 	q.DatagramsSent, q.DatagramsReceived = s.DatagramsSent, s.DatagramsReceived
 	q.SendCalls, q.ReceiveCalls = s.SendCalls, s.ReceiveCalls
 	q.GSO, q.GRO, q.GSOSends, q.GROSlots = s.GSO, s.GRO, s.GSOSends, s.GROSlots
+	q.ECN, q.ECNValidated, q.ECNFailed, q.ECNCE, q.ECNMarked = s.ECN, s.ECNValidated, s.ECNFailed, s.ECNCE, s.ECNMarked
 	for k, n := range s.Closes {
 		q.Closes[k] = n
 	}
@@ -149,6 +160,13 @@ func quicFacts(q *result.QUIC) []fact {
 	}
 	facts = append(facts, fact{"Datagrams", fmt.Sprintf("%s sent in %s calls (%s), %s received in %s recvmmsg (%s)",
 		formatCount(q.DatagramsSent), formatCount(q.SendCalls), gso, formatCount(q.DatagramsReceived), formatCount(q.ReceiveCalls), gro)})
+	if q.ECN {
+		facts = append(facts, fact{"ECN", fmt.Sprintf("validated on %s, failed on %s; %s reported; %s received marked",
+			plural(q.ECNValidated, "connection", "connections"), formatCount(q.ECNFailed), plural(q.ECNCE, "CE mark", "CE marks"),
+			plural(q.ECNMarked, "packet", "packets"))})
+	} else {
+		facts = append(facts, fact{"ECN", "off"})
+	}
 	if len(q.Closes) > 0 {
 		facts = append(facts, fact{"QUIC closes", countedAll(q.Closes)})
 	}

@@ -42,6 +42,14 @@ type QUIC struct {
 	// that carried several datagrams, GROSlots reads that held several.
 	GSO, GRO           bool
 	GSOSends, GROSlots int64
+	// ECN says whether the run marked its packets ECT(0) and read the
+	// marks that came (the kernel offered it, and GUST_QUIC_ECN=off did
+	// not turn it off). ECNValidated and ECNFailed count the connections
+	// whose path passed or failed ECN validation (RFC 9000 section
+	// 13.4.2), ECNCE the CE marks the server counted on the run's
+	// packets, ECNMarked the server's packets that came marked.
+	ECN                                       bool
+	ECNValidated, ECNFailed, ECNCE, ECNMarked int64
 	// Closes counts connections that ended before the run did, by how:
 	// "idle_timeout", "stateless_reset", "peer: H3_NO_ERROR", a transport
 	// or application error's name, "local: ..." for this end's.
@@ -75,6 +83,11 @@ func (q *QUIC) Add(r *QUIC) {
 	q.GSO, q.GRO = q.GSO || r.GSO, q.GRO || r.GRO
 	q.GSOSends += r.GSOSends
 	q.GROSlots += r.GROSlots
+	q.ECN = q.ECN || r.ECN
+	q.ECNValidated += r.ECNValidated
+	q.ECNFailed += r.ECNFailed
+	q.ECNCE += r.ECNCE
+	q.ECNMarked += r.ECNMarked
 	for k, n := range r.Closes {
 		q.Closes[k] += n
 	}

@@ -255,7 +255,7 @@ func (c *h3conn) send(t time.Time) {
 		if !ok {
 			return
 		}
-		c.h.queue(d, c.peer)
+		c.h.queueECN(d, c.peer, c.qc.DatagramECN())
 	}
 }
 

@@ -95,6 +95,9 @@ func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
 		counters: &l.srv.counters,
 	}
 	h.cfg = sh.cfg
+	// ECN where the kernel hands the socket each datagram's codepoint:
+	// the connections then mark theirs and slow down on CE.
+	h.cfg.ECN = datagram.EnableECN(h.fd) == nil
 	h.cfg.StatelessResetKey = quic.NewStatelessResetKey(sh.resetKey)
 	h.posts.Init(l.poller.Wake)
 	return h, nil
@@ -111,7 +114,7 @@ func (h *h3loop) readable(now int64) {
 			return
 		}
 		for i := range n {
-			h.datagram(h.in.Datagram(i), h.in.Addr(i), t)
+			h.datagram(h.in.Datagram(i), h.in.Addr(i), quic.ECN(h.in.ECN(i)), t)
 		}
 		if n < h3BatchLen {
 			return
@@ -120,12 +123,12 @@ func (h *h3loop) readable(now int64) {
 	h.more = true
 }
 
-// datagram hands one datagram to its connection, or starts one, or
-// answers it without one.
-func (h *h3loop) datagram(d []byte, from netip.AddrPort, t time.Time) {
+// datagram hands one datagram, which came with the ECN codepoint mark, to
+// its connection, or starts one, or answers it without one.
+func (h *h3loop) datagram(d []byte, from netip.AddrPort, mark quic.ECN, t time.Time) {
 	if c, ok := h.router.Route(d); ok {
 		before := c.qc.PacketsOpened()
-		c.qc.Receive(d, t)
+		c.qc.ReceiveECN(d, mark, t)
 		if c.peer != from && c.qc.PacketsOpened() > before {
 			// A NAT rebinding: answer where the client now is, once a
 			// packet from there proved to be the client's (a forged
@@ -333,6 +336,16 @@ func (h *h3loop) queue(d []byte, to netip.AddrPort) {
 	}
 	h.out.Set(h.outN, len(d), to)
 	h.outN++
+}
+
+// queueECN is queue for a connection's datagram, to be sent with the ECN
+// codepoint mark.
+func (h *h3loop) queueECN(d []byte, to netip.AddrPort, mark quic.ECN) {
+	n := h.outN
+	h.queue(d, to)
+	if h.outN > n {
+		h.out.SetECN(n, uint8(mark))
+	}
 }
 
 // flush sends the queued datagrams. What the kernel does not take (its

@@ -27,8 +27,9 @@ type Batch struct {
 	marks []uint8
 }
 
-// oobSize is the room for a slot's control messages: a GRO segment size
-// and a TOS byte or traffic class, each an int at most.
+// oobSize is the room for a slot's control messages: read, a GRO segment
+// size and a TOS byte or traffic class; written, an ECN codepoint in one
+// or two forms (putECN). Each is an int at most.
 const oobSize = 2 * (unix.SizeofCmsghdr + 8)
 
 // NewBatch returns a Batch of n slots with a size-byte buffer each (1500

@@ -77,17 +77,29 @@ func (b *Batch) readControl(n int) {
 	}
 }
 
-// putECN writes a control message that sends with the ECN codepoint mark
-// at the start of oob (room for CmsgSpace(4)) and returns its length:
-// IP_TOS on an IPv4 socket, IPV6_TCLASS on an IPv6 one.
+// putECN writes the control messages that send with the ECN codepoint
+// mark at the start of oob (room for ecnSpace) and returns their length:
+// IP_TOS on an IPv4 socket; on an IPv6 one IPV6_TCLASS and IP_TOS too,
+// for the IPv4 peers it reaches by mapped addresses (each path of the
+// kernel reads its own and passes over the other).
 func putECN(oob []byte, mark uint8, v6 bool) int {
-	c := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
-	c.Level, c.Type = unix.IPPROTO_IP, unix.IP_TOS
+	n := 0
 	if v6 {
-		c.Level, c.Type = unix.IPPROTO_IPV6, unix.IPV6_TCLASS
+		n = putInt(oob, unix.IPPROTO_IPV6, unix.IPV6_TCLASS, mark)
 	}
+	return n + putInt(oob[n:], unix.IPPROTO_IP, unix.IP_TOS, mark)
+}
+
+// ecnSpace is the room putECN needs at most.
+const ecnSpace = 2 * (unix.SizeofCmsghdr + 8)
+
+// putInt writes a control message of an int at the start of oob and
+// returns its length.
+func putInt(oob []byte, level, typ int32, v uint8) int {
+	c := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+	c.Level, c.Type = level, typ
 	c.SetLen(unix.CmsgLen(4))
-	binary.NativeEndian.PutUint32(oob[unix.SizeofCmsghdr:], uint32(mark))
+	binary.NativeEndian.PutUint32(oob[unix.SizeofCmsghdr:], uint32(v))
 	return unix.CmsgSpace(4)
 }
 

@@ -135,3 +135,33 @@ func TestECNCodepointsCrossLoopback(t *testing.T) {
 		})
 	}
 }
+
+// TestECNToAMappedIPv4Peer: an IPv6 socket (a server's on "::") sending
+// to an IPv4 peer by its mapped address gives it the codepoint too.
+func TestECNToAMappedIPv4Peer(t *testing.T) {
+	a, err := Open(netip.MustParseAddrPort("[::]:0"), Options{})
+	if err != nil {
+		t.Skipf("no IPv6 here: %v", err)
+	}
+	defer a.Close()
+	b, err := Open(netip.MustParseAddrPort("127.0.0.1:0"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := EnableECN(b.FD()); err != nil {
+		t.Skipf("no ECN codepoints for readers: %v", err)
+	}
+	bAddr, _ := b.LocalAddr()
+	mapped := netip.AddrPortFrom(netip.AddrFrom16(bAddr.Addr().As16()), bAddr.Port())
+	out, in := NewBatch(2, 1500), NewBatch(4, 1500)
+	fill(out, 2, mapped)
+	out.SetECN(0, 2)
+	out.SetECN(1, 3)
+	if sent, err := a.WriteBatch(out, 2); err != nil || sent != 2 {
+		t.Fatalf("WriteBatch sent %d: %v", sent, err)
+	}
+	if got := readAll(t, b, in, 2); got[0] != 2 || got[1] != 3 {
+		t.Fatalf("codepoints %v, want [2 3]", got)
+	}
+}

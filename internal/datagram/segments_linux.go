@@ -45,7 +45,7 @@ type Segments struct {
 	mark uint8 // the ECN codepoint of all of them
 	hdr  unix.Msghdr
 	iov  unix.Iovec
-	oob  [oobSize]byte
+	oob  [unix.SizeofCmsghdr + 8 + ecnSpace]byte
 }
 
 // NewSegments returns an empty GSO send with room for MaxSegments

@@ -12,6 +12,7 @@ type ConnStats struct {
 	ECN         bool          // ECN validated: ECT(0) marks crossed the path and the peer counted them
 	ECNFailed   bool          // ECN validation failed, and marks were turned off
 	ECNCE       uint64        // CE marks the peer counted on this end's packets
+	ECNMarked   uint64        // packets received with an ECN mark (ECT or CE): the peer marks
 	RecoveryStats
 }
 
@@ -25,6 +26,10 @@ func (c *Conn) Stats() ConnStats {
 		ECNFailed:     c.ecn.failed,
 		ECNCE:         c.ecn.ceReported,
 		RecoveryStats: c.loss.r.Stats(),
+	}
+	for i := range c.spaces {
+		r := &c.spaces[i].ecnRecv
+		s.ECNMarked += r.ECT0 + r.ECT1 + r.CE
 	}
 	if c.handshakeComplete {
 		s.Resumed = c.ConnectionState().DidResume
