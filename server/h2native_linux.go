@@ -121,9 +121,13 @@ func (st *h2stream) finalPart(ctx *Ctx, panicked bool, scratch *fieldScratch) h2
 }
 
 // flushCtx is Ctx.Flush for a stream: the headers (once) and the body so
-// far go out as the windows allow; it returns once they are framed. A
-// handler on its loop in Auto mode moves off it first: the client's
-// window may keep it waiting.
+// far go out as the windows allow. A body part is posted without waiting
+// while the stream holds at most asyncFlushLimit bytes not yet framed (as
+// the net/http adapter's Flush does), so that one goroutine can flush
+// many streams of a connection and the loop frames them in one write;
+// past that, or with a file, it returns once they are framed. A handler
+// on its loop in Auto mode moves off it first: the client's window may
+// keep it waiting.
 func (st *h2stream) flushCtx(ctx *Ctx) error {
 	ctx.offLoop()
 	if st.ack == nil {
@@ -141,6 +145,19 @@ func (st *h2stream) flushCtx(ctx *Ctx) error {
 		p.file, ctx.file = ctx.file, nil // read by the loop; Flush returns once it is all framed
 	}
 	if p.status == 0 && len(p.body) == 0 && p.file == nil {
+		return nil
+	}
+	if p.file == nil && st.asyncBytes.Load()+int64(len(p.body)) <= asyncFlushLimit {
+		// Not waited for: the part takes the buffer, and a flush that
+		// follows before the loop frames it joins it.
+		p.own, p.async = ctx.out, len(p.body)
+		ctx.out = getBuf()
+		st.asyncBytes.Add(int64(p.async))
+		if err := st.post(&p, 0); err != nil {
+			st.asyncBytes.Add(-int64(p.async))
+			p.free()
+			return err
+		}
 		return nil
 	}
 	err := st.postWait(&p)

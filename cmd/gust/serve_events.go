@@ -89,20 +89,33 @@ func appendEvent(b []byte, i int, sent int64) []byte {
 	return append(b, "\n\n"...)
 }
 
-// streamEvents writes the events, waiting interval before each one after
-// the first; write sends one and says whether the client is still there.
-// A stamped stream's send times go to truth; begun is when its request
-// came.
-func streamEvents(e eventsQuery, truth *eventTruth, begun time.Time, write func(event []byte) bool) {
-	var buf []byte
+// streamEvents writes the events of a stream on connection conn: with an
+// interval, at the ticks of the connection's clock (serve_events_clock.go),
+// the handler waiting until they are sent or gone ends them; with none,
+// all at once from the handler. head sends the response's head, and moves
+// a handler on its loop off it, before the handler waits; write sends an
+// event and says whether the client is still there. A stamped stream's
+// send times go to truth; begun is when its request came. gone, if not
+// nil, is closed when the client leaves.
+func (ev *eventSource) streamEvents(e eventsQuery, conn string, begun time.Time, head func() bool, write func(event []byte) bool, gone <-chan struct{}) {
 	var rec truthStream
 	if e.stamp {
-		rec = truth.stream(begun)
+		rec = ev.truth.stream(begun)
 	}
-	for i := 1; e.n == 0 || i <= e.n; i++ {
-		if i > 1 && e.interval > 0 {
-			time.Sleep(e.interval)
+	if e.interval > 0 {
+		if !head() {
+			return
 		}
+		clock, s := ev.clocks.add(conn, e, rec, write)
+		select {
+		case <-s.done:
+		case <-gone:
+			clock.remove(s)
+		}
+		return
+	}
+	var buf []byte
+	for i := 1; e.n == 0 || i <= e.n; i++ {
 		var sent int64
 		if e.stamp {
 			now := time.Now()
@@ -116,10 +129,23 @@ func streamEvents(e eventsQuery, truth *eventTruth, begun time.Time, write func(
 	}
 }
 
+// eventSource is what a server's /events handler keeps: the truth of its
+// stamped streams and the clocks of its connections.
+type eventSource struct {
+	truth  *eventTruth
+	clocks *eventClocks
+}
+
+// newEventSource returns an event source with no streams.
+func newEventSource() *eventSource {
+	return &eventSource{truth: newEventTruth(), clocks: newEventClocks()}
+}
+
 // eventsNative serves /events on gust/server's native API (Auto and Pooled
 // modes: a streamed response needs Flush) and the rest with next.
 func eventsNative(next server.Handler, mode string) server.Handler {
-	truth := newEventTruth()
+	ev := newEventSource()
+	truth := ev.truth
 	return server.HandlerFunc(func(c *server.Ctx) {
 		begun := time.Now()
 		switch string(c.Path()) {
@@ -147,16 +173,17 @@ func eventsNative(next server.Handler, mode string) server.Handler {
 		}
 		c.SetContentType("text/event-stream")
 		c.SetHeader("Cache-Control", "no-cache")
-		streamEvents(e, truth, begun, func(event []byte) bool {
+		ev.streamEvents(e, c.RemoteAddr().String(), begun, func() bool { return c.Flush() == nil }, func(event []byte) bool {
 			c.Write(event)
 			return c.Flush() == nil
-		})
+		}, nil)
 	})
 }
 
 // eventsNetHTTP serves /events on net/http's API and the rest with next.
 func eventsNetHTTP(next http.Handler) http.Handler {
-	truth := newEventTruth()
+	ev := newEventSource()
+	truth := ev.truth
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begun := time.Now()
 		switch r.URL.Path {
@@ -177,11 +204,11 @@ func eventsNetHTTP(next http.Handler) http.Handler {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		rc := http.NewResponseController(w)
-		streamEvents(e, truth, begun, func(event []byte) bool {
+		ev.streamEvents(e, r.RemoteAddr, begun, func() bool { return rc.Flush() == nil }, func(event []byte) bool {
 			if _, err := w.Write(event); err != nil {
 				return false
 			}
 			return rc.Flush() == nil
-		})
+		}, r.Context().Done())
 	})
 }
