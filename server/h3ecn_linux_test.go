@@ -45,8 +45,11 @@ func TestHTTP3ECN(t *testing.T) {
 	if !q.ECN {
 		t.Skip("this kernel does not hand ECN codepoints to readers")
 	}
-	if q.ECNValidated != 4 || q.ECNFailed != 0 || q.ECNCE != 0 || q.ECNMarked == 0 {
-		t.Fatalf("ECN validated on %d, failed on %d, %d CE, %d marked packets from the server; want 4, 0, 0, above 0",
+	t.Logf("ECN validated on %d connections, %d of the server's packets came marked", q.ECNValidated, q.ECNMarked)
+	// A server whose validation failed would mark only its first ten
+	// packets a connection: more than that shows it validated too.
+	if q.ECNValidated != 4 || q.ECNFailed != 0 || q.ECNCE != 0 || q.ECNMarked <= 4*10 {
+		t.Fatalf("ECN validated on %d, failed on %d, %d CE, %d marked packets from the server; want 4, 0, 0, above 40",
 			q.ECNValidated, q.ECNFailed, q.ECNCE, q.ECNMarked)
 	}
 }
