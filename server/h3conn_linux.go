@@ -104,6 +104,9 @@ func (c *h3conn) serve(t time.Time) {
 		}
 	}
 	c.syncConnIDs()
+	if c.streams != nil && len(c.streams) == 0 && c.qc.Quiet() {
+		c.streams = nil // a quiet connection holds no map; the next request makes it
+	}
 	if c.goingAway && len(c.streams) == 0 && !c.qc.Closed() && c.qc.SendsAcked() {
 		// Only once the client has the responses: a CONNECTION_CLOSE
 		// would end what is still in flight, or not yet sent.
@@ -127,8 +130,7 @@ func (c *h3conn) opened(t time.Time) {
 	c.control = id
 	c.qc.Write(id, c.srv.Start(nil))
 	if _, ok := c.h.l.srv.Handler.(*httpAdapter); ok {
-		cs := c.qc.ConnectionState()
-		c.tls = &cs
+		c.tls = c.qc.TLSState()
 	}
 	if c.h.l.e.draining.Load() {
 		c.goAway(t)

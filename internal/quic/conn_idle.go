@@ -1,6 +1,9 @@
 package quic
 
-import "time"
+import (
+	"crypto/tls"
+	"time"
+)
 
 // idleReleaseAfter is how long a connection hears nothing before it lets
 // go of what only a busy connection needs (releaseIdle): long enough that
@@ -122,4 +125,24 @@ type peerLimits struct {
 	ackDelayExponent  uint64
 	activeConnIDLimit uint64
 	maxUDPPayloadSize uint64
+}
+
+// Quiet reports whether the connection has heard nothing from its peer
+// for a while and has let go of its working state, until the next packet
+// arrives: the time for the application to let go of its own.
+func (c *Conn) Quiet() bool {
+	return c.state == stateActive && c.handshakeComplete && c.releaseAt.IsZero()
+}
+
+// TLSState returns the TLS state, as ConnectionState does, as a pointer
+// that a server's connection shares once its handshake is done (every
+// call the same one; the caller must not modify it): the state each
+// request of a connection reports need not be copied per connection
+// again.
+func (c *Conn) TLSState() *tls.ConnectionState {
+	if c.tls == nil {
+		return c.tlsState
+	}
+	cs := c.tls.ConnectionState()
+	return &cs
 }
