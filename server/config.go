@@ -121,11 +121,14 @@ type Config struct {
 	// IdleTimeout closes keep-alive connections idle for this long. Zero
 	// means 120s.
 	IdleTimeout time.Duration
-	// DrainSpread is how long Shutdown takes to close the idle keep-alive
+	// DrainSpread is how long Shutdown takes to close the keep-alive
 	// connections (and to send HTTP/2's GOAWAYs): a share of them every
 	// 10 ms, so that their clients reconnect, to a successor in an
-	// upgrade, a few at a time rather than all in the same instant. Zero
-	// means DefaultDrainSpread; a negative value closes them all at once.
+	// upgrade, a few at a time rather than all in the same instant. The
+	// others serve as before until their turn: an HTTP/1.1 response says
+	// Connection: close on a connection chosen, and on every one once the
+	// spread is over. Zero means DefaultDrainSpread; a negative value
+	// closes them all at once.
 	DrainSpread time.Duration
 
 	// MaxHeaderBytes bounds a request's head; larger heads get 431 (414

@@ -94,6 +94,9 @@ type conn struct {
 	// handshake ended. Shutdown leaves it freshGrace from then to send its
 	// first request.
 	fresh bool
+	// drainNow: Shutdown chose the connection to close now (drain_linux.go),
+	// so that its next HTTP/1.1 response says Connection: close.
+	drainNow bool
 
 	// The loop's.
 	we wheelEntry

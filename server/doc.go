@@ -35,7 +35,8 @@
 //   - ctxhook.go: the response as a wrapper sees it: FlushHook, ResponseHeader, ResponseBody
 //   - date.go: the Date header refreshed once a second, and its string for HTTP/2
 //   - dispatch.go: dispatcher, where work runs for every protocol: runHere (Inline), pooled, Auto's seat
-//   - drain_linux.go: Shutdown's steps: idle connections closed a share at a time over DrainSpread
+//   - drain_linux.go: Shutdown's steps: connections closed (or told Connection: close) a share at a time over DrainSpread
+//   - drain_other.go: the same on the portable engine: none chosen before the spread is over
 //   - engine_linux.go: listeners (SO_REUSEPORT per loop, or one acceptor), starting and stopping loops
 //   - engine_other.go: the portable fallback: a goroutine per connection on net, HTTP/1.1 only
 //   - filebody.go: fileBody, a response body of bytes and file ranges; SendFileRange

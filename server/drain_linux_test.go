@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sort"
 	"testing"
 	"time"
@@ -92,5 +95,88 @@ func TestShutdownSpreadsTheCloses(t *testing.T) {
 			t.Errorf("DrainSpread %s: %d connections closed over %s; want %s (between %s and %s)",
 				tt.spread, n, span, tt.whatItSays, tt.minSpan, tt.maxSpan)
 		}
+	}
+}
+
+// Busy keep-alive connections too end spread over Config.DrainSpread:
+// a response says Connection: close only once the spread is over, so
+// that clients sending request after request do not all reconnect (to a
+// successor, in an upgrade) at their next response, in the same instant.
+func TestShutdownSpreadsBusyConnections(t *testing.T) {
+	const spread = 400 * time.Millisecond
+	s := &Server{Handler: HandlerFunc(func(c *Ctx) { c.WriteString("ok") }), Config: Config{Loops: 1, DrainSpread: spread}}
+	if err := s.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve() }()
+	const n = 40
+	type end struct {
+		at     time.Time
+		served int
+		err    error
+	}
+	ends := make(chan end, n)
+	started := make(chan struct{}, n)
+	for range n {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		go func() {
+			// Request after request, until the server says
+			// Connection: close or closes the connection between two.
+			br := bufio.NewReader(c)
+			served := 0
+			for {
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+					ends <- end{time.Now(), served, nil}
+					return
+				}
+				resp, err := http.ReadResponse(br, nil)
+				if err != nil {
+					ends <- end{time.Now(), served, nil} // closed between two requests
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if served++; served == 1 {
+					started <- struct{}{}
+				}
+				if resp.StatusCode != 200 {
+					ends <- end{time.Now(), served, fmt.Errorf("status %d", resp.StatusCode)}
+					return
+				}
+				if resp.Close {
+					ends <- end{time.Now(), served, nil}
+					return
+				}
+			}
+		}()
+	}
+	for range n {
+		<-started
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	begun := time.Now()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-errc
+	var at []time.Time
+	for range n {
+		e := <-ends
+		if e.err != nil {
+			t.Error(e.err)
+		}
+		at = append(at, e.at)
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+	// Half the connections still served a quarter of the spread in.
+	if mid := at[n/2].Sub(begun); mid < spread/4 {
+		t.Errorf("half the busy connections ended %s after Shutdown began; want them spread over DrainSpread %s", mid, spread)
 	}
 }

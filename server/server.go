@@ -39,7 +39,13 @@ type Server struct {
 	done        chan struct{}
 
 	shutting atomic.Bool
-	counters counters
+	// closeAllAt is when (Unix ns) Shutdown's spread is over: from then
+	// on every HTTP/1.1 response says Connection: close. Before, the
+	// loops close connections a share at a time (Config.DrainSpread), and
+	// the others go on serving, so that their clients do not all
+	// reconnect in the same instant. Zero (Close): at once.
+	closeAllAt atomic.Int64
+	counters   counters
 	// movedNow counts handlers moved off their loops (Auto mode) that
 	// are still finishing on their own goroutines.
 	movedNow atomic.Int64
@@ -234,6 +240,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if eng == nil {
 		return nil
 	}
+	s.closeAllAt.Store(time.Now().Add(max(s.cfg.DrainSpread, 0)).UnixNano())
 	s.shutting.Store(true)
 	eng.beginShutdown()
 	tick := time.NewTicker(10 * time.Millisecond)
