@@ -93,10 +93,17 @@ func (c *Conn) resetToken(id []byte) [StatelessResetTokenLen]byte {
 	return t
 }
 
+// maxIssuedConnIDs bounds the connection IDs this end keeps issued: the
+// one in use and one spare, with which the peer can move to a new
+// address (a NAT rebinding, a migration) unlinked from the old one; a new
+// spare goes out as each is retired. Each more would cost every
+// connection its bytes and its route in the listener.
+const maxIssuedConnIDs = 2
+
 // issueMore issues connection IDs up to the peer's
-// active_connection_id_limit (at most 4).
+// active_connection_id_limit, at most maxIssuedConnIDs.
 func (s *connIDs) issueMore(c *Conn) {
-	limit := min(int(c.peer.activeConnIDLimit), 4)
+	limit := min(int(c.peer.activeConnIDLimit), maxIssuedConnIDs)
 	for len(s.local) < limit {
 		id, err := c.randomID(c.cfg.ConnIDLen)
 		if err != nil {

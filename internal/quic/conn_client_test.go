@@ -79,7 +79,7 @@ func TestConnNewConnectionIDs(t *testing.T) {
 	p := newConnPair(t, nil)
 	p.handshake()
 	exchangeStreams(t, p, 1, 10)
-	if len(p.client.cids.remote) != 4 || len(p.server.cids.remote) != 4 {
+	if len(p.client.cids.remote) != maxIssuedConnIDs || len(p.server.cids.remote) != maxIssuedConnIDs {
 		t.Fatalf("peer IDs: client has %d, server has %d", len(p.client.cids.remote), len(p.server.cids.remote))
 	}
 	// The server retires the ID the client sends to: the client moves on.
@@ -94,7 +94,7 @@ func TestConnNewConnectionIDs(t *testing.T) {
 	}
 	// The server takes the retirement, and its next 1-RTT packets reach
 	// the client under the new ID.
-	p.run("retire", func() bool { return len(p.server.cids.local) == 4 && p.server.cids.local[0].seq == 1 })
+	p.run("retire", func() bool { return len(p.server.cids.local) == maxIssuedConnIDs && p.server.cids.local[0].seq == 1 })
 }
 
 func TestClientRejectsCertificate(t *testing.T) {
