@@ -30,6 +30,7 @@
 //   - serve_check.go: gust serve's flags checked together, each refusal in one line
 //   - serve_compress.go: gust serve's --compress (server/compress) and --body-json
 //   - serve_events.go: gust serve's /events: Server-Sent Events, each flushed, on both engines
+//   - serve_events_clock.go: /events' clocks: a connection's streams written together at each tick
 //   - serve_events_truth.go: /events?stamp=1's send times kept, served at /events/truth
 //   - serve_files.go: gust serve --root: gust/server's FileServer, or net/http's through either path
 //   - serve_grpc.go: gust serve --grpc: gust.echo.Echo, every kind of gRPC call, on the net/http adapter
