@@ -11,15 +11,18 @@
 #     at a time (default 100), replaced as the server ends them, at most
 #     ARATE new ones a second (default 200): request streams past
 #     MAX_STREAMS, data past the flow control windows, QPACK blow-ups and
-#     encoder-stream inserts, or nothing acknowledged.
+#     encoder-stream inserts, or nothing acknowledged; sparse: within the
+#     windows, but only each stream window's last byte sent, the
+#     connections held (what the server keeps for them: its RSS).
 # ROUNDS rounds (default 3). Prints the working load's p50, p99 and errors,
-# the server's CPU, and what the server did with the attack (Retries sent,
-# datagrams dropped, QUIC connections open at the end); under the table,
-# what quicflood saw of each connection attack (the server's close codes,
-# stream resets, bytes sent unacknowledged). Loopback only.
+# the server's CPU and its RSS at the end, and what the server did with the
+# attack (Retries sent, datagrams dropped, QUIC connections open at the
+# end); under the table, what quicflood saw of each connection attack (the
+# server's close codes, stream resets, bytes sent unacknowledged).
+# Loopback only.
 # usage: [KIND="initial garbage"] [CONNS=1000] [RATE=10000] [FLOOD=20000] [ACONNS=100] [ARATE=200]
 #        [DUR=10s] [ROUNDS=3] scripts/bench-h3-flood.sh
-# e.g.   KIND="streams flowcontrol qpack noack" scripts/bench-h3-flood.sh
+# e.g.   KIND="streams flowcontrol qpack noack sparse" scripts/bench-h3-flood.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust
@@ -29,8 +32,8 @@ hz=$(getconf CLK_TCK) port=19850
 conns=${CONNS:-1000} rate=${RATE:-10000} flood=${FLOOD:-20000} dur=${DUR:-10s}; secs=${dur%s}
 aconns=${ACONNS:-100} arate=${ARATE:-200} seen=$(mktemp)
 trap 'rm -f "$seen"' EXIT
-echo "| attack | round | req/s | p50 ms | p99 ms | errors | server CPU % | Retries | dropped | QUIC conns after |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| attack | round | req/s | p50 ms | p99 ms | errors | server CPU % | server RSS MB | Retries | dropped | QUIC conns after |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "${ROUNDS:-3}"); do
   for kind in none ${KIND:-initial garbage}; do
     port=$((port+2)); url=https://127.0.0.1:$port/; dbg=http://127.0.0.1:$((port+1))/debug/vars
@@ -50,6 +53,7 @@ for round in $(seq "${ROUNDS:-3}"); do
           -duration $((secs - 3))s)"; } >> "$seen" ;;
     esac
     read -r ua sa < <(awk '{print $14, $15}' /proc/$srv/stat)
+    rss=$(awk '/^VmRSS/{printf "%.0f", $2/1024}' /proc/$srv/status)
     wait $lp
     stats=$(curl -s $dbg | python3 -c 'import json,sys; g=json.load(sys.stdin)["gust"]; print(g["quic_retries"], g["quic_dropped"], g["quic_conns"])')
     kill $srv; wait $srv 2>/dev/null || true
@@ -60,7 +64,7 @@ print(round(r["rps"]), l["p50"]/1000, l["p99"]/1000, r.get("error_total", 0))' "
     rm -f "$out"
     cpu=$(awk -v t=$((ua+sa-ub-sb)) -v hz="$hz" -v w=$((secs - 3)) 'BEGIN{printf "%.0f", t*100/hz/w}')
     read -r retries dropped qconns <<< "$stats"
-    echo "| $kind | $round | $rps | $p50 | $p99 | $errs | $cpu | $retries | $dropped | $qconns |"
+    echo "| $kind | $round | $rps | $p50 | $p99 | $errs | $cpu | $rss | $retries | $dropped | $qconns |"
   done
 done
 if [[ -s $seen ]]; then

@@ -112,8 +112,8 @@ func (a *attackConn) exchange(cond func() bool, by time.Time, acks bool) bool {
 	}
 }
 
-// handshake completes the handshake and opens the client's HTTP/3
-// control stream, within 5 s and before end.
+// handshake completes the handshake, opens the client's HTTP/3 control
+// stream and waits for the server's, within 5 s and before end.
 func (a *attackConn) handshake(end time.Time) error {
 	if !a.exchange(a.qc.HandshakeComplete, earlier(time.Now().Add(5*time.Second), end), true) {
 		if err := a.qc.Err(); err != nil {
@@ -129,6 +129,15 @@ func (a *attackConn) handshake(end time.Time) error {
 		return err
 	}
 	a.qc.Write(id, http3.AppendControlStreamStart(nil, http3.DefaultSettings()))
+	// The server's control stream (its first unidirectional stream, ID
+	// 3) says it has this client's Finished, and so the keys to open
+	// what SealRawFrames sends, which is never sent again.
+	if !a.exchange(func() bool { return a.qc.Readable(3) > 0 || a.closed() }, earlier(time.Now().Add(5*time.Second), end), true) {
+		if !time.Now().Before(end) {
+			return errors.New("no control stream from the server when the run ended")
+		}
+		return errors.New("no control stream from the server within 5 s")
+	}
 	return nil
 }
 
@@ -268,7 +277,7 @@ type misbehaviour func(a *attackConn, seq int64, end time.Time, t *tally)
 func runConns(to *net.UDPAddr, kind string, conns, rate int, dur time.Duration) error {
 	m, ok := misbehaviours[kind]
 	if !ok {
-		return fmt.Errorf("-kind must be initial, garbage, streams, flowcontrol, qpack or noack; got %q", kind)
+		return fmt.Errorf("-kind must be initial, garbage, streams, flowcontrol, qpack, noack or sparse; got %q", kind)
 	}
 	start := time.Now()
 	end := start.Add(dur)

@@ -14,6 +14,7 @@ var misbehaviours = map[string]misbehaviour{
 	"flowcontrol": flowControl,
 	"qpack":       qpackBlowUp,
 	"noack":       noAck,
+	"sparse":      sparse,
 }
 
 // streamFlood opens every request stream the server allows, their
@@ -77,6 +78,52 @@ func flowControl(a *attackConn, seq int64, end time.Time, t *tally) {
 		return
 	}
 	t.add(a.waitClose(end), 1)
+}
+
+// sparse stays within the server's windows but sends each stream only
+// its last byte: one byte at the end of every stream window until the
+// connection's is used up (but 64 bytes, for the control streams). It is
+// no violation (RFC 9000 section 4.1 counts the highest offset); what it
+// shows is what the server keeps for a few hundred bytes sent, held until
+// the run ends.
+func sparse(a *attackConn, _ int64, end time.Time, t *tally) {
+	if err := a.handshake(end); err != nil {
+		t.add(err.Error(), 1)
+		return
+	}
+	p := a.qc.PeerTransportParameters()
+	win := p.InitialMaxStreamDataBidiRemote
+	if win == 0 {
+		t.add("no stream window", 1)
+		return
+	}
+	// The control streams' bytes count against MAX_DATA too: 64 left
+	// for them.
+	budget := p.InitialMaxData - min(p.InitialMaxData, 64)
+	n := min(int(budget/win), a.qc.StreamsAvailable(false))
+	var frames []byte
+	for range n {
+		id, _ := a.qc.OpenStream(false)
+		frames = quic.AppendStreamFrame(frames, id, win-1, []byte{0}, false, true)
+	}
+	if rest := budget - uint64(n)*win; rest > 0 && a.qc.StreamsAvailable(false) > 0 {
+		id, _ := a.qc.OpenStream(false)
+		frames = quic.AppendStreamFrame(frames, id, rest-1, []byte{0}, false, true)
+		n++
+	}
+	a.flush(time.Now())
+	if err := a.raw(frames); err != nil {
+		t.add(err.Error(), 1)
+		return
+	}
+	t.max("bytes of STREAM frames a connection sent", float64(len(frames)))
+	t.max("bytes of stream offsets a connection reached", float64(min(budget, uint64(n)*win)))
+	a.exchange(a.closed, end, true)
+	if a.closed() {
+		t.add(outcome(a.qc.Err()), 1)
+		return
+	}
+	t.add("still open when the run ended", 1)
 }
 
 // qpackFields is how many indexed field lines a blown-up section repeats:

@@ -15,7 +15,9 @@
 // the connection's window; qpack sends field sections that decode past
 // the server's limit, then an insert on its QPACK encoder stream; noack
 // acknowledges nothing the server sends (half the connections stop after
-// their first flight, half after the handshake and one request). It
+// their first flight, half after the handshake and one request); sparse
+// stays within the windows but sends only each stream window's last byte,
+// and holds the connection. It
 // prints how the server ended the connections (the close codes), how it
 // answered their streams, and for noack the most the server sent.
 //
@@ -26,7 +28,7 @@
 //
 //   - main.go: flags, the datagram kinds
 //   - conns.go: a connection driven by hand, the workers that keep -conns open, the tally printed
-//   - kinds.go: the connection kinds: streams, flowcontrol, qpack, noack
+//   - kinds.go: the connection kinds: streams, flowcontrol, qpack, noack, sparse
 package main
 
 import (
@@ -47,7 +49,7 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Second, "how long to send")
 	ports := flag.Int("ports", 1000, "source ports (sockets) to send from, in turn")
 	kind := flag.String("kind", "initial", "initial (real clients' first datagrams), garbage (random bytes in an Initial's shape), "+
-		"or connections that misbehave: streams, flowcontrol, qpack, noack")
+		"or connections that misbehave: streams, flowcontrol, qpack, noack, sparse")
 	conns := flag.Int("conns", 100, "misbehaving connections at a time (the connection kinds)")
 	flag.Parse()
 	if err := run(*addr, *rate, *dur, *ports, *conns, *kind); err != nil {
