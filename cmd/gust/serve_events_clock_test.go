@@ -100,3 +100,69 @@ func readStamps(ctx context.Context, client *http.Client, url string, want int) 
 	}
 	return ""
 }
+
+// TestEventClockEndsStreams: streams on one clock each get their events
+// in order; one whose client is gone (write fails) ends at once, one
+// taken off ends without another write, one with n events ends after the
+// nth, and the clock, with no stream left, is forgotten.
+func TestEventClockEndsStreams(t *testing.T) {
+	cs := newEventClocks()
+	e := eventsQuery{n: 3, interval: time.Millisecond}
+	type rec struct {
+		mu   sync.Mutex
+		seen []string
+	}
+	writer := func(r *rec, failAt int) func([]byte) bool {
+		return func(ev []byte) bool {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.seen = append(r.seen, string(ev))
+			return len(r.seen) != failAt
+		}
+	}
+	var full, gone, taken rec
+	_, sFull := cs.add("c", e, truthStream{}, writer(&full, 0))
+	_, sGone := cs.add("c", eventsQuery{n: 0, interval: time.Millisecond}, truthStream{}, writer(&gone, 2))
+	clock, sTaken := cs.add("c", eventsQuery{n: 0, interval: time.Millisecond}, truthStream{}, writer(&taken, 0))
+	deadline := time.After(10 * time.Second)
+	for _, s := range []*eventStream{sFull, sGone} {
+		select {
+		case <-s.done:
+		case <-deadline:
+			t.Fatal("a stream did not end in 10 s")
+		}
+	}
+	clock.remove(sTaken)
+	select {
+	case <-sTaken.done:
+	default:
+		t.Fatal("a stream taken off the clock is not done")
+	}
+	taken.mu.Lock()
+	n := len(taken.seen)
+	taken.mu.Unlock()
+	if want := []string{"id: 1\ndata: tick 1\n\n", "id: 2\ndata: tick 2\n\n", "id: 3\ndata: tick 3\n\n"}; strings.Join(full.seen, "") != strings.Join(want, "") {
+		t.Errorf("n=3 stream got %q", full.seen)
+	}
+	if len(gone.seen) != 2 {
+		t.Errorf("a stream whose second write failed got %d writes", len(gone.seen))
+	}
+	for {
+		cs.mu.Lock()
+		left := len(cs.clocks)
+		cs.mu.Unlock()
+		if left == 0 {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("the clock with no stream is still kept")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	taken.mu.Lock()
+	defer taken.mu.Unlock()
+	if len(taken.seen) != n {
+		t.Errorf("a stream taken off got %d more writes", len(taken.seen)-n)
+	}
+}
