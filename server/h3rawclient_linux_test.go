@@ -21,7 +21,7 @@ type h3RawClient struct {
 }
 
 // dialH3Raw connects to addr and completes the handshake, with the
-// client's control stream open.
+// client's control stream open and the server's received.
 func dialH3Raw(t *testing.T, addr *net.UDPAddr) *h3RawClient {
 	t.Helper()
 	udp, err := net.DialUDP("udp", nil, addr)
@@ -38,6 +38,10 @@ func dialH3Raw(t *testing.T, addr *net.UDPAddr) *h3RawClient {
 		t.Fatal(err)
 	}
 	qc.Write(id, http3.AppendControlStreamStart(nil, http3.DefaultSettings()))
+	// The server's control stream (its first unidirectional stream) says
+	// it has the client's Finished, and so the keys to open what sendRaw
+	// sends, which is never sent again.
+	c.until("the server's control stream", func() bool { return qc.Readable(3) > 0 })
 	return c
 }
 
