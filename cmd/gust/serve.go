@@ -258,6 +258,13 @@ func newServeCmd() *cobra.Command {
 					return err
 				}
 			}
+			if cfg.Worker == "" && cfg.TLS.SelfSigned && os.Getenv(selfSignedEnv) == "" {
+				// The same certificate after an upgrade: the copy inherits it.
+				host, _, _ := net.SplitHostPort(cfg.Addr)
+				if err := shareSelfSigned(host); err != nil {
+					return err
+				}
+			}
 			if cfg.Worker != "" {
 				signal.Ignore(syscall.SIGUSR2) // the parent's to answer
 			}

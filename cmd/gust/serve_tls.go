@@ -47,7 +47,7 @@ func (f serveTLSFlags) scheme() string {
 func addTLSFlags(f *pflag.FlagSet, t *serveTLSFlags) {
 	f.StringVar(&t.Cert, "tls-cert", "", "serve HTTPS with this PEM certificate chain (with --tls-key)")
 	f.StringVar(&t.Key, "tls-key", "", "the PEM private key of --tls-cert")
-	f.BoolVar(&t.SelfSigned, "tls-self-signed", false, "serve HTTPS with an ECDSA P-256 certificate made at start (its SHA-256 fingerprint is printed)")
+	f.BoolVar(&t.SelfSigned, "tls-self-signed", false, "serve HTTPS with an ECDSA P-256 certificate made at start (its SHA-256 fingerprint is printed; kept across SIGUSR2 upgrades)")
 	f.BoolVar(&t.NoResume, "tls-no-resume", false, "with HTTPS, refuse session resumption: every connection does a full handshake")
 	f.StringVar(&t.Max, "tls-max", "", "with HTTPS, the highest TLS version served: 1.2 or 1.3 (default 1.3)")
 }
@@ -93,7 +93,7 @@ func (f serveTLSFlags) config(host string) (*tls.Config, string, *certReloader, 
 	var reloader *certReloader
 	if f.SelfSigned {
 		hosts := selfSignedHosts(host)
-		c, fp, err := transport.SelfSigned(hosts, 0)
+		c, fp, err := selfSigned(hosts)
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("serve: --tls-self-signed: %w", err)
 		}
@@ -160,6 +160,43 @@ func sharedSecret() []byte {
 		return nil
 	}
 	return b
+}
+
+// selfSignedEnv holds the certificate and key of --tls-self-signed (PEM)
+// that the successive processes of SIGUSR2 upgrades serve, so that the
+// fingerprint printed at start holds after an upgrade, and the new
+// process makes no certificate of its own.
+const selfSignedEnv = "GUST_SERVE_TLS_SELF_SIGNED"
+
+// shareSelfSigned makes the certificate of --tls-self-signed for host,
+// and gives it to this process and those it starts (upgrades) through
+// their environment.
+func shareSelfSigned(host string) error {
+	cert, _, err := transport.SelfSigned(selfSignedHosts(host), 0)
+	if err != nil {
+		return fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		return fmt.Errorf("serve: --tls-self-signed: %w", err)
+	}
+	both := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})...)
+	return os.Setenv(selfSignedEnv, string(both))
+}
+
+// selfSigned returns the certificate selfSignedEnv holds, or else a new
+// one for hosts, and its SHA-256 fingerprint.
+func selfSigned(hosts []string) (tls.Certificate, string, error) {
+	v := os.Getenv(selfSignedEnv)
+	if v == "" {
+		return transport.SelfSigned(hosts, 0)
+	}
+	cert, err := tls.X509KeyPair([]byte(v), []byte(v))
+	if err != nil {
+		return tls.Certificate{}, "", fmt.Errorf("%s: %w", selfSignedEnv, err)
+	}
+	return cert, transport.Fingerprint(cert.Certificate[0]), nil
 }
 
 // selfSignedHosts names a self-signed certificate: localhost and the

@@ -186,3 +186,40 @@ func TestServeTLSWorkersShareTicketKeys(t *testing.T) {
 		t.Fatalf("a bad key: %v", err)
 	}
 }
+
+// TestServeTLSSelfSignedSurvivesAnUpgrade: the processes of upgrades,
+// given the certificate of --tls-self-signed through their environment,
+// serve that one rather than a new one: the fingerprint holds.
+func TestServeTLSSelfSignedSurvivesAnUpgrade(t *testing.T) {
+	t.Setenv(selfSignedEnv, "") // unset again after the test
+	flags := serveTLSFlags{SelfSigned: true}
+	_, fresh1, _, err := flags.config("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fresh2, _, err := flags.config("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh1 == fresh2 {
+		t.Fatal("two processes alone made the same certificate")
+	}
+	if err := shareSelfSigned("127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	_, old, _, err := flags.config("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, upgraded, _, err := flags.config("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old != upgraded {
+		t.Fatalf("the upgraded process serves another certificate:\n%s\n%s", old, upgraded)
+	}
+	t.Setenv(selfSignedEnv, "not PEM")
+	if _, _, _, err := flags.config(""); err == nil || !strings.Contains(err.Error(), selfSignedEnv) {
+		t.Fatalf("a bad certificate: %v", err)
+	}
+}
