@@ -129,7 +129,7 @@ func TestConnIdleReleasesCiphers(t *testing.T) {
 	p.quiet(2 * idleReleaseAfter)
 	for _, c := range []*Conn{p.client, p.server} {
 		sp := &c.spaces[spaceApp]
-		if sp.read.aead != nil || sp.write.aead != nil || sp.read.hp != nil || c.keys.next.aead != nil {
+		if sp.read.c != nil || sp.write.c != nil || c.keys.next.c != nil {
 			t.Fatalf("client %v: cipher objects kept after %v quiet", c.isClient, 2*idleReleaseAfter)
 		}
 	}

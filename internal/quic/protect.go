@@ -31,22 +31,30 @@ var (
 // QUICSetWriteSecret), or by NewInitialKeys. A Keys keeps scratch space
 // and serves one goroutine at a time: each event loop keeps its own.
 //
-// A Keys holds its key bytes and makes its cipher objects at the first
-// packet it protects or opens; release lets them go (a connection that
-// has been quiet a while holds tens of bytes of keys, not kilobytes) and
-// the next packet makes them again. Protecting and unprotecting with the
-// ciphers made allocate nothing.
+// A Keys holds its secret and header protection key and makes its
+// cipher objects, with the packet key and IV derived again from the
+// secret, at the first packet it protects or opens; release lets them go
+// (a connection that has been quiet a while holds under a hundred bytes
+// per Keys, not kilobytes) and the next packet makes them again.
+// Protecting and unprotecting with the ciphers made allocate nothing.
 type Keys struct {
-	suite  uint16
-	keyLen uint8
-	secret []byte
-	aead   cipher.AEAD  // nil until used, and after release
-	hp     cipher.Block // AES header protection; nil until used, and for ChaCha20's
-	key    [32]byte     // the AEAD key, keyLen bytes
-	hpKey  [32]byte     // the header protection key, keyLen bytes
-	iv     [12]byte
-	nonce  [12]byte
-	mask   [aes.BlockSize]byte
+	suite     uint16
+	keyLen    uint8
+	secretLen uint8
+	hpKey     [32]byte // keyLen bytes; the same in every key phase
+	secret    [48]byte // secretLen bytes
+	c         *keyCiphers
+}
+
+// keyCiphers is what a Keys makes to protect and unprotect packets: the
+// AEAD, the AES header protection cipher (nil for ChaCha20's), the IV,
+// and scratch space.
+type keyCiphers struct {
+	aead  cipher.AEAD
+	hp    cipher.Block
+	iv    [12]byte
+	nonce [12]byte
+	mask  [aes.BlockSize]byte
 }
 
 // NewKeys derives the packet protection keys of secret for the TLS 1.3
@@ -58,43 +66,51 @@ func NewKeys(suite uint16, secret []byte) (*Keys, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Keys{suite: suite, secret: append([]byte(nil), secret...), keyLen: uint8(len(m.key))}
-	copy(k.key[:], m.key)
+	if len(secret) > 48 {
+		return nil, errUnsupportedSuite
+	}
+	k := &Keys{suite: suite, keyLen: uint8(len(m.key)), secretLen: uint8(len(secret))}
 	copy(k.hpKey[:], m.hp)
-	copy(k.iv[:], m.iv)
+	copy(k.secret[:], secret)
 	return k, nil
 }
 
-// ciphers makes the AEAD and the AES header protection cipher if they
-// are not made.
-func (k *Keys) ciphers() error {
-	if k.aead != nil && (k.hp != nil || k.suite == tls.TLS_CHACHA20_POLY1305_SHA256) {
-		return nil
+// ciphers returns the cipher objects, made from the secret if they are
+// not made.
+func (k *Keys) ciphers() (*keyCiphers, error) {
+	if k.c != nil {
+		return k.c, nil
 	}
-	key := k.key[:k.keyLen]
-	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-		aead, err := chacha20poly1305.New(key)
-		if err != nil {
-			return err
-		}
-		k.aead = aead
-		return nil
-	}
-	block, err := aes.NewCipher(key)
+	m, err := deriveKeyMaterial(k.suite, k.secret[:k.secretLen])
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if k.aead, err = cipher.NewGCM(block); err != nil {
-		return err
+	c := &keyCiphers{}
+	copy(c.iv[:], m.iv)
+	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
+		if c.aead, err = chacha20poly1305.New(m.key); err != nil {
+			return nil, err
+		}
+	} else {
+		block, err := aes.NewCipher(m.key)
+		if err != nil {
+			return nil, err
+		}
+		if c.aead, err = cipher.NewGCM(block); err != nil {
+			return nil, err
+		}
+		if c.hp, err = aes.NewCipher(k.hpKey[:k.keyLen]); err != nil {
+			return nil, err
+		}
 	}
-	k.hp, err = aes.NewCipher(k.hpKey[:k.keyLen])
-	return err
+	k.c = c
+	return c, nil
 }
 
 // release lets the cipher objects go; the next packet makes them again.
 func (k *Keys) release() {
 	if k != nil {
-		k.aead, k.hp = nil, nil
+		k.c = nil
 	}
 }
 
@@ -102,60 +118,56 @@ func (k *Keys) release() {
 // packet protection of NextSecret's secret, the header protection key
 // unchanged.
 func (k *Keys) Next() (*Keys, error) {
-	secret, err := NextSecret(k.suite, k.secret)
+	secret, err := NextSecret(k.suite, k.secret[:k.secretLen])
 	if err != nil {
 		return nil, err
 	}
-	m, err := deriveKeyMaterial(k.suite, secret)
-	if err != nil {
-		return nil, err
-	}
-	n := &Keys{suite: k.suite, secret: secret, keyLen: k.keyLen, hpKey: k.hpKey}
-	copy(n.key[:], m.key)
-	copy(n.iv[:], m.iv)
+	n := &Keys{suite: k.suite, keyLen: k.keyLen, secretLen: uint8(len(secret)), hpKey: k.hpKey}
+	copy(n.secret[:], secret)
 	return n, nil
 }
 
 // setNonce forms the AEAD nonce of packet number pn: the IV with pn,
 // big-endian, XORed into its low 8 bytes (RFC 9001 section 5.3).
-func (k *Keys) setNonce(pn uint64) {
-	k.nonce = k.iv
+func (c *keyCiphers) setNonce(pn uint64) {
+	c.nonce = c.iv
 	for i := range 8 {
-		k.nonce[11-i] ^= byte(pn >> (8 * i))
+		c.nonce[11-i] ^= byte(pn >> (8 * i))
 	}
 }
 
 // headerMask computes the header protection mask of the sample taken at
-// pnOffset+4 (RFC 9001 section 5.4.3) into k.mask.
-func (k *Keys) headerMask(pkt []byte, pnOffset int) error {
+// pnOffset+4 (RFC 9001 section 5.4.3) into c.mask, and returns c.
+func (k *Keys) headerMask(pkt []byte, pnOffset int) (*keyCiphers, error) {
 	if pnOffset < 1 {
-		return errBadPNStart
+		return nil, errBadPNStart
 	}
 	if len(pkt) < pnOffset+4+sampleLen {
-		return errShortPkt
+		return nil, errShortPkt
+	}
+	c, err := k.ciphers()
+	if err != nil {
+		return nil, err
 	}
 	sample := pkt[pnOffset+4 : pnOffset+4+sampleLen]
-	if k.suite == tls.TLS_CHACHA20_POLY1305_SHA256 {
-		chachaMask((*[5]byte)(k.mask[:5]), &k.hpKey, sample)
-		return nil
+	if c.hp == nil {
+		chachaMask((*[5]byte)(c.mask[:5]), &k.hpKey, sample)
+		return c, nil
 	}
-	if err := k.ciphers(); err != nil {
-		return err
-	}
-	k.hp.Encrypt(k.mask[:], sample)
-	return nil
+	c.hp.Encrypt(c.mask[:], sample)
+	return c, nil
 }
 
 // applyMask XORs the mask into the first byte's protected bits and into
 // the pnLen bytes of the packet number field.
-func (k *Keys) applyMask(pkt []byte, pnOffset, pnLen int) {
+func (c *keyCiphers) applyMask(pkt []byte, pnOffset, pnLen int) {
 	if IsLongHeader(pkt[0]) {
-		pkt[0] ^= k.mask[0] & 0x0f
+		pkt[0] ^= c.mask[0] & 0x0f
 	} else {
-		pkt[0] ^= k.mask[0] & 0x1f
+		pkt[0] ^= c.mask[0] & 0x1f
 	}
 	for i := range pnLen {
-		pkt[pnOffset+i] ^= k.mask[1+i]
+		pkt[pnOffset+i] ^= c.mask[1+i]
 	}
 }
 
@@ -180,17 +192,18 @@ func (k *Keys) Protect(pkt []byte, pnOffset int, pn uint64) ([]byte, error) {
 	if len(pkt)+Overhead < pnOffset+4+sampleLen {
 		return nil, errShortPkt
 	}
-	if err := k.ciphers(); err != nil {
+	c, err := k.ciphers()
+	if err != nil {
 		return nil, err
 	}
-	k.setNonce(pn)
+	c.setNonce(pn)
 	payload := pkt[hdrLen:]
-	k.aead.Seal(payload[:0], k.nonce[:], payload, pkt[:hdrLen])
+	c.aead.Seal(payload[:0], c.nonce[:], payload, pkt[:hdrLen])
 	pkt = pkt[:len(pkt)+Overhead]
-	if err := k.headerMask(pkt, pnOffset); err != nil {
+	if _, err := k.headerMask(pkt, pnOffset); err != nil {
 		return nil, err
 	}
-	k.applyMask(pkt, pnOffset, hdrLen-pnOffset)
+	c.applyMask(pkt, pnOffset, hdrLen-pnOffset)
 	return pkt, nil
 }
 
@@ -202,17 +215,18 @@ func (k *Keys) Protect(pkt []byte, pnOffset int, pn uint64) ([]byte, error) {
 // key update, so the caller may read the key phase bit now and then Open
 // with the keys it names.
 func (k *Keys) UnprotectHeader(pkt []byte, pnOffset int, largest int64) (pn uint64, hdrLen int, err error) {
-	if err := k.headerMask(pkt, pnOffset); err != nil {
+	c, err := k.headerMask(pkt, pnOffset)
+	if err != nil {
 		return 0, 0, err
 	}
 	if IsLongHeader(pkt[0]) {
-		pkt[0] ^= k.mask[0] & 0x0f
+		pkt[0] ^= c.mask[0] & 0x0f
 	} else {
-		pkt[0] ^= k.mask[0] & 0x1f
+		pkt[0] ^= c.mask[0] & 0x1f
 	}
 	pnLen := PacketNumberLenOf(pkt[0])
 	for i := range pnLen {
-		pkt[pnOffset+i] ^= k.mask[1+i]
+		pkt[pnOffset+i] ^= c.mask[1+i]
 	}
 	truncated := readPacketNumber(pkt[pnOffset : pnOffset+pnLen])
 	return DecodePacketNumber(largest, truncated, 8*pnLen), pnOffset + pnLen, nil
@@ -226,12 +240,13 @@ func (k *Keys) Open(pkt []byte, hdrLen int, pn uint64) ([]byte, error) {
 	if hdrLen > len(pkt) || len(pkt)-hdrLen < Overhead {
 		return nil, errDecrypt
 	}
-	if err := k.ciphers(); err != nil {
+	c, err := k.ciphers()
+	if err != nil {
 		return nil, err
 	}
-	k.setNonce(pn)
+	c.setNonce(pn)
 	payload := pkt[hdrLen:]
-	out, err := k.aead.Open(payload[:0], k.nonce[:], payload, pkt[:hdrLen])
+	out, err := c.aead.Open(payload[:0], c.nonce[:], payload, pkt[:hdrLen])
 	if err != nil {
 		return nil, errDecrypt
 	}

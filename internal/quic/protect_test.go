@@ -147,7 +147,7 @@ func TestChaCha20ShortHeaderRFC9001(t *testing.T) {
 	if err != nil || !bytes.Equal(ku, unhex(t, "1223504755036d556342ee9361d253421a826c9ecdf3c7148684b36b714881f9")) {
 		t.Errorf("ku = %x, %v", ku, err)
 	}
-	var k Keys
+	var k keyCiphers
 	copy(k.iv[:], m.iv)
 	k.setNonce(654360564)
 	if want := unhex(t, "e0459b3474bdd0e46d417eb0"); !bytes.Equal(k.nonce[:], want) {
