@@ -18,7 +18,12 @@ import (
 // one's writes); a stamped event is stamped just before it is written,
 // and the truth counts the wait for the first tick in the time to the
 // first event. A tick that comes late (the server is busy) is not made
-// up.
+// up. The stamp is taken when the event is handed to the server, which
+// writes it within the loop's turn while the loop keeps up; a loop that
+// falls behind sends events later than stamped. A write that blocks
+// (gust/server's Flush waits once 64 KiB of a stream wait for its
+// client's window; net/http's HTTP/2 Flush waits for every write) holds
+// up the connection's other streams until it returns.
 
 // eventClocks are a server's clocks, by connection and interval.
 type eventClocks struct {
