@@ -176,12 +176,37 @@ var commonHeaders = func() map[string]string {
 	for _, k := range []string{"Host", "User-Agent", "Accept", "Accept-Encoding", "Accept-Language",
 		"Connection", "Content-Length", "Content-Type", "Cookie", "Authorization", "Cache-Control",
 		"Origin", "Referer", "Upgrade-Insecure-Requests", "If-None-Match", "If-Modified-Since",
-		"X-Forwarded-For", "X-Forwarded-Proto", "X-Request-Id", "Pragma", "Expect", "Transfer-Encoding"} {
+		"X-Forwarded-For", "X-Forwarded-Proto", "X-Request-Id", "Pragma", "Expect", "Transfer-Encoding",
+		"Te", "Grpc-Timeout", "Grpc-Encoding", "Grpc-Accept-Encoding"} {
 		m[k] = k
 		m[strings.ToLower(k)] = k
 	}
 	return m
 }()
+
+// fieldNames maps common response header names, canonical, to the
+// lowercase of HTTP/2 and HTTP/3 fields, so that they cost no allocation.
+var fieldNames = func() map[string]string {
+	m := map[string]string{}
+	for k := range commonHeaders {
+		m[http.CanonicalHeaderKey(k)] = strings.ToLower(k)
+	}
+	for _, k := range []string{"Date", "Server", "Trailer", "Vary", "Location", "Set-Cookie", "Etag",
+		"Last-Modified", "Expires", "Content-Encoding", "Content-Language", "Content-Disposition",
+		"Access-Control-Allow-Origin", "X-Content-Type-Options", "Strict-Transport-Security",
+		"Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin"} {
+		m[k] = strings.ToLower(k)
+	}
+	return m
+}()
+
+// fieldName is the HTTP/2 or HTTP/3 field name of a header key.
+func fieldName(k string) string {
+	if l, ok := fieldNames[k]; ok {
+		return l
+	}
+	return strings.ToLower(k)
+}
 
 // responseWriter is the http.ResponseWriter of HTTPHandler.
 type responseWriter struct {

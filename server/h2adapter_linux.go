@@ -28,7 +28,10 @@ var errBodyClosed = errors.New("http: invalid Read on closed Body")
 func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 	head := headStrings{raw: c.rawHead, str: string(c.rawHead)}
 	target := head.of(c.req.Target)
-	u := new(url.URL)
+	// The URL, the body and the writer share one allocation; the handler
+	// may keep any of them, which keeps them all.
+	sr := &h2Serve{}
+	u := &sr.url
 	if !parsePlainTarget(target, u) {
 		parsed, err := url.ParseRequestURI(target)
 		if err != nil {
@@ -44,7 +47,8 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 	if st.gone.Load() {
 		cancel()
 	}
-	r := &http.Request{
+	// Built here, copied once by WithContext: no second allocation.
+	req := http.Request{
 		Method:     head.of(c.req.Method),
 		URL:        u,
 		Proto:      "HTTP/2.0",
@@ -53,15 +57,17 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 		Host:       head.of(c.req.Host),
 		RequestURI: target,
 		Body:       http.NoBody,
+		RemoteAddr: st.hc.remote,
 	}
-	adapterHeader(r, c.req.Headers, head.of)
+	adapterHeader(&req, c.req.Headers, head.of)
+	r := req.WithContext(ctx)
 	if !st.noBody && !st.tunnel {
-		r.Body = &h2Body{st: st, req: r, onLoop: c.mover != nil}
+		sr.body = h2Body{st: st, req: r, onLoop: c.mover != nil}
+		r.Body = &sr.body
 		r.ContentLength = c.req.ContentLength
 	}
-	r.RemoteAddr = st.hc.remote
-	r = r.WithContext(ctx)
-	w := &h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
+	sr.w = h2Writer{st: st, c: c, header: make(http.Header), head: c.head}
+	w := &sr.w
 	if !a.runStream(w.c.srv, w, r) {
 		if w.headersPosted() {
 			return w.withHeld(h2part{reset: true})
@@ -69,6 +75,13 @@ func (a *httpAdapter) serveH2(c *Ctx, st *h2stream) h2part {
 		return h2part{status: 500, fields: []http2.Field{{Name: "content-length", Value: "0"}}, end: true}
 	}
 	return w.withHeld(w.final())
+}
+
+// h2Serve holds what serveH2 makes for a request, in one allocation.
+type h2Serve struct {
+	url  url.URL
+	body h2Body
+	w    h2Writer
 }
 
 // runStream calls the handler on a stream's request (HTTP/2 or HTTP/3);
@@ -93,7 +106,8 @@ func (a *httpAdapter) runStream(s *Server, w http.ResponseWriter, r *http.Reques
 // section 8.2.3, RFC 9114 section 4.2.1), and the names the Trailer field
 // declares become r.Trailer's keys.
 func adapterHeader(r *http.Request, fields []head.Field, str func([]byte) string) {
-	for _, h := range fields {
+	values := make([]string, len(fields)) // one backing array for single values
+	for i, h := range fields {
 		name := str(h.Name)
 		if name == "host" {
 			continue
@@ -107,9 +121,16 @@ func adapterHeader(r *http.Request, fields []head.Field, str func([]byte) string
 			r.Header[key][0] += "; " + v
 			continue
 		}
-		r.Header[key] = append(r.Header[key], v)
+		if prev, seen := r.Header[key]; seen {
+			r.Header[key] = append(prev, v)
+		} else {
+			values[i] = v
+			r.Header[key] = values[i : i+1 : i+1]
+		}
 		if key == "Trailer" {
-			for _, t := range strings.Split(v, ",") {
+			for v != "" {
+				var t string
+				t, v, _ = strings.Cut(v, ",")
 				if t = strings.TrimSpace(t); t != "" {
 					if r.Trailer == nil {
 						r.Trailer = http.Header{}
@@ -181,7 +202,7 @@ func (b *h2Body) Read(p []byte) (int, error) {
 		err = io.EOF
 		for _, f := range st.trailer {
 			if b.req.Trailer == nil {
-				b.req.Trailer = http.Header{}
+				break // none declared: none shown, as net/http's HTTP/2 server does
 			}
 			k := http.CanonicalHeaderKey(f.Name)
 			b.req.Trailer[k] = append(b.req.Trailer[k], f.Value)
@@ -405,17 +426,19 @@ func adapterFields(s *Server, header http.Header, status, length int, trailers *
 			hasLength = true
 		case "Trailer":
 			for _, v := range vs {
-				for _, t := range strings.Split(v, ",") {
+				for v != "" {
+					var t string
+					t, v, _ = strings.Cut(v, ",")
 					if t = strings.TrimSpace(t); t != "" {
 						*trailers = append(*trailers, http.CanonicalHeaderKey(t))
 					}
 				}
 			}
 		}
-		if strings.HasPrefix(k, http.TrailerPrefix) {
+		if len(vs) == 0 || strings.HasPrefix(k, http.TrailerPrefix) {
 			continue
 		}
-		name := strings.ToLower(k)
+		name := fieldName(k)
 		for _, v := range vs {
 			fields = append(fields, http2.Field{Name: name, Value: v})
 		}
@@ -435,13 +458,16 @@ func adapterTrailers(header http.Header, declared []string) []http2.Field {
 	var out []http2.Field
 	for _, k := range declared {
 		for _, v := range header[k] {
-			out = append(out, http2.Field{Name: strings.ToLower(k), Value: v})
+			if out == nil {
+				out = make([]http2.Field, 0, len(declared))
+			}
+			out = append(out, http2.Field{Name: fieldName(k), Value: v})
 		}
 	}
 	for k, vs := range header {
 		if name, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
 			for _, v := range vs {
-				out = append(out, http2.Field{Name: strings.ToLower(name), Value: v})
+				out = append(out, http2.Field{Name: fieldName(name), Value: v})
 			}
 		}
 	}
