@@ -6,8 +6,11 @@
 # DUR (default 10s), ROUNDS rounds (default 3) alternating. Prints RPC/s, server CPU per
 # RPC (us) and p99; then each server's RSS per idle connection at IDLE
 # (default 10,000) idle h2c connections (peers/idleconns -h2c) and its
-# goroutines then. Loopback only.
-# usage: [CONNS=50] [DUR=10s] [ROUNDS=3] [IDLE=10000] scripts/bench-grpc-server.sh
+# goroutines then. Loopback only. With PROFILE=DIR, each round also saves
+# the server's CPU profile (pprof, over DUR less 2 s, from its -debug-addr)
+# as DIR/ENGINE-ROUND.pprof: where the CPU goes, in proportions (the
+# profiler's own cost makes those rounds' figures no measurement).
+# usage: [CONNS=50] [DUR=10s] [ROUNDS=3] [IDLE=10000] [PROFILE=DIR] scripts/bench-grpc-server.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 20000
@@ -25,8 +28,14 @@ for round in $(seq "${ROUNDS:-3}"); do for engine in grpc gust; do
   port=$((port + 2)); start "$engine" "$port"
   out=$(mktemp)
   read -r ub sb < <(awk '{print $14, $15}' /proc/$srv/stat)
+  prof=
+  if [[ -n "${PROFILE:-}" ]]; then
+    mkdir -p "$PROFILE"; secs=${DUR:-10s}; secs=$((${secs%s} - 2))
+    curl -s -o "$PROFILE/$engine-$round.pprof" "http://127.0.0.1:$((port + 1000))/debug/pprof/profile?seconds=$((secs > 0 ? secs : 1))" & prof=$!
+  fi
   taskset -c 1 "$ghz" --insecure --call grpc.testing.TestService.EmptyCall --connections "$conns" -c "$conns" -z "${DUR:-10s}" -O json "127.0.0.1:$port" > "$out"
   read -r ua sa < <(awk '{print $14, $15}' /proc/$srv/stat)
+  [[ -z "$prof" ]] || wait $prof || true
   kill $srv; wait $srv 2>/dev/null || true
   python3 - "$out" "$engine" "$round" $((ua + sa - ub - sb)) "$hz" <<'PY'
 import json, sys
