@@ -95,7 +95,9 @@ func (c *Conn) onCrypto(sp spaceID, f *Frame, now time.Time) error {
 	if c.tls == nil {
 		return nil // a server's TLS is done (releaseTLS): nothing more is owed to it
 	}
-	r.push(f.Offset, f.Data)
+	if err := r.push(f.Offset, f.Data); err != nil {
+		return err
+	}
 	data := r.peek()
 	if len(data) == 0 {
 		return nil

@@ -101,12 +101,11 @@ func (s *stream) onData(off uint64, data []byte, fin bool) (uint64, error) {
 	}
 	if s.peerReset || s.stopped {
 		if end > r.highest() {
-			r.readOff, r.buf, r.have = end, r.buf[:0], r.have[:0] // count it, keep nothing
+			r.skip(end) // count it, keep nothing
 		}
 		return grow, nil
 	}
-	r.push(off, data)
-	return grow, nil
+	return grow, r.push(off, data)
 }
 
 // onReset takes a RESET_STREAM frame, returning the connection flow
@@ -126,7 +125,7 @@ func (s *stream) onReset(code, final uint64) (grow, freed uint64, err error) {
 	freed = final - r.readOff
 	r.final, r.hasFinal = final, true
 	s.peerReset, s.peerCode = true, code
-	r.buf, r.have, r.readOff = r.buf[:0], r.have[:0], final
+	r.skip(final)
 	return grow, freed, nil
 }
 

@@ -289,7 +289,7 @@ func (c *Conn) StopSending(id, code uint64) error {
 		s.stopped, s.stopOwed, s.stopCode = true, true, code
 		h := s.recv.highest()
 		c.flow.onConsumed(h - s.recv.readOff)
-		s.recv.buf, s.recv.have, s.recv.readOff = s.recv.buf[:0], s.recv.have[:0], h
+		s.recv.skip(h)
 		c.strms.queue(s)
 	}
 	return nil
