@@ -50,7 +50,8 @@ type Config struct {
 	// 0: 8.
 	ConnIDLen int
 	// ActiveConnIDLimit is how many connection IDs of the peer this end
-	// keeps. 0: 4.
+	// keeps: the one in use and spares for a move to a new address. 0: 2,
+	// the least allowed (each more costs every connection its bytes).
 	ActiveConnIDLimit uint64
 	// StatelessResetKey, on a server, derives the reset tokens of its
 	// connection IDs; nil draws random ones.
@@ -74,7 +75,7 @@ const (
 	defaultMaxStreams    = 100
 	defaultSendBuffer    = 1 << 20
 	defaultConnIDLen     = 8
-	defaultActiveCIDs    = 4
+	defaultActiveCIDs    = 2
 	ackDelayExponent     = 3
 	maxAckDelay          = 25 * time.Millisecond
 	maxCryptoBuffer      = 64 << 10
