@@ -82,6 +82,9 @@ func (r *recvBuf) releaseIdle() {
 	if len(r.have) == 0 {
 		r.have = nil
 	}
+	if len(r.later) == 0 {
+		r.later = nil
+	}
 }
 
 // releaseIdle drops the frame slices of the free handles, and every

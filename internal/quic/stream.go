@@ -4,39 +4,40 @@ package quic
 // send half with the peer's MAX_STREAM_DATA, the receive half with the
 // window this end gives, and the resets and stops of either side.
 type stream struct {
-	id      uint64
-	local   bool // opened by this end
-	hasSend bool
-	hasRecv bool
+	id uint64
 
-	send        sendBuf
-	sendMax     uint64 // the peer's MAX_STREAM_DATA
-	blockedAt   uint64
+	send      sendBuf
+	sendMax   uint64 // the peer's MAX_STREAM_DATA
+	blockedAt uint64
+
+	recv    recvBuf
+	window  uint64
+	recvMax uint64 // the MAX_STREAM_DATA given
+
+	resetCode  uint64
+	resetFinal uint64
+	stopCode   uint64
+	peerCode   uint64
+	peerStop   uint64
+
+	// The flags, together so that the struct holds no padding between.
+	local       bool // opened by this end
+	hasSend     bool
+	hasRecv     bool
 	blockedOwed bool
 	wantWrite   bool // a Write was cut short: say when it may go on
-
-	recv        recvBuf
-	window      uint64
-	recvMax     uint64 // the MAX_STREAM_DATA given
 	maxDataOwed bool
 	readQueued  bool // an EventStreamReadable is pending
 	finRead     bool // Read has returned the FIN
-
 	resetOwed   bool // RESET_STREAM to send
-	resetCode   uint64
-	resetFinal  uint64
 	resetSent   bool
 	resetAcked  bool
 	stopOwed    bool // STOP_SENDING to send
-	stopCode    uint64
 	stopped     bool // this end sent STOP_SENDING: data is dropped
 	peerReset   bool
-	peerCode    uint64
 	resetRead   bool // the application has seen the peer's reset
 	peerStopped bool
-	peerStop    uint64
-
-	queued bool // in the send queue
+	queued      bool // in the send queue
 }
 
 // StreamError is the error of a stream the peer reset (RESET_STREAM, on a
