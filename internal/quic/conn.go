@@ -143,6 +143,7 @@ func (s spaceID) level() tls.QUICEncryptionLevel {
 type pnSpace struct {
 	read, write *Keys
 	dropped     bool
+	ackNew      bool // packets received since the last ACK sent
 
 	nextPN          uint64
 	largestAcked    int64 // by the peer; -1 before any
@@ -151,7 +152,6 @@ type pnSpace struct {
 	recv            RangeSet
 	ackEliciting    int       // ack-eliciting packets received since the last ACK sent
 	ackDeadline     time.Time // when the ACK is owed; zero: none
-	ackNew          bool      // packets received since the last ACK sent
 
 	cryptoSend sendBuf
 	cryptoRecv recvBuf
@@ -179,22 +179,29 @@ const (
 // no clock: every time is an argument.
 type Conn struct {
 	cfg      Config
-	isClient bool
 	tls      *tls.QUICConn
 	tlsState *tls.ConnectionState // a server's, once its TLS connection is released (releaseTLS)
 	opened   uint64               // the peer's packets opened (PacketsOpened)
-	state    connState
 	spaces   [numSpaces]pnSpace
 
+	// The small fields together, so that the struct holds no padding
+	// between them.
+	isClient           bool
+	state              connState
 	handshakeComplete  bool // TLS finished
 	handshakeConfirmed bool // RFC 9001 section 4.1.2
 	handshakeDoneOwed  bool // server: HANDSHAKE_DONE to send
 	receivedAny        bool // a packet was processed
 	retried            bool // client: a Retry was accepted
-	token              []byte
 	addrValidated      bool
-	bytesRecv          uint64 // before address validation
-	bytesSent          uint64
+	closeSpace         spaceID
+	closeOwed          bool // send the CONNECTION_CLOSE again
+	pathResponseDue    bool
+	pathResponse       [8]byte
+
+	token     []byte
+	bytesRecv uint64 // before address validation
+	bytesSent uint64
 
 	keys  keyUpdate
 	cids  connIDs
@@ -214,14 +221,10 @@ type Conn struct {
 	releaseAt   time.Time // when a quiet connection lets its working state go (releaseIdle)
 	closeAt     time.Time // end of closing or draining
 	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
-	closeSpace  spaceID
-	closeOwed   bool // send the CONNECTION_CLOSE again
 	err         error
 
-	pathResponse    [8]byte
-	pathResponseDue bool
-	probeOwed       [numSpaces]int // ack-eliciting packets a PTO asks for
-	paceAt          time.Time      // when the pacer lets the next datagram go
+	probeOwed [numSpaces]int // ack-eliciting packets a PTO asks for
+	paceAt    time.Time      // when the pacer lets the next datagram go
 
 	events    []Event
 	eventHead int
