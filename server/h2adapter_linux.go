@@ -430,6 +430,9 @@ func adapterFields(s *Server, header http.Header, status, length int, trailers *
 					var t string
 					t, v, _ = strings.Cut(v, ",")
 					if t = strings.TrimSpace(t); t != "" {
+						if *trailers == nil {
+							*trailers = make([]string, 0, 4) // gRPC declares three
+						}
 						*trailers = append(*trailers, http.CanonicalHeaderKey(t))
 					}
 				}
