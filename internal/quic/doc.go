@@ -26,7 +26,7 @@
 //   - conn.go: Config, Conn and its state, events, the idle timer, NextTimeout and OnTimeout
 //   - conn_close.go: Close, a transport error's close, draining, Abandon, the end of a connection
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
-//   - conn_idle.go: a quiet connection's working state (cipher objects, buffers) released, made again on use
+//   - conn_idle.go: a quiet connection's working state (cipher objects, buffers) released, made again on use; Quiet, TLSState
 //   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes, records freed
 //   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation
 //   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
@@ -41,7 +41,7 @@
 //   - keys.go: Initial secrets, HKDF-Expand-Label, key material of a TLS secret, the key update secret, AEAD limits
 //   - pacer.go: Pacer: a token bucket filled at 1.25 cwnd per smoothed RTT (RFC 9002 section 7.7)
 //   - packetnum.go: packet numbers truncated for the wire and recovered (RFC 9000 section 17.1)
-//   - protect.go: Keys: AEAD packet protection and header protection, in place, no allocation
+//   - protect.go: Keys: AEAD packet protection and header protection, in place, cipher objects made at first use
 //   - rangeset.go: RangeSet: received packet numbers as bounded ranges, largest first, for ACK frames
 //   - raw.go: SealRawFrames, CloseTransport and PeerTransportParameters, for test peers that misbehave
 //   - records.go: what each packet carried, by handle, resent or released when it is lost or acknowledged
