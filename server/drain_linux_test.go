@@ -103,8 +103,14 @@ func TestShutdownSpreadsTheCloses(t *testing.T) {
 // that clients sending request after request do not all reconnect (to a
 // successor, in an upgrade) at their next response, in the same instant.
 func TestShutdownSpreadsBusyConnections(t *testing.T) {
+	for _, mode := range []Mode{Auto, Pooled} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) { testShutdownSpreadsBusy(t, mode) })
+	}
+}
+
+func testShutdownSpreadsBusy(t *testing.T, mode Mode) {
 	const spread = 400 * time.Millisecond
-	s := &Server{Handler: HandlerFunc(func(c *Ctx) { c.WriteString("ok") }), Config: Config{Loops: 1, DrainSpread: spread}}
+	s := &Server{Handler: HandlerFunc(func(c *Ctx) { c.WriteString("ok") }), Config: Config{Loops: 1, DrainSpread: spread, Mode: mode}}
 	if err := s.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

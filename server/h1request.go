@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/gust-http/gust/internal/http1"
 )
@@ -147,7 +146,7 @@ func (s *Server) finish(ctx *Ctx, dst []byte, faulted bool) []byte {
 	if !ctx.hijacked {
 		s.counters.inflight.Add(-1) // else Hijack did
 	}
-	if s.shutting.Load() && (drainsNow(ctx) || time.Now().UnixNano() >= s.closeAllAt.Load()) {
+	if s.shutting.Load() && (drainsNow(ctx) || s.drainingAll()) {
 		ctx.closeConn = true // tell the client not to send more
 	}
 	s.counters.requests.Add(1)

@@ -119,7 +119,7 @@ func (c *conn) serveWork() {
 			}
 			out = out[:0]
 		}
-		if closing || s.shutting.Load() && len(c.in) == 0 {
+		if closing || s.shutting.Load() && len(c.in) == 0 && (c.drainNow || s.drainingAll()) {
 			c.state.Store(stBusy)
 			l.giveBack(c)
 			return

@@ -262,6 +262,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
+// drainingAll reports whether Shutdown's spread is over (closeAllAt):
+// every HTTP/1.1 connection closes after its response.
+func (s *Server) drainingAll() bool {
+	return s.shutting.Load() && time.Now().UnixNano() >= s.closeAllAt.Load()
+}
+
 // Close closes the listeners and every connection at once.
 func (s *Server) Close() error {
 	eng := s.engineOrDiscard()
