@@ -30,10 +30,12 @@ import "time"
 func (l *loop) closeIdleConns() {
 	now := l.e.now()
 	l.closingIdle = true
-	if l.drainStep == 0 {
-		l.drainStep = drainStep(l.byFD, l.srv.cfg.DrainSpread)
+	if l.drain.began == 0 {
+		l.drain.start(l.byFD, now)
 	}
-	closed := 0
+	// Counted as they go, not at the end: a handler served here may be
+	// moved off the loop, and the loop's new goroutine starts again.
+	limit := l.drain.chosen + l.drain.due(now, l.srv.cfg.DrainSpread)
 	for _, c := range l.byFD {
 		if c == nil || c.state.Load() != stIdle {
 			continue
@@ -50,7 +52,7 @@ func (l *loop) closeIdleConns() {
 			l.closeIfIdle(c, now)
 			continue
 		}
-		if closed >= l.drainStep {
+		if l.drain.chosen >= limit {
 			// At the next steps: their clients reconnect a few at a time.
 			// Those winding down already (a GOAWAY sent) go on doing so.
 			if !c.lingering {
@@ -60,13 +62,13 @@ func (l *loop) closeIdleConns() {
 		}
 		if c.handshaking {
 			l.closeConn(c) // its socket is the handshake's: nothing to read here
-			closed++
+			l.drain.chosen++
 			continue
 		}
 		if !c.lingering {
 			if took, began := c.proto.shutdown(c, true); took {
 				if began {
-					closed++
+					l.drain.chosen++
 				}
 				continue // HTTP/2: GOAWAY, then closed once its streams are done
 			}
@@ -77,11 +79,11 @@ func (l *loop) closeIdleConns() {
 			// closed then. Closed now, it would reset the request a busy
 			// client may have on its way, for the client to send again.
 			c.drainNow = true
-			closed++
+			l.drain.chosen++
 			continue
 		}
 		if l.closeIfIdle(c, now) {
-			closed++
+			l.drain.chosen++
 		}
 	}
 	l.closingIdle = false
@@ -105,21 +107,36 @@ func (l *loop) closeIfIdle(c *conn, now int64) bool {
 	return true
 }
 
-// drainStep is how many of the connections in byFD one of Shutdown's
-// 10 ms steps closes so that all are closed over spread: all at once for
-// a negative spread, at least one a step.
-func drainStep(byFD []*conn, spread time.Duration) int {
-	open := 0
+// drainPace paces a loop's share of Shutdown: the connections open when
+// its first step came, and how many its steps have chosen since.
+type drainPace struct {
+	began  int64 // engine time of the first step; 0 before it
+	open   int
+	chosen int
+}
+
+// start begins the pace at now with the connections in byFD.
+func (p *drainPace) start(byFD []*conn, now int64) {
+	p.began, p.open = max(now, 1), 0
 	for _, c := range byFD {
 		if c != nil {
-			open++
+			p.open++
 		}
 	}
-	steps := int(spread / (10 * time.Millisecond))
-	if spread < 0 || steps <= 1 {
-		return max(open, 1)
+}
+
+// due is how many connections the step at now may choose so that all
+// are chosen evenly over spread, this step's 10 ms included: by the time
+// gone, not by the count of steps, which a busy CPU delays. At least one
+// a step; all at once for a negative spread, or one shorter than a step.
+func (p *drainPace) due(now int64, spread time.Duration) int {
+	const step = int64(10 * time.Millisecond)
+	gone := now - p.began + step
+	if spread <= 0 || gone >= int64(spread) {
+		return max(p.open-p.chosen, 1)
 	}
-	return max((open+steps-1)/steps, 1)
+	want := int((int64(p.open)*gone + int64(spread) - 1) / int64(spread)) // rounded up
+	return max(want-p.chosen, 1)
 }
 
 // isIdle reports whether c is open, owned by the loop, and has no request

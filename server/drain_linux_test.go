@@ -12,7 +12,11 @@ import (
 	"time"
 )
 
-func TestDrainStep(t *testing.T) {
+// TestDrainPace: Shutdown's steps choose connections by the time gone
+// since the first, so that all are chosen within the spread even when
+// steps come late; at least one a step; all at once for a negative spread
+// or one shorter than a step.
+func TestDrainPace(t *testing.T) {
 	conns := func(n int) []*conn {
 		s := make([]*conn, n+3) // holes, as byFD has
 		for i := range n {
@@ -20,21 +24,31 @@ func TestDrainStep(t *testing.T) {
 		}
 		return s
 	}
+	const ms = int64(time.Millisecond)
 	tests := []struct {
 		open   int
 		spread time.Duration
+		chosen int
+		at     int64 // since the first step
 		want   int
 	}{
-		{0, 250 * time.Millisecond, 1},
-		{10, 250 * time.Millisecond, 1}, // fewer than steps: one a step
-		{100, 250 * time.Millisecond, 4},
-		{101, 250 * time.Millisecond, 5}, // rounded up: done within the spread
-		{100, -1, 100},                   // at once
-		{100, 5 * time.Millisecond, 100}, // less than a step: at once
+		{0, 250 * time.Millisecond, 0, 0, 1},
+		{10, 250 * time.Millisecond, 0, 0, 1}, // fewer than steps: one a step
+		{100, 250 * time.Millisecond, 0, 0, 4},
+		{101, 250 * time.Millisecond, 0, 0, 5}, // rounded up: done within the spread
+		{100, 250 * time.Millisecond, 4, 10 * ms, 4},
+		{100, 250 * time.Millisecond, 4, 50 * ms, 20},   // steps came late: it catches up
+		{100, 250 * time.Millisecond, 60, 240 * ms, 40}, // the spread is over: all that are left
+		{100, 250 * time.Millisecond, 100, 300 * ms, 1},
+		{100, -1, 0, 0, 100},                   // at once
+		{100, 5 * time.Millisecond, 0, 0, 100}, // less than a step: at once
 	}
 	for _, tt := range tests {
-		if got := drainStep(conns(tt.open), tt.spread); got != tt.want {
-			t.Errorf("drainStep(%d open, %s) = %d, want %d", tt.open, tt.spread, got, tt.want)
+		var p drainPace
+		p.start(conns(tt.open), 1000*ms)
+		p.chosen = tt.chosen
+		if got := p.due(1000*ms+tt.at, tt.spread); got != tt.want {
+			t.Errorf("%d open, %d chosen, %d ms in, spread %s: due %d, want %d", tt.open, tt.chosen, tt.at/ms, tt.spread, got, tt.want)
 		}
 	}
 }

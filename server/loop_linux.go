@@ -61,10 +61,8 @@ type loop struct {
 	// closingIdle: closeIdleConns is running (a handler it served may be
 	// moved off the loop, and the loop's new goroutine starts it again).
 	closingIdle bool
-	// drainStep is how many idle connections closeIdleConns may close per
-	// call (Config.DrainSpread over Shutdown's 10 ms steps), set at its
-	// first call from the connections open then; 0 before.
-	drainStep  int
+	// drain paces closeIdleConns over Config.DrainSpread (drain_linux.go).
+	drain      drainPace
 	lingerPace        // lingering connections and their read budget (linger_linux.go)
 	streams    h2loop // HTTP/2 streams to start at the end of the turn (Auto), the fields scratch
 
