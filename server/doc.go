@@ -35,7 +35,7 @@
 //   - ctxhook.go: the response as a wrapper sees it: FlushHook, ResponseHeader, ResponseBody
 //   - date.go: the Date header refreshed once a second, and its string for HTTP/2
 //   - dispatch.go: dispatcher, where work runs for every protocol: runHere (Inline), pooled, Auto's seat
-//   - drain_linux.go: Shutdown's steps: connections closed (or told Connection: close) a share at a time over DrainSpread
+//   - drain_linux.go: Shutdown's steps: connections closed or told to close a share at a time over DrainSpread
 //   - drain_other.go: the same on the portable engine: none chosen before the spread is over
 //   - engine_linux.go: listeners (SO_REUSEPORT per loop, or one acceptor), starting and stopping loops
 //   - engine_other.go: the portable fallback: a goroutine per connection on net, HTTP/1.1 only
@@ -67,8 +67,10 @@
 //   - h3timers_linux.go: the loop's QUIC connections in a heap by their next deadline
 //   - handler.go: Handler and HandlerFunc, and what a panic or runtime.Goexit costs a handler
 //   - handover.go: ListenFiles, ListenerFiles, InheritedListeners: listeners inherited and handed on
+//   - handover_cloexec_unix.go: close-on-exec for inherited descriptors off Linux
+//   - handover_cloexec_windows.go: the same on Windows, where handles are not inherited unasked
 //   - handover_linux.go: inherited sockets checked and spread over the loops, the loops' sockets duplicated
-//   - handover_other.go: the same on the portable engine, one listener
+//   - handover_other.go: ListenFiles and its kin on the portable engine, one listener
 //   - hijack_linux.go: Hijack, the socket detached into a net.Conn
 //   - linger.go: why a close lingers (RFC 9112 section 9.6), and its bounds
 //   - linger_linux.go: the lingering close: sockets read and dropped out of one budget per loop

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"syscall"
 )
 
 // newEngineFromFiles is newEngine on an inherited listening socket: the
@@ -39,8 +38,3 @@ func (e *engine) listenerFiles() ([]*os.File, error) {
 	return []*os.File{f}, nil
 }
 
-// markCloseOnExec sets close-on-exec on an inherited descriptor.
-func markCloseOnExec(fd int) error {
-	syscall.CloseOnExec(fd)
-	return nil
-}
