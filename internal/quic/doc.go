@@ -26,7 +26,7 @@
 //   - conn.go: Config, Conn and its state, events, the idle timer, NextTimeout and OnTimeout
 //   - conn_close.go: Close, a transport error's close, draining, Abandon, the end of a connection
 //   - conn_frames.go: each frame received applied: ACK, CRYPTO to TLS, stream frames, limits, connection IDs, close
-//   - conn_idle.go: a quiet connection's working state (cipher objects, buffers) released, made again on use; Quiet, TLSState
+//   - conn_idle.go: a quiet connection lets its ciphers and buffers go, made again on use; Quiet, TLSState
 //   - conn_loss.go: the connection joined to Recovery: packets sent, ACKs, PTO probes, records freed
 //   - conn_recv.go: Receive: coalesced packets unprotected in place, key phases, Retry, Version Negotiation
 //   - conn_send.go: AppendDatagram: packets per space coalesced and padded, ACK, CRYPTO, control and STREAM frames
