@@ -69,11 +69,8 @@ func newConnPair(t *testing.T, tweak func(*Config)) *connPair {
 	return p
 }
 
-// deliver hands d to the conn to, making the server on the first one.
-func (p *connPair) deliver(to *Conn, d []byte) { p.deliverECN(to, d, ECNNotECT) }
-
-// deliverECN is deliver for a datagram that arrives with the codepoint
-// mark.
+// deliverECN hands d, arriving with the ECN codepoint mark, to the conn
+// to, making the server on the first one.
 func (p *connPair) deliverECN(to *Conn, d []byte, mark ECN) {
 	if to == nil {
 		h, err := ParseLongHeader(d)
