@@ -25,7 +25,9 @@
 // # Files
 //
 //   - adapter.go: HTTPHandler, net/http on top of Ctx: Request, ResponseWriter, Flusher, Hijacker
+//   - adapter_fields_linux.go: a net/http handler's header and trailers as HTTP/2 or HTTP/3 fields
 //   - adapter_file.go: the adapter's ReadFrom, an *os.File copied becoming the Ctx's file body
+//   - adapter_h2hold_linux.go: a net/http handler's HTTP/2 flushes held on its loop until its last part
 //   - auto.go: Auto mode's route table (path hash, decaying probes); moveViews for a handed-over request
 //   - auto_linux.go: Auto on the loops: the seat, moving a handler off, the loop's new goroutine, the watchdog
 //   - config.go: Config and its zero values, Mode (Auto, Pooled, Inline), Acceptor, HandlerBudget
