@@ -5,6 +5,7 @@ package server
 import (
 	"crypto/rand"
 	"net/netip"
+	"os"
 	"time"
 
 	"github.com/gust-http/gust/internal/datagram"
@@ -96,8 +97,9 @@ func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
 	}
 	h.cfg = sh.cfg
 	// ECN where the kernel hands the socket each datagram's codepoint:
-	// the connections then mark theirs and slow down on CE.
-	h.cfg.ECN = datagram.EnableECN(h.fd) == nil
+	// the connections then mark theirs and slow down on CE
+	// (GUST_QUIC_ECN=off leaves it out, for A/B runs, as gust load's).
+	h.cfg.ECN = os.Getenv("GUST_QUIC_ECN") != "off" && datagram.EnableECN(h.fd) == nil
 	h.cfg.StatelessResetKey = quic.NewStatelessResetKey(sh.resetKey)
 	h.posts.Init(l.poller.Wake)
 	return h, nil
