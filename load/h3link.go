@@ -183,13 +183,16 @@ func (q *quicLink) writeSegments() error {
 		if !ok {
 			break
 		}
-		mark := uint8(q.qc.DatagramECN())
+		mark := uint8(0)
+		if q.io.ecn {
+			mark = uint8(q.qc.DatagramECN())
+		}
 		if !g.Fits(len(d)) || g.Len() > 0 && g.ECN() != mark {
 			if err := q.sendSegments(); err != nil {
 				return err
 			}
 		}
-		if g.Len() == 0 && q.io.ecn {
+		if g.Len() == 0 {
 			g.SetECN(mark)
 		}
 		g.Append(d)
