@@ -37,4 +37,3 @@ func (e *engine) listenerFiles() ([]*os.File, error) {
 	}
 	return []*os.File{f}, nil
 }
-
