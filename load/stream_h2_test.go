@@ -92,9 +92,11 @@ func TestSSEOverH2MatchesTruth(t *testing.T) {
 		t.Fatalf("the server timed %d gaps, want %d", truth.TotalCount(), conns*perConn*(events-1))
 	}
 	// A late read shortens the next gap as much as it lengthens its own,
-	// so the mean is held close; the percentiles move with the machine's
-	// load, and are held loosely.
-	if got, want := s.Gap.Mean(), truth.Mean(); got-want > 1_000 || want-got > 1_000 {
+	// so the means differ by how much later the last event of a stream
+	// was read than its first, over its 19 gaps: held within 3 ms (57 ms
+	// of skew, which a busy CI machine reaches); the percentiles move with
+	// the machine's load, and are held loosely.
+	if got, want := s.Gap.Mean(), truth.Mean(); got-want > 3_000 || want-got > 3_000 {
 		t.Errorf("mean gap: gust %.0fus, the server %.0fus", got, want)
 	}
 	for _, q := range []struct {

@@ -94,9 +94,6 @@ type conn struct {
 	// handshake ended. Shutdown leaves it freshGrace from then to send its
 	// first request.
 	fresh bool
-	// drainNow: Shutdown chose the connection to close now (drain_linux.go),
-	// so that its next HTTP/1.1 response says Connection: close.
-	drainNow bool
 
 	// The loop's.
 	we wheelEntry
@@ -106,12 +103,16 @@ type conn struct {
 	// lingering: a lingering close is under way (linger_linux.go), and
 	// lingerLeft bytes more may be read and discarded; lingerQueued: it is
 	// in its loop's queue of lingering connections to read.
-	lingerLeft              int
+	// (An int32 beside the flags: the conn stays in its 256-byte class.)
+	lingerLeft              int32
 	lingering, lingerQueued bool
 	// later: the connection is in its loop's list of sockets to read on
 	// (its turn ended before the socket was drained); hangup, if a hang-up
 	// was seen then.
 	later, laterHangup bool
+	// drainNow: Shutdown chose the connection to close now (drain_linux.go),
+	// so that its next HTTP/1.1 response says Connection: close.
+	drainNow bool
 
 	// hijacked (atomic): a handler took the socket over; the server only
 	// closes its own descriptor.

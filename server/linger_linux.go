@@ -93,13 +93,13 @@ func (l *loop) discardSome(now int64) {
 			c.lingerQueued = false // closed meanwhile
 			continue
 		}
-		want := min(lingerChunk, len(l.seat.buf), c.lingerLeft)
+		want := min(lingerChunk, len(l.seat.buf), int(c.lingerLeft))
 		n, err := c.t.Read(l.seat.buf[:want])
 		switch {
 		case n > 0:
 			l.lingerBudget -= int64(n)
 			l.srv.counters.bytesIn.Add(int64(n))
-			if c.lingerLeft -= n; c.lingerLeft <= 0 {
+			if c.lingerLeft -= int32(n); c.lingerLeft <= 0 {
 				c.lingerQueued = false
 				l.closeConn(c)
 			} else {
