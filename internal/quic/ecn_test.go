@@ -107,8 +107,8 @@ func TestECNCountsInAcks(t *testing.T) {
 	}
 }
 
-// TestECNOff: without Config.ECN nothing is marked and ACKs carry no
-// counts, even when the path hands marks in.
+// TestECNOff: without Config.ECN nothing is marked and no path is
+// validated; marks that do arrive are still counted in the ACKs.
 func TestECNOff(t *testing.T) {
 	p := newConnPair(t, nil)
 	p.path = func(int, *Conn, ECN) ECN { return ECNECT0 } // as if the peer marked
