@@ -87,10 +87,23 @@ kubectl apply -k "$repo_root/deploy/k8s/server" >&2
 kubectl rollout status deployment/gust-server --timeout=120s >&2
 
 log "2. the Service by its DNS name, from a pod"
-kubectl run gust-dns-check --image=gust --image-pull-policy=IfNotPresent --restart=Never \
-  -- load -n 50 -c 2 -o json --quiet http://gust-server:8080/ >&2
-kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/gust-dns-check --timeout=60s >&2 || {
-  kubectl describe pod gust-dns-check >&2; kubectl logs gust-dns-check >&2 || true; die "gust-dns-check did not succeed"; }
+# A rollout's end does not wait for the node's Service rules: a pod run at
+# once may find the ClusterIP refusing (no endpoints programmed yet). Up to
+# three tries, each a pod of its own; the third's failure fails the test.
+for try in 1 2 3; do
+  kubectl run gust-dns-check --image=gust --image-pull-policy=IfNotPresent --restart=Never \
+    -- load -n 50 -c 2 -o json --quiet http://gust-server:8080/ >&2
+  if kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/gust-dns-check --timeout=60s >&2; then
+    break
+  fi
+  kubectl logs gust-dns-check >&2 || true
+  if ((try == 3)); then
+    kubectl describe pod gust-dns-check >&2; die "gust-dns-check did not succeed in 3 tries"
+  fi
+  kubectl delete pod gust-dns-check --wait=true >&2
+  log "gust-dns-check failed (try $try); again"
+  sleep 3 # the node's rules are written within a few seconds of the rollout
+done
 kubectl logs gust-dns-check > "$out/dns.json"
 python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r["status"].get("200") == 50 else "gust-dns-check: %s" % r["status"])' "$out/dns.json"
 kubectl delete pod gust-dns-check --wait=false >&2
