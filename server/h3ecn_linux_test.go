@@ -104,11 +104,10 @@ func startMarkingRelay(t *testing.T, server netip.AddrPort, every int) *markingR
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	backs := map[netip.AddrPort]*datagram.Socket{}
-	// pump moves datagrams from in to out (to, or out's connected peer
-	// when to is not valid) until stop, re-marking with remark.
-	pump := func(in, out *datagram.Socket, to func(netip.AddrPort) netip.AddrPort, remark func(uint8) uint8) {
+	// readEach reads batches from in until stop, handing each to each.
+	readEach := func(in *datagram.Socket, each func(rb *datagram.Batch, n int)) {
 		defer wg.Done()
-		rb, wb := datagram.NewBatch(16, 2048), datagram.NewBatch(16, 2048)
+		rb := datagram.NewBatch(16, 2048)
 		for {
 			select {
 			case <-stop:
@@ -123,16 +122,18 @@ func startMarkingRelay(t *testing.T, server netip.AddrPort, every int) *markingR
 				time.Sleep(200 * time.Microsecond) // an empty socket: look again until stopped
 				continue
 			}
-			for i := range n {
-				d := rb.Datagram(i)
-				copy(wb.Buffer(i), d)
-				wb.Set(i, len(d), to(rb.Addr(i)))
-				wb.SetECN(i, remark(rb.ECN(i)))
-			}
-			out.WriteBatch(wb, n)
+			each(rb, n)
 		}
 	}
-	keep := func(m uint8) uint8 { return m }
+	// forward sends datagram i of rb from out to to, with the codepoint
+	// mark, through wb.
+	forward := func(out *datagram.Socket, wb, rb *datagram.Batch, i int, to netip.AddrPort, mark uint8) {
+		d := rb.Datagram(i)
+		copy(wb.Buffer(0), d)
+		wb.Set(0, len(d), to)
+		wb.SetECN(0, mark)
+		out.WriteBatch(wb, 1)
+	}
 	var ect0 int
 	toServer := func(m uint8) uint8 {
 		if m != 2 {
@@ -145,50 +146,36 @@ func startMarkingRelay(t *testing.T, server netip.AddrPort, every int) *markingR
 		}
 		return m
 	}
-	// The front socket's reader: one per relay, finding the client's
-	// back socket (made on its first datagram) by the client's address.
+	// The front socket's reader finds the client's back socket (made on
+	// its first datagram) by the client's address; each back socket's
+	// reader sends the server's answers on to its client as they came.
 	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		rb := datagram.NewBatch(16, 2048)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			n, err := front.ReadBatch(rb)
-			if err != nil {
-				return
-			}
-			if n == 0 {
-				time.Sleep(200 * time.Microsecond) // an empty socket: look again until stopped
-				continue
-			}
-			for i := range n {
-				client := rb.Addr(i)
-				mu.Lock()
-				back := backs[client]
-				if back == nil {
-					if back, err = datagram.Open(netip.MustParseAddrPort("127.0.0.1:0"), datagram.Options{}); err != nil {
-						mu.Unlock()
-						continue
-					}
-					datagram.EnableECN(back.FD())
-					backs[client] = back
-					wg.Add(1)
-					go pump(back, front, func(netip.AddrPort) netip.AddrPort { return client }, keep)
+	wb := datagram.NewBatch(1, 2048)
+	go readEach(front, func(rb *datagram.Batch, n int) {
+		for i := range n {
+			client := rb.Addr(i)
+			mu.Lock()
+			back := backs[client]
+			if back == nil {
+				var err error
+				if back, err = datagram.Open(netip.MustParseAddrPort("127.0.0.1:0"), datagram.Options{}); err != nil {
+					mu.Unlock()
+					continue
 				}
-				mu.Unlock()
-				wb := datagram.NewBatch(1, 2048)
-				d := rb.Datagram(i)
-				copy(wb.Buffer(0), d)
-				wb.Set(0, len(d), server)
-				wb.SetECN(0, toServer(rb.ECN(i)))
-				back.WriteBatch(wb, 1)
+				datagram.EnableECN(back.FD())
+				backs[client] = back
+				wg.Add(1)
+				bwb := datagram.NewBatch(1, 2048)
+				go readEach(back, func(rb *datagram.Batch, n int) {
+					for i := range n {
+						forward(front, bwb, rb, i, client, rb.ECN(i))
+					}
+				})
 			}
+			mu.Unlock()
+			forward(back, wb, rb, i, server, toServer(rb.ECN(i)))
 		}
-	}()
+	})
 	t.Cleanup(func() {
 		close(stop)
 		wg.Wait()
