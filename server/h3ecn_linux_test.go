@@ -125,12 +125,12 @@ func startMarkingRelay(t *testing.T, server netip.AddrPort, every int) *markingR
 			each(rb, n)
 		}
 	}
-	// forward sends datagram i of rb from out to to, with the codepoint
+	// forward sends datagram i of rb from out to dst, with the codepoint
 	// mark, through wb.
-	forward := func(out *datagram.Socket, wb, rb *datagram.Batch, i int, to netip.AddrPort, mark uint8) {
+	forward := func(out *datagram.Socket, wb, rb *datagram.Batch, i int, dst netip.AddrPort, mark uint8) {
 		d := rb.Datagram(i)
 		copy(wb.Buffer(0), d)
-		wb.Set(0, len(d), to)
+		wb.Set(0, len(d), dst)
 		wb.SetECN(0, mark)
 		out.WriteBatch(wb, 1)
 	}
