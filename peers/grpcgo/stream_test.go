@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -161,12 +160,13 @@ func TestGRPCBidirectionalCallsTimeEveryEcho(t *testing.T) {
 // on each call; the server sleeps 200 ms before each echo, so message i is
 // answered about 200(i+1) ms after the call began. The reference is the
 // server's own clock: from the first message's arrival to each echo's
-// send, put in a histogram of the same settings. gust's p50 and p99 match
-// it within 1% (what the server's clock cannot see, the network and the
-// wake-ups on both sides, is a few milliseconds on a busy machine, so the
-// delays are long); the hand-computed p99, 5 x 200 ms, is a floor it
-// passes by less than 10% (the server's sleeps overrun on a busy
-// machine).
+// send, put in a histogram of the same settings. Each of gust's times
+// holds the server's (the same process, the same clock), so gust's p50
+// and p99 are never below the reference; above it they are by what the
+// server's clock cannot see, the network and the wake-ups on both sides:
+// a few milliseconds on a busy machine (6 ms seen), held to 3% of these
+// long delays. The hand-computed p99, 5 x 200 ms, is a floor it passes by
+// less than 10% (the server's sleeps overrun on a busy machine).
 func TestGRPCMessageLatencyMatchesTheServersClock(t *testing.T) {
 	addr, sc := startCounted(t)
 	const n, send, delay = 8, 5, 200 * time.Millisecond
@@ -194,8 +194,9 @@ func TestGRPCMessageLatencyMatchesTheServersClock(t *testing.T) {
 	}
 	for _, q := range []float64{50, 99} {
 		g, w := float64(got.ValueAtQuantile(q)), float64(ref.ValueAtQuantile(q))
-		if math.Abs(g-w) > w/100 {
-			t.Errorf("p%v %.0f us, the server's clock says %.0f us: more than 1%% apart", q, g, w)
+		// 0.1% below is the histogram's own rounding.
+		if g < w*0.999 || g > w*1.03 {
+			t.Errorf("p%v %.0f us, the server's clock says %.0f us: want it to 3%% over", q, g, w)
 		}
 	}
 	if p99, want := float64(got.ValueAtQuantile(99)), float64(send*delay/time.Microsecond); p99 < want || p99 > want*1.1 {
