@@ -152,10 +152,6 @@ func runGust(ctx context.Context, cfg serveConfig, log io.Writer) error {
 		return err
 	}
 	defer removePidFile(cfg.PidFile)
-	if err := leaveStartPolicy(); err != nil {
-		srv.Close()
-		return fmt.Errorf("serve: leave the idle scheduling policy an upgrade started this copy in: %w", err)
-	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve() }()
 	sayReady()

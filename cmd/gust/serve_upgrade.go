@@ -31,11 +31,6 @@ import (
 // writes its pid once it serves.
 const readyEnv = "GUST_SERVE_READY_FD"
 
-// schedEnv carries the scheduling policy and nice value a copy started
-// in SCHED_IDLE takes back before it serves, as "policy:nice"
-// (serve_upgrade_sched_linux.go).
-const schedEnv = "GUST_SERVE_SCHED"
-
 // upgradeStartTimeout bounds how long a copy may take to start serving.
 const upgradeStartTimeout = 30 * time.Second
 
@@ -118,14 +113,9 @@ func startCopy(srv *server.Server, log io.Writer, done <-chan struct{}) (int, er
 	// Extra files are numbered from 3: the listeners first, then the
 	// pipe the copy says it is ready on.
 	cmd.ExtraFiles = append(append([]*os.File{}, files...), w)
-	cmd.Env = append(withoutEnv(os.Environ(), "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", readyEnv, schedEnv),
+	cmd.Env = append(withoutEnv(os.Environ(), "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", readyEnv),
 		"LISTEN_FDS="+strconv.Itoa(len(files)), readyEnv+"="+strconv.Itoa(3+len(files)))
-	err = startQuietly(func(env string) error {
-		if env != "" {
-			cmd.Env = append(cmd.Env, env)
-		}
-		return cmd.Start()
-	})
+	err = cmd.Start()
 	w.Close()
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", exe, err)
