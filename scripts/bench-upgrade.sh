@@ -4,11 +4,14 @@
 # and TLS, once steady and once with UPGRADES (default 10) SIGUSR2 upgrades
 # spread over it, ROUNDS rounds (default 3) alternating. Prints, per run,
 # responses, failed requests, non-2xx, retried, p50 and p99 (ms); the steady
-# and upgraded p99s are what docs/BENCHMARKS.md compares. Loopback only.
-# usage: [RATE=20000] [UPGRADES=10] [ROUNDS=3] scripts/bench-upgrade.sh
+# and upgraded p99s are what docs/BENCHMARKS.md compares. GUST names a gust
+# binary to serve with (default: bin/gust, built now), for comparing builds.
+# Loopback only.
+# usage: [RATE=20000] [UPGRADES=10] [ROUNDS=3] [GUST=path] scripts/bench-upgrade.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust
+srvbin=${GUST:-bin/gust}
 ulimit -n 20000
 port=19400 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 rate=${RATE:-20000} upgrades=${UPGRADES:-10}
@@ -20,7 +23,7 @@ for round in $(seq "${ROUNDS:-3}"); do for proto in h1 h2c tls; do for n in 0 "$
     h2c) flags=(--http2); lflags=(--http2) ;;
     tls) flags=(--tls-self-signed); scheme=https; lflags=(--insecure) ;;
   esac
-  GOMAXPROCS=1 taskset -c 0 bin/gust serve --addr 127.0.0.1:$port --pid-file "$pid" "${flags[@]}" 2>/dev/null &
+  GOMAXPROCS=1 taskset -c 0 "$srvbin" serve --addr 127.0.0.1:$port --pid-file "$pid" "${flags[@]}" 2>/dev/null &
   for _ in $(seq 100); do [[ -s "$pid" ]] && break; sleep 0.05; done
   out="$dir/out.json"
   taskset -c 1 bin/gust load --quiet -o json -c 50 --loops 1 --rate "$rate" -z 12s "${lflags[@]}" "$scheme://127.0.0.1:$port/" > "$out" & lp=$!
