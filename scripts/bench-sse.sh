@@ -26,7 +26,12 @@
 # The first event is timed by gust from its request's write and by the
 # server from its handler's start: gust's holds the request's trip and the
 # server's queue too, so it is the gaps that measure gust's accuracy.
-# usage: [PROTO=http1.1|h2c|h2] [STREAMS_PER_CONN=100] [STREAMS=10000] [INTERVAL=10ms] [EVENTS=100]
+#
+# SERVER=sseemit (with PROTO=h2c) serves the events from peers/sseemit
+# instead of gust serve: an h2c event source that frames a connection's
+# events of a tick into one write and does nothing else, for rates past
+# what one core of gust serve sends (about 445,000 events a second).
+# usage: [SERVER=gust|sseemit] [PROTO=http1.1|h2c|h2] [STREAMS_PER_CONN=100] [STREAMS=10000] [INTERVAL=10ms] [EVENTS=100]
 #        [RAMP=5s] [WARMUP=5s] [DUR=30s] [PORT=19750] [SERVER_CPUS=0] [GEN_CPUS=1] [BASE=1]
 #        scripts/bench-sse.sh
 set -euo pipefail
@@ -48,6 +53,14 @@ if [[ $proto != http1.1 ]]; then
   conns=$(( streams / per )) genflags+=(--http2 -m "$per")
 fi
 go build -o bin/gust ./cmd/gust
+server=${SERVER:-gust}
+case $server in
+  gust) ;;
+  sseemit)
+    [[ $proto == h2c ]] || { echo "bench-sse: SERVER=sseemit speaks h2c only: give PROTO=h2c" >&2; exit 1; }
+    (cd peers && go build -o ../bin/sseemit ./sseemit) ;;
+  *) echo "bench-sse: SERVER=$server: give gust or sseemit" >&2; exit 1 ;;
+esac
 # A file descriptor a connection on each side, and some to spare.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 if (( $(ulimit -n) < conns + 1000 )); then
@@ -56,13 +69,19 @@ if (( $(ulimit -n) < conns + 1000 )); then
 fi
 srvcpu=() gencpu=()
 if (( $(nproc) >= 2 )); then srvcpu=(taskset -c "${SERVER_CPUS:-0}") gencpu=(taskset -c "${GEN_CPUS:-1}"); fi
-"${srvcpu[@]}" bin/gust serve --addr "127.0.0.1:$port" "${srvflags[@]}" 2>/dev/null & srv=$!
+truthbase="$scheme://127.0.0.1:$port"
+if [[ $server == sseemit ]]; then
+  "${srvcpu[@]}" bin/sseemit -addr "127.0.0.1:$port" -truth-addr "127.0.0.1:$((port + 1))" 2>/dev/null & srv=$!
+  truthbase="http://127.0.0.1:$((port + 1))"
+else
+  "${srvcpu[@]}" bin/gust serve --addr "127.0.0.1:$port" "${srvflags[@]}" 2>/dev/null & srv=$!
+fi
 out=$(mktemp) tm=$(mktemp) truth=$(mktemp) basetm=$(mktemp)
 trap 'kill $srv 2>/dev/null; rm -f "$out" "$tm" "$truth" "$basetm"' EXIT
 base="$scheme://127.0.0.1:$port"
 get() { curl -fsSk "$@"; }
 for _ in $(seq 50); do
-  get -o /dev/null "$base/events/truth" 2>/dev/null && break
+  get -o /dev/null "$truthbase/events/truth" 2>/dev/null && break
   sleep 0.1
 done
 target="$base/events?n=$events&interval=$interval&stamp=1"
@@ -84,18 +103,18 @@ fi
 # WARMUP has passed).
 warm_ms=$(python3 -c 'import re,sys; m=re.fullmatch(r"([0-9.]+)(ms|s|m)", sys.argv[1]); print(int(float(m[1])*{"ms":1,"s":1000,"m":60000}[m[2]]))' "$warmup")
 warm_end=$(( $(date +%s%3N) + warm_ms ))
-begun() { get "$base/events/truth" | sed -E 's/^\{"streams":([0-9]+).*/\1/'; }
-get -o /dev/null "$base/events/truth?reset=1"
+begun() { get "$truthbase/events/truth" | sed -E 's/^\{"streams":([0-9]+).*/\1/'; }
+get -o /dev/null "$truthbase/events/truth?reset=1"
 while (( $(begun) < streams || $(date +%s%3N) < warm_end )); do
   kill -0 $gen 2>/dev/null || { echo "bench-sse: gust load ended before its $streams streams had begun" >&2; exit 1; }
   sleep 0.2
 done
-get -o /dev/null "$base/events/truth?reset=1"
+get -o /dev/null "$truthbase/events/truth?reset=1"
 syscw() { sed -n 's/^syscw: //p' "/proc/$srv/io"; }
 w0=$(syscw) t0=$(date +%s.%N)
 wait $gen
 w1=$(syscw) t1=$(date +%s.%N)
-get "$base/events/truth" > "$truth"
+get "$truthbase/events/truth" > "$truth"
 python3 - "$out" "$truth" "$(tail -1 "$tm")" "$streams" "$basekb" "$basestreams" "$w0" "$w1" "$t0" "$t1" "$proto" "$conns" <<'PY'
 import json, sys
 gust = json.load(open(sys.argv[1]))["sse"]

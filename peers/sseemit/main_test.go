@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gust-http/gust/load"
+)
+
+// listen serves event streams on a loopback port and the truth on
+// another, as main does.
+func listen(t *testing.T) (addr string, tr *truth, truthURL string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	tr = newTruth()
+	ts := httptest.NewServer(tr)
+	t.Cleanup(ts.Close)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c, tr)
+		}
+	}()
+	return ln.Addr().String(), tr, ts.URL + "/events/truth"
+}
+
+// TestGustLoadCountsEveryEventTheEmitterSent runs gust load's SSE reader
+// over 2 connections of 4 streams, 8 streams of 5 events 5 ms apart:
+// every stream ends, gust counts the events the emitter's truth says it
+// sent, and every gap either side saw is at least the interval.
+func TestGustLoadCountsEveryEventTheEmitterSent(t *testing.T) {
+	addr, _, truthURL := listen(t)
+	const streams, events, interval = 8, 5, 5 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := load.Run(ctx, load.Config{
+		URL: "http://" + addr + "/events?n=5&interval=5ms&stamp=1", Connections: 2, Streams: 4, HTTP2: true,
+		Requests: streams, SSE: true, Timeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ErrorCount() != 0 || r.Status[200] != streams {
+		t.Fatalf("status %v, errors %v: want %d answered 200", r.Status, r.Errors, streams)
+	}
+	if r.Stream == nil || r.Stream.Events != streams*events || r.Stream.Streams != streams {
+		t.Fatalf("stream record %+v: want %d streams of %d events", r.Stream, streams, events)
+	}
+	resp, err := http.Get(truthURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Streams, Events int64
+		Gap             stats
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Streams != streams || got.Events != streams*events || got.Gap.Count != streams*(events-1) {
+		t.Fatalf("the truth %+v: want %d streams, %d events, %d gaps", got, streams, streams*events, streams*(events-1))
+	}
+	if min := interval.Microseconds(); got.Gap.Min < min || r.Stream.Gap.Min() < min {
+		t.Errorf("a gap under the interval: the emitter's shortest %d us, gust's %d us", got.Gap.Min, r.Stream.Gap.Min())
+	}
+}
+
+// TestEmitterRefusesWhatItDoesNotServe: a path or a query it does not
+// know is a 400.
+func TestEmitterRefusesWhatItDoesNotServe(t *testing.T) {
+	addr, _, _ := listen(t)
+	for _, path := range []string{"/", "/events?n=3", "/events?n=x&interval=5ms", "/events?n=1&interval=-1s"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		r, err := load.Run(ctx, load.Config{URL: "http://" + addr + path, Connections: 1, HTTP2: true, Requests: 1, Timeout: 5 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status[400] != 1 {
+			t.Errorf("%s: status %v, want one 400", path, r.Status)
+		}
+	}
+}
