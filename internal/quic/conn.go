@@ -160,6 +160,12 @@ type pnSpace struct {
 	ecnAcked ECNCounts // the peer's counts in its last ACK that validated
 }
 
+// discardedSpace is what a connection's long header spaces become once
+// both are dropped: read by every such connection, written by none (a
+// dropped space is never written: its keys are gone, so nothing is
+// received or sent in it).
+var discardedSpace = pnSpace{dropped: true, largestAcked: -1, largestRecv: -1}
+
 // connState is where a connection is in its life.
 type connState uint8
 
@@ -182,7 +188,15 @@ type Conn struct {
 	tls      *tls.QUICConn
 	tlsState *tls.ConnectionState // a server's, once its TLS connection is released (releaseTLS)
 	opened   uint64               // the peer's packets opened (PacketsOpened)
-	spaces   [numSpaces]pnSpace
+	// spaces are the packet number spaces: app and, until both are
+	// dropped, long's two; then those point at discardedSpace, and a
+	// quiet connection keeps one space, not three.
+	spaces [numSpaces]*pnSpace
+	app    pnSpace
+	long   *[2]pnSpace
+	// longMarks are the ECN marks counted in the long header spaces,
+	// kept when they go (Stats).
+	longMarks ECNCounts
 
 	// The small fields together, so that the struct holds no padding
 	// between them.
@@ -273,8 +287,10 @@ func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 // newConn sets up what both roles share.
 func newConn(cfg *Config, isClient bool) *Conn {
 	c := &Conn{cfg: cfg.withDefaults(), isClient: isClient, maxDatagram: minUDPPayloadSize}
-	for i := range c.spaces {
-		c.spaces[i].largestAcked, c.spaces[i].largestRecv = -1, -1
+	c.long = new([2]pnSpace)
+	c.spaces = [numSpaces]*pnSpace{&c.long[0], &c.long[1], &c.app}
+	for _, sp := range c.spaces {
+		sp.largestAcked, sp.largestRecv = -1, -1
 	}
 	c.idleTimeout = c.cfg.MaxIdleTimeout
 	c.flow.init(c.cfg.MaxData)

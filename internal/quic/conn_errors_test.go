@@ -9,7 +9,7 @@ import (
 // seal1RTT returns a 1-RTT packet from `from` to its peer carrying frames,
 // protected with from's keys, as from would send it.
 func seal1RTT(from *Conn, frames []byte, now time.Time) []byte {
-	s := &from.spaces[spaceApp]
+	s := from.spaces[spaceApp]
 	pn := s.nextPN
 	s.nextPN++
 	b := AppendShortHeader(make([]byte, 0, 64+len(frames)+Overhead), false, from.keys.phase, from.cids.dcid(), pn, 4)

@@ -10,7 +10,7 @@ func (c *Conn) handleFrame(sp spaceID, f *Frame, dcid []byte, now time.Time) err
 		if err := c.loss.onAck(c, sp, f, now); err != nil {
 			return err
 		}
-		s := &c.spaces[sp]
+		s := c.spaces[sp]
 		largest := int64(f.LargestAcked) > s.largestAcked
 		if largest {
 			s.largestAcked = int64(f.LargestAcked)

@@ -37,5 +37,6 @@ func FuzzConnReceive(f *testing.F) {
 			cp.flush()
 			cp.server.OnTimeout(cp.now.Add(time.Minute))
 		}
+		wantDiscardedUntouched(t)
 	})
 }

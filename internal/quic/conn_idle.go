@@ -25,7 +25,7 @@ func (c *Conn) releaseAfter(now time.Time) time.Time {
 // the frame records of packets no longer in flight, the sent packet ring
 // beyond what it holds, the ACK ranges' spare room and the event queue.
 func (c *Conn) releaseIdle() {
-	sp := &c.spaces[spaceApp]
+	sp := c.spaces[spaceApp]
 	sp.read.release()
 	sp.write.release()
 	c.keys.next.release()

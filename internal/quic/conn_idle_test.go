@@ -134,7 +134,7 @@ func TestConnIdleReleasesCiphers(t *testing.T) {
 	exchangeStreams(t, p, 2, 3000)
 	p.quiet(2 * idleReleaseAfter)
 	for _, c := range []*Conn{p.client, p.server} {
-		sp := &c.spaces[spaceApp]
+		sp := c.spaces[spaceApp]
 		if sp.read.c != nil || sp.write.c != nil || c.keys.next.c != nil {
 			t.Fatalf("client %v: cipher objects kept after %v quiet", c.isClient, 2*idleReleaseAfter)
 		}

@@ -78,7 +78,7 @@ func (l *lossTracker) onTimeout(c *Conn, now time.Time) {
 		return
 	}
 	sp := spaceID(space)
-	if s := &c.spaces[sp]; s.write == nil || s.dropped {
+	if s := c.spaces[sp]; s.write == nil || s.dropped {
 		if sp == spaceHandshake && !c.spaces[spaceInitial].dropped {
 			sp = spaceInitial
 		} else {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -175,6 +176,22 @@ func TestConnHandshake(t *testing.T) {
 	if !p.client.spaces[spaceInitial].dropped || !p.client.spaces[spaceHandshake].dropped ||
 		!p.server.spaces[spaceInitial].dropped || !p.server.spaces[spaceHandshake].dropped {
 		t.Error("Initial and Handshake keys not dropped")
+	}
+	for _, c := range []*Conn{p.client, p.server} {
+		if c.long != nil || c.spaces[spaceInitial] != &discardedSpace || c.spaces[spaceHandshake] != &discardedSpace {
+			t.Errorf("client %v: the long header spaces are kept once both are dropped", c.isClient)
+		}
+	}
+	exchangeStreams(t, p, 4, 3000)
+	wantDiscardedUntouched(t)
+}
+
+// wantDiscardedUntouched fails the test if something wrote to the space
+// every connection's dropped long header spaces share.
+func wantDiscardedUntouched(t *testing.T) {
+	t.Helper()
+	if want := (pnSpace{dropped: true, largestAcked: -1, largestRecv: -1}); !reflect.DeepEqual(discardedSpace, want) {
+		t.Fatalf("the shared discarded space was written: %+v", discardedSpace)
 	}
 }
 

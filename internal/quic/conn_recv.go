@@ -72,7 +72,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, mark ECN, now time.Time) erro
 		if c.receivedAny && !bytes.Equal(h.SrcConnID, c.cids.peerInitialSCID) {
 			return nil
 		}
-		s := &c.spaces[sp]
+		s := c.spaces[sp]
 		if s.read == nil {
 			return nil
 		}
@@ -84,7 +84,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, mark ECN, now time.Time) erro
 		}
 		dcid = h.DstConnID
 	} else {
-		s := &c.spaces[spaceApp]
+		s := c.spaces[spaceApp]
 		if s.read == nil || !c.handshakeComplete && c.isClient {
 			return nil
 		}
@@ -104,7 +104,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, mark ECN, now time.Time) erro
 	if ReservedBitsSet(pkt[0]) {
 		return &TransportError{Code: ProtocolViolation, Reason: "reserved header bits set"}
 	}
-	s := &c.spaces[sp]
+	s := c.spaces[sp]
 	if s.recv.Contains(pn) {
 		return nil
 	}
@@ -148,7 +148,7 @@ func (c *Conn) receivePacket(pkt, datagram []byte, mark ECN, now time.Time) erro
 // of its key phase: the current ones, the next ones (the peer updated its
 // keys: this end follows), or the previous ones for a late packet.
 func (c *Conn) open1RTT(pkt []byte, pnOffset int) (uint64, []byte, error) {
-	s := &c.spaces[spaceApp]
+	s := c.spaces[spaceApp]
 	pn, hdrLen, err := s.read.UnprotectHeader(pkt, pnOffset, s.largestRecv)
 	if err != nil {
 		return 0, nil, err

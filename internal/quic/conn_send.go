@@ -70,7 +70,7 @@ func (c *Conn) AppendDatagram(b []byte, now time.Time) ([]byte, bool) {
 
 // spaceWants reports whether space sp has something to send now.
 func (c *Conn) spaceWants(sp spaceID, now time.Time) bool {
-	s := &c.spaces[sp]
+	s := c.spaces[sp]
 	if s.write == nil || s.dropped || (sp == spaceApp && !c.handshakeComplete) {
 		return false
 	}
@@ -127,7 +127,7 @@ func (c *Conn) paced(now time.Time) bool {
 // end at padTo if that is further; closing sends the CONNECTION_CLOSE
 // alone. Nothing is appended if nothing is to be sent.
 func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Time, closing bool) []byte {
-	s := &c.spaces[sp]
+	s := c.spaces[sp]
 	pn := s.nextPN
 	pnLen := PacketNumberLen(pn, s.largestAcked)
 	pktStart := len(b)

@@ -90,7 +90,7 @@ func (c *Conn) setInitialKeys(dcid []byte) error {
 	if err != nil {
 		return err
 	}
-	sp := &c.spaces[spaceInitial]
+	sp := c.spaces[spaceInitial]
 	if c.isClient {
 		sp.write, sp.read = ck, sk
 	} else {
@@ -197,7 +197,7 @@ func (c *Conn) installSecret(ev tls.QUICEvent) error {
 	if err != nil {
 		return err
 	}
-	sp := &c.spaces[spaceOfLevel(ev.Level)]
+	sp := c.spaces[spaceOfLevel(ev.Level)]
 	if ev.Kind == tls.QUICSetReadSecret {
 		sp.read = k
 		if ev.Level == tls.QUICEncryptionLevelApplication {
@@ -265,7 +265,7 @@ func (c *Conn) confirmHandshake(now time.Time) {
 // dropSpace discards a space's keys and everything sent in it (RFC 9001
 // section 4.9).
 func (c *Conn) dropSpace(s spaceID) {
-	sp := &c.spaces[s]
+	sp := c.spaces[s]
 	if sp.dropped {
 		return
 	}
@@ -276,6 +276,13 @@ func (c *Conn) dropSpace(s spaceID) {
 	sp.cryptoRecv = recvBuf{} // nothing more arrives in a dropped space: its buffer goes
 	c.probeOwed[s] = 0
 	c.loss.discard(c, s)
+	if c.long != nil && c.long[0].dropped && c.long[1].dropped {
+		for i := range c.long {
+			r := c.long[i].ecnRecv
+			c.longMarks.ECT0, c.longMarks.ECT1, c.longMarks.CE = c.longMarks.ECT0+r.ECT0, c.longMarks.ECT1+r.ECT1, c.longMarks.CE+r.CE
+		}
+		c.spaces[spaceInitial], c.spaces[spaceHandshake], c.long = &discardedSpace, &discardedSpace, nil
+	}
 }
 
 // cryptoError turns a crypto/tls failure into the transport error for its
@@ -315,7 +322,7 @@ func (k *keyUpdate) setRead(r *Keys) error {
 
 // rotate moves both directions to the next phase.
 func (c *Conn) rotateKeys() error {
-	sp := &c.spaces[spaceApp]
+	sp := c.spaces[spaceApp]
 	w, err := sp.write.Next()
 	if err != nil {
 		return err

@@ -109,7 +109,7 @@ func (c *Conn) onAckECN(sp spaceID, f *Frame, largest bool, now time.Time) {
 		}
 		return
 	}
-	s := &c.spaces[sp]
+	s := c.spaces[sp]
 	if !largest {
 		return
 	}

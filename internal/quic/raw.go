@@ -11,7 +11,7 @@ import (
 // frame type, stream data past the peer's window). Nothing in it is
 // retransmitted; c's own packets go on after it.
 func (c *Conn) SealRawFrames(frames []byte, now time.Time) ([]byte, error) {
-	s := &c.spaces[spaceApp]
+	s := c.spaces[spaceApp]
 	if !c.handshakeComplete || s.write == nil || s.dropped {
 		return nil, errors.New("quic: no 1-RTT keys to seal with")
 	}

@@ -97,7 +97,7 @@ func (c *Conn) onPacketAcked(sp spaceID, pn uint64, h uint32) {
 			}
 			c.strms.maybeDone(s)
 		case recCrypto:
-			if cs := &c.spaces[f.id]; !cs.dropped {
+			if cs := c.spaces[f.id]; !cs.dropped {
 				cs.cryptoSend.onAcked(f.off, int(f.n), false)
 				if cs.cryptoSend.buffered() == 0 {
 					// TLS writes here a few times in a connection's life (a
@@ -129,7 +129,7 @@ func (c *Conn) onPacketLost(sp spaceID, h uint32) {
 				c.strms.queue(s)
 			}
 		case recCrypto:
-			if cs := &c.spaces[f.id]; !cs.dropped {
+			if cs := c.spaces[f.id]; !cs.dropped {
 				cs.cryptoSend.onLost(f.off, int(f.n), false)
 			}
 		case recMaxData:

@@ -27,8 +27,7 @@ func (c *Conn) Stats() ConnStats {
 		ECNCE:         c.ecn.ceReported,
 		RecoveryStats: c.loss.r.Stats(),
 	}
-	for i := range c.spaces {
-		r := &c.spaces[i].ecnRecv
+	for _, r := range [...]ECNCounts{c.spaces[spaceInitial].ecnRecv, c.spaces[spaceHandshake].ecnRecv, c.app.ecnRecv, c.longMarks} {
 		s.ECNMarked += r.ECT0 + r.ECT1 + r.CE
 	}
 	if c.handshakeComplete {
