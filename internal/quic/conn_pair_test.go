@@ -178,7 +178,7 @@ func TestConnHandshake(t *testing.T) {
 		t.Error("Initial and Handshake keys not dropped")
 	}
 	for _, c := range []*Conn{p.client, p.server} {
-		if c.long != nil || c.spaces[spaceInitial] != &discardedSpace || c.spaces[spaceHandshake] != &discardedSpace {
+		if c.long != nil || c.spaces[spaceInitial] != &discardedSpace || c.spaces[spaceHandshake] != &discardedSpace || c.loss.r.long != nil {
 			t.Errorf("client %v: the long header spaces are kept once both are dropped", c.isClient)
 		}
 	}
@@ -186,12 +186,15 @@ func TestConnHandshake(t *testing.T) {
 	wantDiscardedUntouched(t)
 }
 
-// wantDiscardedUntouched fails the test if something wrote to the space
-// every connection's dropped long header spaces share.
+// wantDiscardedUntouched fails the test if something wrote to the space,
+// or the loss state, every connection's dropped long header spaces share.
 func wantDiscardedUntouched(t *testing.T) {
 	t.Helper()
 	if want := (pnSpace{dropped: true, largestAcked: -1, largestRecv: -1}); !reflect.DeepEqual(discardedSpace, want) {
 		t.Fatalf("the shared discarded space was written: %+v", discardedSpace)
+	}
+	if !reflect.DeepEqual(discardedRecovery, spaceRecovery{discarded: true}) {
+		t.Fatalf("the shared discarded loss state was written: %+v", discardedRecovery)
 	}
 }
 

@@ -70,7 +70,11 @@ type Recovery struct {
 	// until the engine sets it from the peer's transport parameters.
 	MaxAckDelay time.Duration
 
-	spaces        [spaceCount]spaceRecovery
+	// spaces are the spaces' states: app and, until both are
+	// discarded, long's two; then those point at discardedRecovery.
+	spaces        [spaceCount]*spaceRecovery
+	app           spaceRecovery
+	long          *[2]spaceRecovery
 	server        bool
 	confirmed     bool // handshake confirmed
 	peerValidated bool // the client's address is validated by the server
@@ -89,13 +93,20 @@ type Recovery struct {
 // up to maxDatagramSize bytes (DefaultMaxDatagramSize if 0), its sent
 // packet rings preallocated.
 func (r *Recovery) Init(server bool, maxDatagramSize int) {
-	spaces := r.spaces
+	var rings [spaceCount][]sentEntry
+	for i, s := range r.spaces {
+		if s != nil && s != &discardedRecovery {
+			rings[i] = s.sent.ring
+		}
+	}
 	*r = Recovery{server: server, MaxAckDelay: 25 * time.Millisecond}
-	for i := range r.spaces {
-		r.spaces[i].sent.ring = spaces[i].sent.ring
-		r.spaces[i].sent.clear()
-		if len(r.spaces[i].sent.ring) == 0 {
-			r.spaces[i].sent.grow()
+	r.long = new([2]spaceRecovery)
+	r.spaces = [spaceCount]*spaceRecovery{&r.long[0], &r.long[1], &r.app}
+	for i, s := range r.spaces {
+		s.sent.ring = rings[i]
+		s.sent.clear()
+		if len(s.sent.ring) == 0 {
+			s.sent.grow()
 		}
 	}
 	r.CC.Init(maxDatagramSize)
@@ -160,7 +171,7 @@ func (r *Recovery) peerCompletedAddressValidation() bool {
 // the oldest of them are forgotten without a callback: give them no Frames
 // to free.
 func (r *Recovery) OnPacketSent(space Space, p SentPacket) {
-	s := &r.spaces[space]
+	s := r.spaces[space]
 	if s.discarded || (s.hasSent && p.Number <= s.largestSent) {
 		return
 	}
@@ -206,7 +217,7 @@ func (r *Recovery) updatePacer() {
 // A client discards Initial when it first sends a Handshake packet: from
 // either, its anti-deadlock probe is a Handshake packet.
 func (r *Recovery) DiscardSpace(space Space) {
-	s := &r.spaces[space]
+	s := r.spaces[space]
 	if s.discarded {
 		return
 	}
@@ -225,7 +236,15 @@ func (r *Recovery) DiscardSpace(space Space) {
 	if space == SpaceInitial {
 		r.handshakeKeys = true
 	}
+	if r.long != nil && r.long[0].discarded && r.long[1].discarded {
+		r.spaces[SpaceInitial], r.spaces[SpaceHandshake], r.long = &discardedRecovery, &discardedRecovery, nil
+	}
 }
+
+// discardedRecovery is what the long header spaces' states become once
+// both are discarded: read by every such Recovery, written by none
+// (every method that would write returns first for a discarded space).
+var discardedRecovery = spaceRecovery{discarded: true}
 
 // ackElicitingInFlight reports whether any space has an ack-eliciting
 // packet in flight.
@@ -271,7 +290,7 @@ func (r *Recovery) ptoTimeAndSpace() (time.Time, Space) {
 	var timeout time.Time
 	space := SpaceInitial
 	for i := range r.spaces {
-		s := &r.spaces[i]
+		s := r.spaces[i]
 		if s.elicitingInFlight == 0 {
 			continue
 		}

@@ -12,7 +12,7 @@ import "time"
 // PROTOCOL_VIOLATION, and changes nothing. ACKs of a discarded space are
 // ignored.
 func (r *Recovery) OnAckReceived(space Space, ack AckRangeReader, ackDelay time.Duration, now time.Time, h LossHandler) error {
-	s := &r.spaces[space]
+	s := r.spaces[space]
 	if s.discarded {
 		return nil
 	}
@@ -136,7 +136,10 @@ func (r *Recovery) checkAck(s *spaceRecovery, ack AckRangeReader) (largest uint6
 // the persistent congestion duration apart (RFC 9002 section 7.6; in this
 // space only).
 func (r *Recovery) detectLost(space Space, now time.Time, h LossHandler) {
-	s := &r.spaces[space]
+	s := r.spaces[space]
+	if s.discarded {
+		return
+	}
 	s.lossTime = time.Time{}
 	if !s.hasAcked {
 		return
@@ -199,7 +202,7 @@ func (r *Recovery) detectLost(space Space, now time.Time, h LossHandler) {
 // congestion event for the ACK's largest acknowledged packet
 // (appendix A.7's ProcessECN).
 func (r *Recovery) OnECN(space Space, ceCount uint64, now time.Time) {
-	s := &r.spaces[space]
+	s := r.spaces[space]
 	if s.discarded || ceCount <= s.ecnCE {
 		return
 	}
