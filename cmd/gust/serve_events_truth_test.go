@@ -200,7 +200,11 @@ func TestLoadSSEAgainstTheTruth(t *testing.T) {
 		{"first event p90", doc.SSE.FirstEvent.P90, truth.FirstEvent.P90, 0},
 		{"first event p99", doc.SSE.FirstEvent.P99, truth.FirstEvent.P99, 0},
 		{"gap p50", doc.SSE.Gap.P50, truth.Gap.P50, 1000},
-		{"gap p90", doc.SSE.Gap.P90, truth.Gap.P90, 1000},
+		// gust's gap is the server's plus the difference of two reads'
+		// delays, which widens the upper tail on a busy machine: p90 is
+		// held looser than p50 (a gap timed wrong moves both by
+		// intervals).
+		{"gap p90", doc.SSE.Gap.P90, truth.Gap.P90, 5000},
 		{"gap p99", doc.SSE.Gap.P99, truth.Gap.P99, logged},
 	} {
 		off := c.gust - c.truth
