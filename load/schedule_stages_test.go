@@ -177,7 +177,7 @@ func TestMaxConnectionsGrowsThePool(t *testing.T) {
 	if grown.Connects <= 6 || grown.Connects > 30 {
 		t.Errorf("the pool grew to %d connections, want more than 6 and at most 30", grown.Connects)
 	}
-	if grown.Requests < 270 || grown.ErrorCount() != 0 {
+	if grown.Requests < 270-behind(grown, 300) || grown.ErrorCount() != 0 {
 		t.Errorf("the grown pool got %d responses and errors %v, want about 300 and none", grown.Requests, grown.Errors)
 	}
 	lateShare := func(r *result.Result) float64 { return float64(r.Late) / float64(r.Lateness.TotalCount()) }
