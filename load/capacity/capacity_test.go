@@ -200,8 +200,11 @@ func TestSearchStopsWithinMaxTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 150*time.Millisecond {
-		t.Errorf("took %s with a budget of 100ms", took)
+	// Steps of 30 ms fit three times in 100 ms, a fourth cut short: more
+	// means the budget was not kept (a slow machine only makes fewer);
+	// the wall clock is held loosely, for a search that never stops.
+	if took := time.Since(start); len(c.Steps) > 4 || took > time.Second {
+		t.Errorf("%d steps in %s with a budget of 100ms", len(c.Steps), took)
 	}
 	if c.Stop != result.StopMaxTime || len(c.Steps) == 0 || c.MaxRate == 0 {
 		t.Errorf("stop %q after %d steps, max rate %g; want max-time after some", c.Stop, len(c.Steps), c.MaxRate)
