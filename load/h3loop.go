@@ -37,7 +37,8 @@ func (e *engine) newQUICConfig() *quic.Config {
 	if n, err := strconv.ParseUint(os.Getenv("GUST_QUIC_KEY_UPDATE"), 10, 64); err == nil {
 		cfg.KeyUpdateEvery = n
 	}
-	return cfg
+	ready := cfg.WithDefaults() // the run's connections share it
+	return &ready
 }
 
 // quicECN says whether a run's QUIC connections use ECN: where the kernel

@@ -101,6 +101,7 @@ func newH3Loop(l *loop, sock datagram.Socket, sh *h3shared) (*h3loop, error) {
 	// (GUST_QUIC_ECN=off leaves it out, for A/B runs, as gust load's).
 	h.cfg.ECN = os.Getenv("GUST_QUIC_ECN") != "off" && datagram.EnableECN(h.fd) == nil
 	h.cfg.StatelessResetKey = quic.NewStatelessResetKey(sh.resetKey)
+	h.cfg = h.cfg.WithDefaults() // the loop's connections share it
 	h.posts.Init(l.poller.Wake)
 	return h, nil
 }

@@ -81,6 +81,24 @@ const (
 	maxCryptoBuffer      = 64 << 10
 )
 
+// WithDefaults returns c with its zero values given their defaults. Its
+// connections share a Config so prepared (each connection of another
+// keeps a copy): a server or a client making many connections prepares
+// its Config once, and changes it no more once a connection uses it.
+func (c Config) WithDefaults() Config { return c.withDefaults() }
+
+// ready returns c if it holds its defaults already, so that connections
+// share it, or else a copy with them.
+func (c *Config) ready() *Config {
+	if c.MaxIdleTimeout != 0 && c.MaxData != 0 && c.MaxStreamData != 0 && c.MaxStreamsBidi != 0 &&
+		c.MaxStreamsUni != 0 && c.MaxSendBuffer != 0 && c.MaxDatagramSize >= minUDPPayloadSize &&
+		c.ConnIDLen >= 4 && c.ConnIDLen <= MaxConnIDLen && c.ActiveConnIDLimit >= minActiveConnIDLimit && c.Rand != nil {
+		return c
+	}
+	d := c.withDefaults()
+	return &d
+}
+
 func (c *Config) withDefaults() Config {
 	d := *c
 	if d.MaxIdleTimeout == 0 {
@@ -160,6 +178,21 @@ type pnSpace struct {
 	ecnAcked ECNCounts // the peer's counts in its last ACK that validated
 }
 
+// connEnd is what a connection keeps once it closes or drains, made
+// then, so that an open connection carries none of it.
+type connEnd struct {
+	at    time.Time // the end of closing or draining
+	frame []byte    // the CONNECTION_CLOSE frame, built once
+}
+
+// ending returns c's end state, made on first use.
+func (c *Conn) ending() *connEnd {
+	if c.end == nil {
+		c.end = &connEnd{}
+	}
+	return c.end
+}
+
 // discardedSpace is what a connection's long header spaces become once
 // both are dropped: read by every such connection, written by none (a
 // dropped space is never written: its keys are gone, so nothing is
@@ -184,7 +217,7 @@ const (
 // comes out of NextEvent. A Conn serves one goroutine at a time and reads
 // no clock: every time is an argument.
 type Conn struct {
-	cfg      Config
+	cfg      *Config // shared when the caller's holds its defaults (Config.WithDefaults)
 	tls      *tls.QUICConn
 	tlsState *tls.ConnectionState // a server's, once its TLS connection is released (releaseTLS)
 	opened   uint64               // the peer's packets opened (PacketsOpened)
@@ -194,9 +227,9 @@ type Conn struct {
 	spaces [numSpaces]*pnSpace
 	app    pnSpace
 	long   *[2]pnSpace
-	// longMarks are the ECN marks counted in the long header spaces,
+	// longMarks counts the packets marked ECN in the long header spaces,
 	// kept when they go (Stats).
-	longMarks ECNCounts
+	longMarks uint64
 
 	// The small fields together, so that the struct holds no padding
 	// between them.
@@ -212,6 +245,8 @@ type Conn struct {
 	closeOwed          bool // send the CONNECTION_CLOSE again
 	pathResponseDue    bool
 	pathResponse       [8]byte
+	probeOwed          [numSpaces]uint8 // ack-eliciting packets a PTO asks for (at most 2)
+	maxDatagram        uint16           // the largest datagram sent: at most 65,527
 
 	token     []byte
 	bytesRecv uint64 // before address validation
@@ -228,17 +263,14 @@ type Conn struct {
 
 	peerParams *TransportParameters // a client's: all its peer's transport parameters
 
-	maxDatagram int
 	idleTimeout time.Duration
 	idleAt      time.Time
 	keepAliveAt time.Time // with Config.KeepAlive: when a PING is due; zero once sent
 	releaseAt   time.Time // when a quiet connection lets its working state go (releaseIdle)
-	closeAt     time.Time // end of closing or draining
-	closeFrame  []byte    // the CONNECTION_CLOSE frame, built once
+	end         *connEnd  // once closing or draining
 	err         error
 
-	probeOwed [numSpaces]int // ack-eliciting packets a PTO asks for
-	paceAt    time.Time      // when the pacer lets the next datagram go
+	paceAt time.Time // when the pacer lets the next datagram go
 
 	events    []Event
 	eventHead int
@@ -286,7 +318,7 @@ func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // newConn sets up what both roles share.
 func newConn(cfg *Config, isClient bool) *Conn {
-	c := &Conn{cfg: cfg.withDefaults(), isClient: isClient, maxDatagram: minUDPPayloadSize}
+	c := &Conn{cfg: cfg.ready(), isClient: isClient, maxDatagram: minUDPPayloadSize}
 	c.long = new([2]pnSpace)
 	c.spaces = [numSpaces]*pnSpace{&c.long[0], &c.long[1], &c.app}
 	for _, sp := range c.spaces {
@@ -389,7 +421,7 @@ func (c *Conn) NextTimeout() time.Time {
 	case stateClosed:
 		return time.Time{}
 	case stateClosing, stateDraining:
-		return c.closeAt
+		return c.end.at
 	}
 	t := c.idleAt
 	for i := range c.spaces {
@@ -419,7 +451,7 @@ func (c *Conn) OnTimeout(now time.Time) {
 	case stateClosed:
 		return
 	case stateClosing, stateDraining:
-		if !now.Before(c.closeAt) {
+		if !now.Before(c.end.at) {
 			c.finish(c.err)
 		}
 		return

@@ -31,7 +31,7 @@ func (c *Conn) fail(err error, now time.Time) {
 func (c *Conn) closeWith(e *CloseError, now time.Time) {
 	c.err = e
 	c.state = stateClosing
-	c.closeAt = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
+	c.ending().at = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
 	sp := spaceInitial
 	for s := spaceApp; ; s-- {
 		if c.spaces[s].write != nil && !c.spaces[s].dropped && (s != spaceApp || c.handshakeComplete) {
@@ -55,7 +55,7 @@ func (c *Conn) closeWith(e *CloseError, now time.Time) {
 			f.Code, f.Data = uint64(ApplicationError), nil
 		}
 	}
-	c.closeFrame = AppendFrame(nil, &f)
+	c.ending().frame = AppendFrame(nil, &f)
 	c.closeOwed = c.spaces[sp].write != nil
 	c.event(EventConnClosed, 0)
 	c.events[len(c.events)-1].Err = e
@@ -72,7 +72,7 @@ func (c *Conn) drain(err error, now time.Time) {
 		c.events[len(c.events)-1].Err = err
 	}
 	c.state = stateDraining
-	c.closeAt = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
+	c.ending().at = now.Add(3 * c.loss.pto(c.peerMaxAckDelay()))
 }
 
 // ErrAbandoned is the error of a connection its owner abandoned.

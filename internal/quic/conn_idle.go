@@ -124,8 +124,8 @@ func (l *sentList) shrink() {
 // parameters once they are applied (RFC 9000 section 18.2), in their
 // units on the wire.
 type peerLimits struct {
-	maxAckDelay       uint64 // milliseconds
-	ackDelayExponent  uint64
+	maxAckDelay       uint32 // milliseconds, under 2^14 (the transport parameters' bound)
+	ackDelayExponent  uint32 // at most 20
 	activeConnIDLimit uint64
 	maxUDPPayloadSize uint64
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // idleServerConns makes n server Conns that each completed a handshake
@@ -155,4 +156,15 @@ func TestConnIdleReleasesCiphers(t *testing.T) {
 		}
 		exchangeStreams(t, p, 1, 100)
 	})
+}
+
+// TestConnFitsItsSizeClass: every connection, idle ones too, holds a
+// Conn; with the allocator's 8-byte header for an object of pointers
+// past 512 bytes, at 1,784 bytes it fills the class of 1,792, and a
+// field more moves it to 2,048 (the long header spaces, the end state
+// and the shared Config live apart for that).
+func TestConnFitsItsSizeClass(t *testing.T) {
+	if got := unsafe.Sizeof(Conn{}); got > 1792-8 {
+		t.Errorf("Conn is %d bytes: with its 8-byte header, past its 1,792-byte size class", got)
+	}
 }

@@ -60,7 +60,7 @@ func (l *lossTracker) onSent(sp spaceID, pn uint64, now time.Time, size int, eli
 func (l *lossTracker) onAck(c *Conn, sp spaceID, f *Frame, now time.Time) error {
 	delay := time.Duration(0)
 	if sp == spaceApp {
-		delay = AckDelay(f.AckDelay, c.peer.ackDelayExponent)
+		delay = AckDelay(f.AckDelay, uint64(c.peer.ackDelayExponent))
 	}
 	return l.r.OnAckReceived(Space(sp), f.AckRanges(), delay, now, (*connLoss)(c))
 }
@@ -85,7 +85,7 @@ func (l *lossTracker) onTimeout(c *Conn, now time.Time) {
 			return
 		}
 	}
-	c.probeOwed[sp] = probes
+	c.probeOwed[sp] = uint8(min(probes, 255))
 	if sp != spaceApp {
 		cs := &c.spaces[sp].cryptoSend
 		cs.onLost(cs.base, int(cs.next-cs.base), false)

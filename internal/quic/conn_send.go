@@ -18,10 +18,10 @@ func (c *Conn) AppendDatagram(b []byte, now time.Time) ([]byte, bool) {
 			return b, false
 		}
 		c.closeOwed = false
-		b = c.appendPacket(b, c.closeSpace, start+c.maxDatagram, 0, now, true)
+		b = c.appendPacket(b, c.closeSpace, start+int(c.maxDatagram), 0, now, true)
 		return b, len(b) > start
 	}
-	size := c.maxDatagram
+	size := int(c.maxDatagram)
 	if !c.addrValidated {
 		budget := int(3*c.bytesRecv) - int(c.bytesSent)
 		if budget < size {
@@ -114,7 +114,7 @@ func (c *Conn) appWants(now time.Time) bool {
 // paced reports whether the pacer lets a datagram go at now; if not, the
 // time it will is a timeout.
 func (c *Conn) paced(now time.Time) bool {
-	t := c.loss.r.NextSendTime(now, c.maxDatagram)
+	t := c.loss.r.NextSendTime(now, int(c.maxDatagram))
 	if t.After(now) {
 		c.paceAt = t
 		return false
@@ -145,7 +145,7 @@ func (c *Conn) appendPacket(b []byte, sp spaceID, limit, padTo int, now time.Tim
 	end := limit - Overhead
 	p := packetBuilder{recs: &c.recs, handle: c.recs.get(sp)}
 	if closing {
-		b = append(b, c.closeFrame...)
+		b = append(b, c.end.frame...)
 	} else {
 		// A probe carries the ACK state again too: the ACK that answered
 		// the peer may be what was lost.

@@ -157,8 +157,8 @@ func (c *Conn) handleTLSEvents(now time.Time) error {
 					c.tls.SendSessionTicket(tls.QUICSessionTicketOptions{})
 				}
 			}
-			c.maxDatagram = int(min(uint64(c.cfg.MaxDatagramSize), c.peer.maxUDPPayloadSize))
-			c.loss.r.SetMaxDatagramSize(c.maxDatagram)
+			c.maxDatagram = uint16(min(uint64(c.cfg.MaxDatagramSize), c.peer.maxUDPPayloadSize, maxUDPPayload))
+			c.loss.r.SetMaxDatagramSize(int(c.maxDatagram))
 			c.cids.issueMore(c)
 			c.event(EventHandshakeDone, 0)
 		}
@@ -236,7 +236,7 @@ func (c *Conn) setPeerParams(b []byte) error {
 			c.cids.remote[0].hasToken = true
 		}
 	}
-	c.peer = peerLimits{maxAckDelay: p.MaxAckDelay, ackDelayExponent: p.AckDelayExponent,
+	c.peer = peerLimits{maxAckDelay: uint32(p.MaxAckDelay), ackDelayExponent: uint32(p.AckDelayExponent),
 		activeConnIDLimit: p.ActiveConnIDLimit, maxUDPPayloadSize: p.MaxUDPPayloadSize}
 	if c.isClient {
 		c.peerParams = &p
@@ -279,7 +279,7 @@ func (c *Conn) dropSpace(s spaceID) {
 	if c.long != nil && c.long[0].dropped && c.long[1].dropped {
 		for i := range c.long {
 			r := c.long[i].ecnRecv
-			c.longMarks.ECT0, c.longMarks.ECT1, c.longMarks.CE = c.longMarks.ECT0+r.ECT0, c.longMarks.ECT1+r.ECT1, c.longMarks.CE+r.CE
+			c.longMarks += r.ECT0 + r.ECT1 + r.CE
 		}
 		c.spaces[spaceInitial], c.spaces[spaceHandshake], c.long = &discardedSpace, &discardedSpace, nil
 	}

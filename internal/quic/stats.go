@@ -27,7 +27,8 @@ func (c *Conn) Stats() ConnStats {
 		ECNCE:         c.ecn.ceReported,
 		RecoveryStats: c.loss.r.Stats(),
 	}
-	for _, r := range [...]ECNCounts{c.spaces[spaceInitial].ecnRecv, c.spaces[spaceHandshake].ecnRecv, c.app.ecnRecv, c.longMarks} {
+	s.ECNMarked = c.longMarks
+	for _, r := range [...]ECNCounts{c.spaces[spaceInitial].ecnRecv, c.spaces[spaceHandshake].ecnRecv, c.app.ecnRecv} {
 		s.ECNMarked += r.ECT0 + r.ECT1 + r.CE
 	}
 	if c.handshakeComplete {

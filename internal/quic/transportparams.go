@@ -28,6 +28,7 @@ const (
 // The transport parameters' bounds (RFC 9000 section 18.2).
 const (
 	minUDPPayloadSize       = 1200
+	maxUDPPayload           = 65527 // the largest max_udp_payload_size (RFC 9000 section 18.2)
 	maxAckDelayExponent     = 20
 	maxMaxAckDelay          = 1 << 14
 	minActiveConnIDLimit    = 2
