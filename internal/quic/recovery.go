@@ -56,7 +56,8 @@ type spaceRecovery struct {
 // tells it of packets sent and ACKs received, asks it when its timer
 // fires (LossTimeout) and calls OnLossTimeout then; acknowledged and lost
 // packets come back through a LossHandler. It reads no clock. The zero
-// value is not ready: call Init. Not safe for concurrent use.
+// value is not ready: call Init; once it has run, a Recovery points into
+// itself and must not be copied. Not safe for concurrent use.
 type Recovery struct {
 	// RTT is the path's round-trip estimate, updated by each ACK.
 	RTT RTT
