@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gust-http/gust/internal/sse"
 	"github.com/gust-http/gust/server"
 )
 
@@ -75,20 +76,6 @@ func truthReset(rawQuery string) bool {
 	return q.Get("reset") == "1"
 }
 
-// appendEvent appends event i of the stream; a non-zero sent (Unix
-// nanoseconds) is its stamp.
-func appendEvent(b []byte, i int, sent int64) []byte {
-	b = append(b, "id: "...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, "\ndata: tick "...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	if sent != 0 {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, sent, 10)
-	}
-	return append(b, "\n\n"...)
-}
-
 // streamEvents writes the events of a stream on connection conn: with an
 // interval, at the ticks of the connection's clock (serve_events_clock.go),
 // the handler waiting until they are sent or gone ends them; with none,
@@ -122,7 +109,7 @@ func (ev *eventSource) streamEvents(e eventsQuery, conn string, begun time.Time,
 			rec.sent(now)
 			sent = now.UnixNano()
 		}
-		buf = appendEvent(buf[:0], i, sent)
+		buf = sse.AppendTick(buf[:0], i, sent)
 		if !write(buf) {
 			return
 		}

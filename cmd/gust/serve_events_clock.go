@@ -3,6 +3,8 @@ package main
 import (
 	"sync"
 	"time"
+
+	"github.com/gust-http/gust/internal/sse"
 )
 
 // The clocks of /events: the streams of one connection that share an
@@ -134,7 +136,7 @@ func (c *eventClock) tick() bool {
 			s.rec.sent(now)
 			sent = now.UnixNano()
 		}
-		c.buf = appendEvent(c.buf[:0], s.next, sent)
+		c.buf = sse.AppendTick(c.buf[:0], s.next, sent)
 		s.next++
 		if !s.write(c.buf) || (s.e.n != 0 && s.next > s.e.n) {
 			c.drop(i) // the stream moved to the end is looked at next

@@ -8,6 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/gust-http/gust/internal/sse"
 	"github.com/gust-http/gust/result"
 )
 
@@ -85,33 +86,9 @@ func truthUsec(d time.Duration) int64 {
 	return min(max(d.Microseconds(), result.HistMin), result.HistMax)
 }
 
-// eventTruthJSON is GET /events/truth's answer.
-type eventTruthJSON struct {
-	// Streams and Events count the stamped streams begun and their events
-	// sent.
-	Streams int64 `json:"streams"`
-	Events  int64 `json:"events"`
-	// FirstEvent is each stream's time from its request's arrival to its
-	// first event's send; Gap the time between a stream's sends.
-	FirstEvent truthStats `json:"first_event"`
-	Gap        truthStats `json:"gap"`
-}
-
-// truthStats describes a histogram in microseconds, as gust load's JSON
-// does.
-type truthStats struct {
-	Count int64   `json:"count"`
-	Min   int64   `json:"min"`
-	Mean  float64 `json:"mean"`
-	P50   int64   `json:"p50"`
-	P90   int64   `json:"p90"`
-	P99   int64   `json:"p99"`
-	Max   int64   `json:"max"`
-}
-
 // json returns the record so far, and empties it if reset.
 func (t *eventTruth) json(reset bool) []byte {
-	var out eventTruthJSON
+	var out sse.Truth
 	t.once.Do(t.make)
 	first, gap := result.NewHistogram(), result.NewHistogram()
 	for i := range t.shards {
@@ -128,16 +105,7 @@ func (t *eventTruth) json(reset bool) []byte {
 		}
 		sh.mu.Unlock()
 	}
-	out.FirstEvent, out.Gap = newTruthStats(first), newTruthStats(gap)
+	out.FirstEvent, out.Gap = sse.NewStats(first), sse.NewStats(gap)
 	b, _ := json.Marshal(out)
 	return append(b, '\n')
-}
-
-// newTruthStats describes h.
-func newTruthStats(h *hdrhistogram.Histogram) truthStats {
-	if h.TotalCount() == 0 {
-		return truthStats{}
-	}
-	return truthStats{Count: h.TotalCount(), Min: h.Min(), Mean: float64(int64(h.Mean()*10)) / 10,
-		P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90), P99: h.ValueAtQuantile(99), Max: h.Max()}
 }

@@ -13,10 +13,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gust-http/gust/internal/sse"
 )
 
 // getTruth reads GET /events/truth, with query if not "".
-func getTruth(t *testing.T, base, query string) eventTruthJSON {
+func getTruth(t *testing.T, base, query string) sse.Truth {
 	t.Helper()
 	if query != "" {
 		query = "?" + query
@@ -26,7 +28,7 @@ func getTruth(t *testing.T, base, query string) eventTruthJSON {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var truth eventTruthJSON
+	var truth sse.Truth
 	if err := json.NewDecoder(resp.Body).Decode(&truth); err != nil {
 		t.Fatal(err)
 	}

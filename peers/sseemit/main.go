@@ -33,6 +33,8 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
+
+	"github.com/gust-http/gust/internal/sse"
 )
 
 // maxStreams is the SETTINGS_MAX_CONCURRENT_STREAMS sent, gust serve's.
@@ -265,7 +267,7 @@ func (c *conn) tick() bool {
 		if s.stamp {
 			sent = now.UnixNano()
 		}
-		c.event = appendEvent(c.event[:0], s.next, sent)
+		c.event = sse.AppendTick(c.event[:0], s.next, sent)
 		if int64(len(c.event)) > min(c.window, s.window) {
 			live = append(live, s)
 			continue
@@ -289,18 +291,4 @@ func (c *conn) tick() bool {
 	c.streams = live
 	c.truth.done(rec)
 	return c.bw.Flush() == nil
-}
-
-// appendEvent appends event i; a non-zero sent (Unix nanoseconds) is its
-// stamp.
-func appendEvent(b []byte, i int, sent int64) []byte {
-	b = append(b, "id: "...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, "\ndata: tick "...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	if sent != 0 {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, sent, 10)
-	}
-	return append(b, "\n\n"...)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gust-http/gust/internal/sse"
 	"github.com/gust-http/gust/load"
 )
 
@@ -63,10 +64,7 @@ func TestGustLoadCountsEveryEventTheEmitterSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var got struct {
-		Streams, Events int64
-		Gap             stats
-	}
+	var got sse.Truth
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		t.Fatal(err)
 	}

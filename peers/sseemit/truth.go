@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/gust-http/gust/internal/sse"
 	"github.com/gust-http/gust/result"
 )
 
@@ -75,25 +76,6 @@ func usec(d time.Duration) int64 {
 	return min(max(d.Microseconds(), result.HistMin), result.HistMax)
 }
 
-// stats is a histogram as gust serve's /events/truth gives it.
-type stats struct {
-	Count int64   `json:"count"`
-	Min   int64   `json:"min"`
-	Mean  float64 `json:"mean"`
-	P50   int64   `json:"p50"`
-	P90   int64   `json:"p90"`
-	P99   int64   `json:"p99"`
-	Max   int64   `json:"max"`
-}
-
-func newStats(h *hdrhistogram.Histogram) stats {
-	if h.TotalCount() == 0 {
-		return stats{}
-	}
-	return stats{Count: h.TotalCount(), Min: h.Min(), Mean: float64(int64(h.Mean()*10)) / 10,
-		P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90), P99: h.ValueAtQuantile(99), Max: h.Max()}
-}
-
 // ServeHTTP answers GET /events/truth (reset=1 empties the record after).
 func (t *truth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/events/truth" {
@@ -101,12 +83,7 @@ func (t *truth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.mu.Lock()
-	out := struct {
-		Streams    int64 `json:"streams"`
-		Events     int64 `json:"events"`
-		FirstEvent stats `json:"first_event"`
-		Gap        stats `json:"gap"`
-	}{t.streams, t.events, newStats(t.first), newStats(t.gap)}
+	out := sse.Truth{Streams: t.streams, Events: t.events, FirstEvent: sse.NewStats(t.first), Gap: sse.NewStats(t.gap)}
 	if r.URL.Query().Get("reset") == "1" {
 		t.streams, t.events = 0, 0
 		t.first.Reset()
