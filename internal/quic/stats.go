@@ -28,7 +28,8 @@ func (c *Conn) Stats() ConnStats {
 		RecoveryStats: c.loss.r.Stats(),
 	}
 	s.ECNMarked = c.longMarks
-	for _, r := range [...]ECNCounts{c.spaces[spaceInitial].ecnRecv, c.spaces[spaceHandshake].ecnRecv, c.app.ecnRecv} {
+	for _, sp := range c.spaces {
+		r := sp.ecnRecv
 		s.ECNMarked += r.ECT0 + r.ECT1 + r.CE
 	}
 	if c.handshakeComplete {
