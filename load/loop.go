@@ -214,7 +214,14 @@ func (l *loop) run() {
 			break // the poller itself failed; nothing more can be measured
 		}
 		now = l.e.now()
-		for _, ev := range l.events {
+		for i, ev := range l.events {
+			if i > 0 {
+				// The connections before took time: each one's reads and
+				// requests are timed when they happen, not when the wait
+				// ended (at a hundred busy connections a turn, that is
+				// milliseconds).
+				now = l.e.now()
+			}
 			if int(ev.FD) < len(l.byFD) {
 				if c := l.byFD[ev.FD]; c != nil {
 					l.handle(c, ev.Flags, now)

@@ -27,12 +27,21 @@
 # server from its handler's start: gust's holds the request's trip and the
 # server's queue too, so it is the gaps that measure gust's accuracy.
 #
+# WIRE=1 (h2c only) also captures the loopback while gust measures
+# (tcpdump on the server's CPU; DUR=10s makes about 2 GB) and prints the wire's
+# truth beside gust's (scripts/sse-wire.py): the time from each request's
+# write to its first event's write and between events, which holds the
+# request's trip and the server's queue that the server's clock misses.
+#
+# GUST names the gust binary that loads (default: bin/gust, built now), for
+# comparing builds.
+#
 # SERVER=sseemit (with PROTO=h2c) serves the events from peers/sseemit
 # instead of gust serve: an h2c event source that frames a connection's
 # events of a tick into one write and does nothing else, for rates past
 # what one core of gust serve sends (about 445,000 events a second).
 # usage: [SERVER=gust|sseemit] [PROTO=http1.1|h2c|h2] [STREAMS_PER_CONN=100] [STREAMS=10000] [INTERVAL=10ms] [EVENTS=100]
-#        [RAMP=5s] [WARMUP=5s] [DUR=30s] [PORT=19750] [SERVER_CPUS=0] [GEN_CPUS=1] [BASE=1]
+#        [RAMP=5s] [WARMUP=5s] [DUR=30s] [PORT=19750] [SERVER_CPUS=0] [GEN_CPUS=1] [BASE=1] [WIRE=1] [GUST=path]
 #        scripts/bench-sse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +61,13 @@ if [[ $proto != http1.1 ]]; then
   fi
   conns=$(( streams / per )) genflags+=(--http2 -m "$per")
 fi
+wire=${WIRE:-}
+if [[ -n $wire ]]; then
+  [[ $proto == h2c ]] || { echo "bench-sse: WIRE needs PROTO=h2c (a capture of TLS shows no frames)" >&2; exit 1; }
+  command -v tcpdump >/dev/null || { echo "bench-sse: WIRE needs tcpdump (apt-get install tcpdump)" >&2; exit 1; }
+fi
 go build -o bin/gust ./cmd/gust
+genbin=${GUST:-bin/gust}
 server=${SERVER:-gust}
 case $server in
   gust) ;;
@@ -76,8 +91,8 @@ if [[ $server == sseemit ]]; then
 else
   "${srvcpu[@]}" bin/gust serve --addr "127.0.0.1:$port" "${srvflags[@]}" 2>/dev/null & srv=$!
 fi
-out=$(mktemp) tm=$(mktemp) truth=$(mktemp) basetm=$(mktemp)
-trap 'kill $srv 2>/dev/null; rm -f "$out" "$tm" "$truth" "$basetm"' EXIT
+out=$(mktemp) tm=$(mktemp) truth=$(mktemp) basetm=$(mktemp) pcap=$(mktemp) wiretruth=$(mktemp)
+trap 'kill $srv 2>/dev/null; rm -f "$out" "$tm" "$truth" "$basetm" "$pcap" "$wiretruth"' EXIT
 base="$scheme://127.0.0.1:$port"
 get() { curl -fsSk "$@"; }
 for _ in $(seq 50); do
@@ -92,11 +107,11 @@ if [[ ${BASE:-1} != 0 ]]; then
   basestreams=$per
   [[ $proto != http1.1 ]] || basestreams=100
   basestreams=$(( basestreams < streams ? basestreams : streams ))
-  /usr/bin/time -f '%M' -o "$basetm" "${gencpu[@]}" bin/gust load --quiet --sse "${genflags[@]}" -c $(( basestreams / per )) \
+  /usr/bin/time -f '%M' -o "$basetm" "${gencpu[@]}" "$genbin" load --quiet --sse "${genflags[@]}" -c $(( basestreams / per )) \
     -z 3s --timeout 30s -o json "$target" > /dev/null
   basekb=$(tail -1 "$basetm")
 fi
-/usr/bin/time -f '%M' -o "$tm" "${gencpu[@]}" bin/gust load --quiet --sse "${genflags[@]}" -c "$conns" --ramp-up "$ramp" \
+/usr/bin/time -f '%M' -o "$tm" "${gencpu[@]}" "$genbin" load --quiet --sse "${genflags[@]}" -c "$conns" --ramp-up "$ramp" \
   --warmup "$warmup" -z "$dur" --timeout 30s -o json "$target" > "$out" & gen=$!
 # gust measures once every connection is up and its warm-up is over: the
 # truth starts afresh then (when as many streams as asked have begun, and
@@ -112,23 +127,40 @@ done
 get -o /dev/null "$truthbase/events/truth?reset=1"
 syscw() { sed -n 's/^syscw: //p' "/proc/$srv/io"; }
 w0=$(syscw) t0=$(date +%s.%N)
+if [[ -n $wire ]]; then
+  "${srvcpu[@]}" tcpdump -i lo -s 0 -B 262144 --time-stamp-precision=nano -w "$pcap" "tcp port $port" 2> "$pcap.log" & dump=$!
+fi
 wait $gen
+if [[ -n $wire ]]; then
+  kill -INT $dump; wait $dump || true
+  grep -E 'dropped by kernel' "$pcap.log" >&2; rm -f "$pcap.log"
+fi
 w1=$(syscw) t1=$(date +%s.%N)
 get "$truthbase/events/truth" > "$truth"
-python3 - "$out" "$truth" "$(tail -1 "$tm")" "$streams" "$basekb" "$basestreams" "$w0" "$w1" "$t0" "$t1" "$proto" "$conns" <<'PY'
-import json, sys
+if [[ -n $wire ]]; then python3 scripts/sse-wire.py "$pcap" "$port" > "$wiretruth"; fi
+python3 - "$out" "$truth" "$(tail -1 "$tm")" "$streams" "$basekb" "$basestreams" "$w0" "$w1" "$t0" "$t1" "$proto" "$conns" "$wiretruth" <<'PY'
+import json, os, sys
 gust = json.load(open(sys.argv[1]))["sse"]
 truth = json.load(open(sys.argv[2]))
 rss_kb, streams, base_kb, base_streams = (int(a) for a in sys.argv[3:7])
 w0, w1, t0, t1 = int(sys.argv[7]), int(sys.argv[8]), float(sys.argv[9]), float(sys.argv[10])
 proto, conns = sys.argv[11], int(sys.argv[12])
+wire = json.load(open(sys.argv[13])) if os.path.getsize(sys.argv[13]) else None
 secs = t1 - t0
 print(f"{proto}: {streams} streams on {conns} connections: gust timed {gust['events']} events, the server sent {truth['events']} once all were up")
-print("| measure | gust us | server sent us | gust - sent us |")
-print("|---|---|---|---|")
-for name, g, t in (("first event", gust["first_event"], truth["first_event"]), ("gap", gust["gap"], truth["gap"])):
+if wire:
+    print(f"the wire: {wire['streams']} streams begun and {wire['events']} events in the capture, "
+          f"{wire['connections']} connections ({wire['never_in_step']} never in step, {wire['lost_bytes']} sides with bytes lost)")
+print("| measure | gust us | server sent us | gust - sent us |" + (" wire us | gust - wire us |" if wire else ""))
+print("|---|---|---|---|" + ("---|---|" if wire else ""))
+for name, key in (("first event", "first_event"), ("gap", "gap")):
+    g, t = gust[key], truth[key]
     for q in ("p50", "p90", "p99"):
-        print(f"| {name} {q} | {g[q]} | {t[q]} | {g[q] - t[q]:+d} |")
+        row = f"| {name} {q} | {g[q]} | {t[q]} | {g[q] - t[q]:+d} |"
+        if wire:
+            w = wire[key].get(q, 0)
+            row += f" {w} | {g[q] - w:+d} |"
+        print(row)
 print(f"| gust first byte p50 / p99 | {gust['first_byte']['p50']} / {gust['first_byte']['p99']} | | |")
 writes = (w1 - w0) / secs
 print(f"server: {writes:,.0f} write calls/s over {secs:.1f} s, {truth['events'] / secs:,.0f} events/s"
