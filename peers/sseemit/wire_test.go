@@ -127,7 +127,7 @@ func TestWireTruthTimesRequestsAndEvents(t *testing.T) {
 	}
 	var got struct {
 		Connections, Streams, Events int
-		NeverInStep                  int `json:"never_in_step"`
+		NeverInStep                  int              `json:"never_in_step"`
 		FirstEvent                   map[string]int64 `json:"first_event"`
 		Gap                          map[string]int64
 	}
