@@ -6,8 +6,13 @@
 # responses, failed requests, non-2xx, retried, p50 and p99 (ms); the steady
 # and upgraded p99s are what docs/BENCHMARKS.md compares. GUST names a gust
 # binary to serve with (default: bin/gust, built now), for comparing builds.
+# STARTS=1 adds a third run a round: instead of each upgrade, a second gust
+# serve (the same flags, another port, the same CPU) is started and stopped
+# once it serves, which hands nothing over: what a process's start costs
+# the loaded server's p99 by itself. PROTOS picks protocols (default "h1
+# h2c tls").
 # Loopback only.
-# usage: [RATE=20000] [UPGRADES=10] [ROUNDS=3] [GUST=path] scripts/bench-upgrade.sh
+# usage: [RATE=20000] [UPGRADES=10] [ROUNDS=3] [GUST=path] [STARTS=1] [PROTOS=h1] scripts/bench-upgrade.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/gust ./cmd/gust
@@ -16,7 +21,9 @@ ulimit -n 20000
 port=19400 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 rate=${RATE:-20000} upgrades=${UPGRADES:-10}
 echo "| proto | round | upgrades | responses | failed | non-2xx | retried | p50 ms | p99 ms |"
-for round in $(seq "${ROUNDS:-3}"); do for proto in h1 h2c tls; do for n in 0 "$upgrades"; do
+runs=(0 "$upgrades"); [[ -z ${STARTS:-} ]] || runs+=("${upgrades}s")
+for round in $(seq "${ROUNDS:-3}"); do for proto in ${PROTOS:-h1 h2c tls}; do for run in "${runs[@]}"; do
+  n=${run%s}
   port=$((port+1)); pid="$dir/gust.pid"; rm -f "$pid"
   flags=() scheme=http lflags=()
   case $proto in
@@ -29,15 +36,22 @@ for round in $(seq "${ROUNDS:-3}"); do for proto in h1 h2c tls; do for n in 0 "$
   taskset -c 1 bin/gust load --quiet -o json -c 50 --loops 1 --rate "$rate" -z 12s "${lflags[@]}" "$scheme://127.0.0.1:$port/" > "$out" & lp=$!
   if ((n > 0)); then
     sleep 1
-    for _ in $(seq "$n"); do
-      old=$(cat "$pid"); kill -USR2 "$old"
-      for _ in $(seq 200); do [[ "$(cat "$pid" 2>/dev/null)" != "$old" ]] && break; sleep 0.02; done
+    for i in $(seq "$n"); do
+      if [[ $run == *s ]]; then
+        spid="$dir/start.pid"; rm -f "$spid"
+        GOMAXPROCS=1 taskset -c 0 "$srvbin" serve --addr 127.0.0.1:$((port + 500 + i)) --pid-file "$spid" "${flags[@]}" 2>/dev/null & sp=$!
+        for _ in $(seq 400); do [[ -s "$spid" ]] && break; sleep 0.005; done
+        kill $sp; wait $sp 2>/dev/null || true
+      else
+        old=$(cat "$pid"); kill -USR2 "$old"
+        for _ in $(seq 200); do [[ "$(cat "$pid" 2>/dev/null)" != "$old" ]] && break; sleep 0.02; done
+      fi
       sleep "$(awk -v n="$n" 'BEGIN{printf "%.2f", 10/n}')"
     done
   fi
   wait $lp || true
   kill "$(cat "$pid")"; for _ in $(seq 100); do [[ -e "$pid" ]] || break; sleep 0.05; done
-  python3 - "$out" "$proto" "$round" "$n" <<'PY'
+  python3 - "$out" "$proto" "$round" "$run" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 non2xx = sum(v for k, v in r["status"].items() if not k.startswith("2"))
