@@ -2,7 +2,9 @@
 # What an HTTP/3 flood costs gust/server's other clients: gust serve --http3
 # (one loop, GOMAXPROCS=1, MODE, default inline) on CPU 0; on CPU 1, gust load
 # --http3 with CONNS working connections (default 1000) at RATE req/s (default
-# 10000) for DUR (default 10s), alone, then beside peers/quicflood sending
+# 10000), measured for DUR less 2 s (default 10s) after a warm-up of 4 s
+# (the working connections' handshakes, about 1 s at once, and the
+# requests they held up), alone, then beside peers/quicflood sending
 # each attack of KIND in turn (default "initial garbage"):
 #   initial, garbage: FLOOD datagrams a second (default 20000) from 1000
 #     source ports: real clients' first datagrams never followed up, or
@@ -45,8 +47,8 @@ for round in $(seq "${ROUNDS:-3}"); do
       --addr 127.0.0.1:$port --debug-addr 127.0.0.1:$((port+1)) >/dev/null 2>&1 & srv=$!
     for _ in $(seq 50); do curl -s -o /dev/null $dbg && break; sleep 0.1; done
     out=$(mktemp)
-    taskset -c 1 bin/gust load --quiet -o json --loops 1 --http3 --insecure -c "$conns" --rate "$rate" -z "$dur" "$url" > "$out" & lp=$!
-    sleep 2 # the working connections' handshakes first
+    taskset -c 1 bin/gust load --quiet -o json --loops 1 --http3 --insecure -c "$conns" --rate "$rate" --warmup 4s -z $((secs - 2))s "$url" > "$out" & lp=$!
+    sleep 4 # the working connections' handshakes first, and what they held up
     read -r ub sb < <(awk '{print $14, $15}' /proc/$srv/stat)
     case $kind in
       none) sleep $((secs - 3)) ;;
