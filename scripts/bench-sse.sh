@@ -28,7 +28,8 @@
 # server's queue too, so it is the gaps that measure gust's accuracy.
 #
 # WIRE=1 (h2c only) also captures the loopback while gust measures
-# (tcpdump on the server's CPU; DUR=10s makes about 2 GB) and prints the wire's
+# (tcpdump on the server's CPU; every event is in it, some 60 bytes each:
+# keep DUR short) and prints the wire's
 # truth beside gust's (scripts/sse-wire.py): the time from each request's
 # write to its first event's write and between events, which holds the
 # request's trip and the server's queue that the server's clock misses.

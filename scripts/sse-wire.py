@@ -69,15 +69,18 @@ def packets(path):
                 yield sec * 1_000_000_000 + frac * scale, sport, dport, seq, payload
 
 
-def whole_frames(b):
-    """Reports whether b is a run of whole HTTP/2 frames and nothing else."""
-    i = 0
+def split(b):
+    """Cuts b into HTTP/2 frames, (type, flags, stream, payload) each, and
+    returns them with the bytes they took (a frame cut short is left)."""
+    out, i = [], 0
     while i + 9 <= len(b):
         n = int.from_bytes(b[i:i + 3], "big")
-        if b[i + 3] > 9:
-            return False
+        if i + 9 + n > len(b):
+            break
+        sid = int.from_bytes(b[i + 5:i + 9], "big") & 0x7FFFFFFF
+        out.append((b[i + 3], b[i + 4], sid, b[i + 9:i + 9 + n]))
         i += 9 + n
-    return i == len(b)
+    return out, i
 
 
 class Side:
@@ -105,22 +108,17 @@ class Side:
                 self.lost = True
                 return []
         self.next_seq = (seq + len(payload)) % (1 << 32)
+        if self.synced:
+            b = self.buf + payload
+        else:
+            b = payload[len(PREFACE):] if payload.startswith(PREFACE) else payload
+        out, used = split(b)
         if not self.synced:
-            if payload.startswith(PREFACE):
-                payload = payload[len(PREFACE):]
-            if not whole_frames(payload):
+            # In step only from a segment of whole frames of known types.
+            if used != len(b) or any(f[0] > 9 for f in out):
                 return []
             self.synced = True
-        self.buf += payload
-        out, i, b = [], 0, self.buf
-        while i + 9 <= len(b):
-            n = int.from_bytes(b[i:i + 3], "big")
-            if i + 9 + n > len(b):
-                break
-            sid = int.from_bytes(b[i + 5:i + 9], "big") & 0x7FFFFFFF
-            out.append((b[i + 3], b[i + 4], sid, b[i + 9:i + 9 + n]))
-            i += 9 + n
-        self.buf = b[i:]
+        self.buf = b[used:]
         return out
 
 
