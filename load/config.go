@@ -141,6 +141,12 @@ type Config struct {
 	// arrives counts as an event of Result.Stream (a chunked or HTTP/2
 	// body its server flushes piece by piece).
 	Stream bool
+	// RXStamps times what arrives on a plain TCP connection (Linux) by
+	// the kernel's receive stamp (SO_TIMESTAMPNS) instead of when the
+	// loop reads it: a loop busy with other connections reads a socket
+	// late, and that wait is the generator's, not the server's. A read's
+	// stamp is its last segment's.
+	RXStamps bool
 	// GRPC reads every response as a gRPC call's (the request, made by
 	// the caller, a POST of length-prefixed messages over HTTP2): its
 	// messages counted by their length prefixes and its grpc-status, from

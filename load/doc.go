@@ -50,6 +50,7 @@
 //   - ring.go: ring, a fixed-size first-in first-out queue: exchanges in flight, idle connections
 //   - roundtrip.go: one round trip top to bottom: handle, read, feed, refill, send, write, flush
 //   - run.go: Run: the start-up probe, the loops started and stopped, their stats merged
+//   - rxstamp.go: rxClock, reads timed by the kernel's receive stamps (Config.RXStamps)
 //   - schedule.go: the schedule seam: what to send and when, asked at each turning point
 //   - schedule_closed.go: the closed model: the next request sent as a response arrives
 //   - schedule_flow.go: user journeys: users take idle connections or queue for one; steps, thinks, iterations

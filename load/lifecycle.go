@@ -40,6 +40,9 @@ func (l *loop) connect(c *conn, now int64) {
 		return
 	}
 	c.attach(fd)
+	if l.rx.on {
+		enableRXStamps(fd) // without them (an error), reads are timed when made
+	}
 	c.state = stConnecting
 	c.connectStart = now
 	l.watchConn(c)

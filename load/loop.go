@@ -84,6 +84,7 @@ type loop struct {
 	qtimers quicTimers
 
 	gtimers grpcTimers // streaming gRPC calls' next messages (grpctimers.go)
+	rx      rxClock    // kernel receive stamps (Config.RXStamps; rxstamp.go)
 }
 
 // newLoops creates the event loops and spreads the connections over them.
@@ -127,6 +128,7 @@ func (e *engine) newLoops() ([]*loop, error) {
 			secHist:     result.NewHistogram(),
 			perEndpoint: e.cfg.Source != nil || e.cfg.Flow != nil,
 		}
+		loops[i].rx.on = cfg.RXStamps
 		loops[i].hs.Init(p.Wake)
 		if e.pickers != nil {
 			loops[i].picker = e.pickers[i]
@@ -214,6 +216,7 @@ func (l *loop) run() {
 			break // the poller itself failed; nothing more can be measured
 		}
 		now = l.e.now()
+		l.rx.turn(l.e)
 		for i, ev := range l.events {
 			if i > 0 {
 				// The connections before took time: each one's reads and

@@ -52,13 +52,13 @@ func (l *loop) handle(c *conn, flags uint32, now int64) {
 // read drains c's transport and feeds what arrived to its session.
 func (l *loop) read(c *conn, flags uint32, now int64) {
 	for {
-		n, err := c.tr.Read(l.buf)
+		n, at, err := l.readFrom(c, now)
 		if n > 0 {
 			if l.recording {
 				l.stats.bytesRead += int64(n)
 				l.secBytes += int64(n)
 			}
-			if !l.feed(c, l.buf[:n], now) {
+			if !l.feed(c, l.buf[:n], at) {
 				return
 			}
 			// A short read drained the socket; edge-triggered polling reports

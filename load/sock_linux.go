@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 
+	"github.com/gust-http/gust/internal/sys"
 	"github.com/gust-http/gust/result"
 
 	"golang.org/x/sys/unix"
@@ -103,6 +104,10 @@ func connectError(fd int) error {
 }
 
 func closeSocket(fd int) { unix.Close(fd) }
+
+// enableRXStamps has the kernel stamp what fd receives (Config.RXStamps);
+// a socket it refuses is timed on reading.
+func enableRXStamps(fd int) { _ = sys.EnableRXStamps(fd) }
 
 // classifyConnect maps a failed connect to an ErrorKind.
 func classifyConnect(err error) result.ErrorKind {

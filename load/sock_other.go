@@ -23,4 +23,5 @@ func openSocket(sa sockaddr, src *sourceAddr) (int, error)    { return -1, errNo
 func openUDPSocket(sa sockaddr, src *sourceAddr) (int, error) { return -1, errNoSockets }
 func connectError(fd int) error                               { return errNoSockets }
 func closeSocket(fd int)                                      {}
+func enableRXStamps(fd int)                                   {}
 func classifyConnect(err error) result.ErrorKind              { return result.ErrConnect }

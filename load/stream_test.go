@@ -53,7 +53,8 @@ func eventServer(t *testing.T, h2c bool) *httptest.Server {
 // event is timed from the request, and the gaps between events are the
 // server's 20ms,
 // over HTTP/1.1 (text/event-stream found by itself, or --sse) and h2c
-// (--sse); a body read with --stream counts its pieces. (A late read of
+// (--sse), read with the kernel's receive stamps or not; a body read with
+// --stream counts its pieces. (A late read of
 // one event shortens the next gap, so the median is what is checked.)
 func TestStreamedResponses(t *testing.T) {
 	for _, tc := range []struct {
@@ -68,6 +69,8 @@ func TestStreamedResponses(t *testing.T) {
 		{"HTTP/1.1, --sse", false, "/events?n=5", load.Config{SSE: true}, true, 5 * 8},
 		{"h2c, --sse", true, "/events?n=5", load.Config{HTTP2: true, SSE: true, Streams: 4}, true, 5 * 8},
 		{"HTTP/1.1, --stream", false, "/pieces?n=5", load.Config{Stream: true}, false, 5 * 8},
+		{"HTTP/1.1, --sse, kernel stamps", false, "/events?n=5", load.Config{SSE: true, RXStamps: true}, true, 5 * 8},
+		{"h2c, --sse, kernel stamps", true, "/events?n=5", load.Config{HTTP2: true, SSE: true, Streams: 4, RXStamps: true}, true, 5 * 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := eventServer(t, tc.h2c)

@@ -28,8 +28,8 @@
 # server's queue too, so it is the gaps that measure gust's accuracy.
 #
 # WIRE=1 (h2c only) also captures the loopback while gust measures
-# (tcpdump on the server's CPU; every event is in it, some 60 bytes each:
-# keep DUR short) and prints the wire's
+# (tcpdump on the server's CPU, from a second before the window; every
+# event is in it, some 60 bytes each: keep DUR short) and prints the wire's
 # truth beside gust's (scripts/sse-wire.py): the time from each request's
 # write to its first event's write and between events, which holds the
 # request's trip and the server's queue that the server's clock misses.
@@ -121,24 +121,34 @@ warm_ms=$(python3 -c 'import re,sys; m=re.fullmatch(r"([0-9.]+)(ms|s|m)", sys.ar
 warm_end=$(( $(date +%s%3N) + warm_ms ))
 begun() { get "$truthbase/events/truth" | sed -E 's/^\{"streams":([0-9]+).*/\1/'; }
 get -o /dev/null "$truthbase/events/truth?reset=1"
+# The capture starts a second before the window (tcpdump's own start
+# takes the server's CPU a moment: inside the window it would stall the
+# events gust and the server time, unseen by the capture), and the wire's
+# truth is taken over the window only.
+dumped=
 while (( $(begun) < streams || $(date +%s%3N) < warm_end )); do
   kill -0 $gen 2>/dev/null || { echo "bench-sse: gust load ended before its $streams streams had begun" >&2; exit 1; }
+  if [[ -n $wire && -z $dumped ]] && (( $(date +%s%3N) >= warm_end - 1500 )); then
+    "${srvcpu[@]}" tcpdump -i lo -s 0 -B 262144 --time-stamp-precision=nano -w "$pcap" "tcp port $port" 2> "$pcap.log" & dump=$!
+    dumped=1
+  fi
   sleep 0.2
 done
 get -o /dev/null "$truthbase/events/truth?reset=1"
 syscw() { sed -n 's/^syscw: //p' "/proc/$srv/io"; }
 w0=$(syscw) t0=$(date +%s.%N)
-if [[ -n $wire ]]; then
+if [[ -n $wire && -z $dumped ]]; then # the streams took longer to begin than the warm-up
   "${srvcpu[@]}" tcpdump -i lo -s 0 -B 262144 --time-stamp-precision=nano -w "$pcap" "tcp port $port" 2> "$pcap.log" & dump=$!
 fi
 wait $gen
+tg=$(date +%s.%N)
 if [[ -n $wire ]]; then
   kill -INT $dump; wait $dump || true
   grep -E 'dropped by kernel' "$pcap.log" >&2; rm -f "$pcap.log"
 fi
 w1=$(syscw) t1=$(date +%s.%N)
 get "$truthbase/events/truth" > "$truth"
-if [[ -n $wire ]]; then python3 scripts/sse-wire.py "$pcap" "$port" > "$wiretruth"; fi
+if [[ -n $wire ]]; then python3 scripts/sse-wire.py --from "$t0" --to "$tg" "$pcap" "$port" > "$wiretruth"; fi
 python3 - "$out" "$truth" "$(tail -1 "$tm")" "$streams" "$basekb" "$basestreams" "$w0" "$w1" "$t0" "$t1" "$proto" "$conns" "$wiretruth" <<'PY'
 import json, os, sys
 gust = json.load(open(sys.argv[1]))["sse"]
@@ -150,7 +160,7 @@ wire = json.load(open(sys.argv[13])) if os.path.getsize(sys.argv[13]) else None
 secs = t1 - t0
 print(f"{proto}: {streams} streams on {conns} connections: gust timed {gust['events']} events, the server sent {truth['events']} once all were up")
 if wire:
-    print(f"the wire: {wire['streams']} streams begun and {wire['events']} events in the capture, "
+    print(f"the wire: {wire['streams']} streams begun and {wire['events']} events in the window, "
           f"{wire['connections']} connections ({wire['never_in_step']} never in step, {wire['lost_bytes']} sides with bytes lost)")
 print("| measure | gust us | server sent us | gust - sent us |" + (" wire us | gust - wire us |" if wire else ""))
 print("|---|---|---|---|" + ("---|---|" if wire else ""))

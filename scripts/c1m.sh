@@ -41,10 +41,11 @@ conns=1000000 kind=http server=gust per_proc=18000 connect_rate=
 hold=60s rate=1000 port=9190 sources=127.0.0.1-127.0.0.250 out=out/c1m
 # gustd pings a WebSocket silent for --ws-ping (its own default is 30 s).
 # Here the default is 10 minutes, so that no ping falls in a run: the peers
-# send none, and a million connections pinged every 30 s cost about 1.4 of
-# this machine's 2 cores in pings and pongs alone (42 us of CPU an
-# exchange, both ends and the loopback: docs/BENCHMARKS.md), which leaves
-# too little for the ramp. --ws-ping 30s measures that case.
+# send none, and a million connections pinged every 30 s, 33,333
+# exchanges a second, need more than this machine's 2 cores (the kernel's
+# part alone 46-53 us an exchange, the whole machine 65 us at 100,000
+# connections and more at a million: docs/BENCHMARKS.md, "The ping
+# limit"). --ws-ping 30s measures that case.
 ws_ping=10m
 own_threads= # --own-threads: gustd's loops wait on their own threads (server.Config.LoopsOwnThreads)
 

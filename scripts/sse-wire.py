@@ -3,7 +3,7 @@
 loopback saw, to check a load generator's first-event and gap times
 against.
 
-usage: sse-wire.py CAPTURE.pcap SERVER_PORT
+usage: sse-wire.py [--from UNIX_SECONDS] [--to UNIX_SECONDS] CAPTURE.pcap SERVER_PORT
 
 CAPTURE is tcpdump's pcap (-i lo, nanosecond or microsecond stamps) of
 h2c connections to SERVER_PORT, started at any point of their life: the
@@ -17,6 +17,10 @@ gap is the time between a stream's consecutive events. On loopback a
 segment is stamped as the writer's system call sends it, so these are
 the times between the two programs' writes: what a generator reports
 over them is its own wait to read and to write.
+
+--from and --to (seconds since the epoch, fractions allowed) take the
+truth over a window, a generator's measured one: a first event whose
+request was written in it, a gap that ended in it.
 
 Prints one JSON object: streams, events, the first_event and gap
 percentiles in microseconds (p50, p90, p99, max), and what could not be
@@ -131,9 +135,14 @@ def percentiles(v):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: sse-wire.py CAPTURE.pcap SERVER_PORT")
-    path, port = sys.argv[1], int(sys.argv[2])
+    args, window = sys.argv[1:], [0, 1 << 63]
+    while len(args) > 2 and args[0] in ("--from", "--to"):
+        window[args[0] == "--to"] = int(float(args[1]) * 1e9)
+        args = args[2:]
+    if len(args) != 2:
+        sys.exit("usage: sse-wire.py [--from UNIX_SECONDS] [--to UNIX_SECONDS] CAPTURE.pcap SERVER_PORT")
+    path, port = args[0], int(args[1])
+    start, end = window
     sides = {}
     asked = {}  # (client port, stream) -> the request's time
     last = {}  # (client port, stream) -> its last event's time
@@ -163,12 +172,13 @@ def main():
             n = data.count(b"\n\n")  # events this frame ends
             if n == 0:
                 continue
-            events += n
-            if s in last:
-                gaps.append((t - last[s]) // 1000)
-            else:
-                firsts.append((t - asked[s]) // 1000)
-            gaps.extend([0] * (n - 1))
+            if start <= t <= end:
+                events += n
+                if s in last:
+                    gaps.append((t - last[s]) // 1000)
+                elif asked[s] >= start:
+                    firsts.append((t - asked[s]) // 1000)
+                gaps.extend([0] * (n - 1))
             last[s] = t
     print(json.dumps({
         "connections": len({k[0] for k in sides}),

@@ -11,6 +11,7 @@
 //
 // # Files
 //
+//   - autobool.go: autoBool, a boolean flag whose default follows other flags (--rx-stamps)
 //   - bench.go: gust bench and gust bench compare: flags into lab's servers, CPUs, runner and reports
 //   - connectflags.go: --connect-rate and --source-addrs of gust load
 //   - dataflags.go: --targets and --data-* of gust load: reqdata files into a load.DataSource

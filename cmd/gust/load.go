@@ -30,7 +30,8 @@ type loadFlags struct {
 	dataFile         string
 	contentType      string
 	timeout          time.Duration
-	sse, stream      bool // --sse, --stream: responses read as streams
+	sse, stream      bool     // --sse, --stream: responses read as streams
+	rxStamps         autoBool // --rx-stamps: on by default with --sse and --stream
 	output           string
 	qps              float64
 	rate             float64
@@ -202,6 +203,8 @@ throughput.`,
 	fl.DurationVar(&f.timeout, "timeout", load.DefaultTimeout, "limit for connecting and for each response")
 	fl.BoolVar(&f.sse, "sse", false, "read every response as Server-Sent Events (as a text/event-stream answer is read anyway over HTTP/1.1): time to first event, gaps between events")
 	fl.BoolVar(&f.stream, "stream", false, "read every response body as a stream: time to first piece and the gaps between pieces as they arrive")
+	fl.Var(&f.rxStamps, "rx-stamps", "time what arrives on plain TCP by the kernel's receive stamp, not when gust reads it (Linux; default on with --sse and --stream)")
+	fl.Lookup("rx-stamps").NoOptDefVal = "true"
 	fl.StringVarP(&f.output, "output", "o", "text", "report format: text, json (with every histogram, for gust merge), csv (the per-second timeline) or html")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "also write an HdrHistogram interval log to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
@@ -239,6 +242,7 @@ func (f *loadFlags) config(url string) (load.Config, error) {
 		Timeout:          f.timeout,
 		SSE:              f.sse,
 		Stream:           f.stream,
+		RXStamps:         f.rxStamps.or(f.sse || f.stream),
 		Loops:            f.loops,
 		OwnThreads:       f.ownThreads,
 	}

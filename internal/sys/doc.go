@@ -3,5 +3,6 @@
 //
 // # Files
 //
+//   - stamp_linux.go: EnableRXStamps and ReadStamped, reads with the kernel's receive stamp
 //   - sys_linux.go: Read, Write, Sendfile and SendMore as raw system calls on non-blocking sockets
 package sys

@@ -39,6 +39,27 @@ func (p *Plain) Read(b []byte) (int, error) {
 	}
 }
 
+// ReadStamped is Read that also returns when the kernel received what it
+// read (sys.ReadStamped: nanoseconds of the system clock, 0 without a
+// stamp); the socket needs sys.EnableRXStamps. oob is scratch space for
+// the stamp's control message.
+func (p *Plain) ReadStamped(b, oob []byte) (int, int64, error) {
+	for {
+		n, rx, err := sys.ReadStamped(p.fd, b, oob)
+		switch {
+		case err == nil && n == 0 && len(b) > 0:
+			return 0, 0, io.EOF
+		case err == nil:
+			return n, rx, nil
+		case err == unix.EAGAIN:
+			return 0, 0, ErrWouldBlock
+		case err == unix.EINTR:
+			continue
+		}
+		return 0, 0, err
+	}
+}
+
 // Write writes to the socket.
 func (p *Plain) Write(b []byte) (int, error) {
 	written := 0

@@ -77,7 +77,8 @@ func frames(t *testing.T, write func(f *http2.Framer) error) []byte {
 // TestWireTruthTimesRequestsAndEvents checks scripts/sse-wire.py, the
 // wire's truth bench-sse.sh compares gust load with, on a capture whose
 // times are known: events split over segments, two events in one frame,
-// a segment seen twice, and a connection caught mid-frame.
+// a segment seen twice, and a connection caught mid-frame; over the
+// whole capture and over a window.
 func TestWireTruthTimesRequestsAndEvents(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -121,35 +122,56 @@ func TestWireTruthTimesRequestsAndEvents(t *testing.T) {
 	if err := os.WriteFile(path, w.buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(py, "../../scripts/sse-wire.py", path, "19750").Output()
-	if err != nil {
-		t.Fatalf("sse-wire.py: %v\n%s", err, out)
-	}
-	var got struct {
+	type truth struct {
 		Connections, Streams, Events int
 		NeverInStep                  int              `json:"never_in_step"`
 		FirstEvent                   map[string]int64 `json:"first_event"`
 		Gap                          map[string]int64
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	// First events 3, 3 and 5 ms; gaps 11 ms (stream 1: 3 to 14), 10.5
-	// ms and 0 (stream 3: 3 to 13.5, then the second event of the frame).
-	wantFirst := map[string]int64{"p50": 3000, "p90": 5000, "p99": 5000, "max": 5000}
-	wantGap := map[string]int64{"p50": 10500, "p90": 11000, "p99": 11000, "max": 11000}
-	if got.Connections != 2 || got.Streams != 3 || got.Events != 6 || got.NeverInStep != 0 {
-		t.Errorf("connections %d, streams %d, events %d, never in step %d; want 2, 3, 6, 0",
-			got.Connections, got.Streams, got.Events, got.NeverInStep)
-	}
-	for q, v := range wantFirst {
-		if got.FirstEvent[q] != v {
-			t.Errorf("first event %s = %d us, want %d", q, got.FirstEvent[q], v)
-		}
-	}
-	for q, v := range wantGap {
-		if got.Gap[q] != v {
-			t.Errorf("gap %s = %d us, want %d", q, got.Gap[q], v)
-		}
+	for _, tc := range []struct {
+		name   string
+		window []string
+		want   truth
+	}{
+		// First events 3, 3 and 5 ms; gaps 11 ms (stream 1: 3 to 14), 10.5
+		// ms and 0 (stream 3: 3 to 13.5, then the second event of the frame).
+		{"the whole capture", nil, truth{2, 3, 6, 0,
+			map[string]int64{"p50": 3000, "p90": 5000, "p99": 5000, "max": 5000},
+			map[string]int64{"p50": 10500, "p90": 11000, "p99": 11000, "max": 11000}}},
+		// From 13.5 ms to 20 ms: the gaps that end in it (timed from events
+		// before it), no first event (the requests came before it, or the
+		// event after it).
+		{"a window", []string{"--from", "1800000000.0135", "--to", "1800000000.020"}, truth{2, 0, 3, 0,
+			map[string]int64{},
+			map[string]int64{"p50": 10500, "p90": 11000, "p99": 11000, "max": 11000}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"../../scripts/sse-wire.py"}, tc.window...), path, "19750")
+			out, err := exec.Command(py, args...).Output()
+			if err != nil {
+				t.Fatalf("sse-wire.py: %v\n%s", err, out)
+			}
+			var got truth
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got.Connections != tc.want.Connections || got.Streams != tc.want.Streams || got.Events != tc.want.Events || got.NeverInStep != 0 {
+				t.Errorf("connections %d, streams %d, events %d, never in step %d; want %d, %d, %d, 0",
+					got.Connections, got.Streams, got.Events, got.NeverInStep, tc.want.Connections, tc.want.Streams, tc.want.Events)
+			}
+			if len(got.FirstEvent) != len(tc.want.FirstEvent) || len(got.Gap) != len(tc.want.Gap) {
+				t.Errorf("first event %v, gap %v; want %v, %v", got.FirstEvent, got.Gap, tc.want.FirstEvent, tc.want.Gap)
+			}
+			for q, v := range tc.want.FirstEvent {
+				if got.FirstEvent[q] != v {
+					t.Errorf("first event %s = %d us, want %d", q, got.FirstEvent[q], v)
+				}
+			}
+			for q, v := range tc.want.Gap {
+				if got.Gap[q] != v {
+					t.Errorf("gap %s = %d us, want %d", q, got.Gap[q], v)
+				}
+			}
+		})
 	}
 }
