@@ -25,8 +25,9 @@
 # it takes what gust load leaves and the working load's latency measures the
 # server, not the two tools' contest for one core (NICE=0 for an even
 # contest); the server's counts say how much of the attack arrived.
-# Loopback only.
-# usage: [KIND="initial garbage"] [NICE=19] [CONNS=1000] [RATE=10000] [FLOOD=20000] [ACONNS=100] [ARATE=200]
+# SERVE names the gust binary that serves (default: bin/gust, built now), for
+# comparing builds. Loopback only.
+# usage: [SERVE=path] [KIND="initial garbage"] [NICE=19] [CONNS=1000] [RATE=10000] [FLOOD=20000] [ACONNS=100] [ARATE=200]
 #        [DUR=10s] [ROUNDS=3] scripts/bench-h3-flood.sh
 # e.g.   KIND="streams flowcontrol qpack noack sparse" scripts/bench-h3-flood.sh
 set -euo pipefail
@@ -43,7 +44,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "${ROUNDS:-3}"); do
   for kind in none ${KIND:-initial garbage}; do
     port=$((port+2)); url=https://127.0.0.1:$port/; dbg=http://127.0.0.1:$((port+1))/debug/vars
-    GOMAXPROCS=1 taskset -c 0 bin/gust serve --tls-self-signed --http3 --loops 1 --mode "${MODE:-inline}" \
+    GOMAXPROCS=1 taskset -c 0 "${SERVE:-bin/gust}" serve --tls-self-signed --http3 --loops 1 --mode "${MODE:-inline}" \
       --addr 127.0.0.1:$port --debug-addr 127.0.0.1:$((port+1)) >/dev/null 2>&1 & srv=$!
     for _ in $(seq 50); do curl -s -o /dev/null $dbg && break; sleep 0.1; done
     out=$(mktemp)

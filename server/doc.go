@@ -65,6 +65,7 @@
 //   - h3conn_linux.go: one QUIC connection: its routes, events, request and control streams, GOAWAY
 //   - h3engine_linux.go: HTTP/3 enters the engine: a UDP socket per loop, the shared QUIC config and keys
 //   - h3loop_linux.go: a loop's HTTP/3 side: recvmmsg/sendmmsg, routing, Retry, resets, the turn
+//   - h3retry_linux.go: retryBudget, the Retries a loop sends a second under a flood of Initials
 //   - h3stream_linux.go: one HTTP/3 request stream: read on the loop, answered on it or by a worker
 //   - h3timers_linux.go: the loop's QUIC connections in a heap by their next deadline
 //   - handler.go: Handler and HandlerFunc, and what a panic or runtime.Goexit costs a handler

@@ -44,19 +44,20 @@ const (
 // h3loop is one loop's HTTP/3 endpoint. Only the loop touches it, but for
 // posts, whose mailbox other goroutines post to.
 type h3loop struct {
-	l      *loop
-	sh     *h3shared
-	cfg    quic.Config // sh.cfg with this loop's stateless reset key
-	sock   datagram.Socket
-	fd     int
-	in     *datagram.Batch
-	out    *datagram.Batch
-	outN   int
-	router *datagram.Router[*h3conn]
-	tokens *quic.TokenProtector
-	timers h3timers
-	all    []*h3conn // the open connections, each at its index
-	dirty  []*h3conn // connections with work for this turn's end
+	l       *loop
+	sh      *h3shared
+	cfg     quic.Config // sh.cfg with this loop's stateless reset key
+	sock    datagram.Socket
+	fd      int
+	in      *datagram.Batch
+	out     *datagram.Batch
+	outN    int
+	router  *datagram.Router[*h3conn]
+	tokens  *quic.TokenProtector
+	retries retryBudget // Retries a second under a flood (h3retry_linux.go)
+	timers  h3timers
+	all     []*h3conn // the open connections, each at its index
+	dirty   []*h3conn // connections with work for this turn's end
 	// dirtyNext is how many of dirty this turn has served; runq are the
 	// streams whose handlers start on the loop this turn (Auto), runNext
 	// how many have started.
@@ -182,6 +183,10 @@ func (h *h3loop) accept(d []byte, hdr *quic.LongHeader, from netip.AddrPort, t t
 		}
 		odcid = append([]byte(nil), id...)
 	} else if h.handshaking >= h3RetryAbove {
+		if !h.retries.take(h.l.turnNow) {
+			h.counters.quicDropped.Add(1) // past the Retry budget: the client sends again
+			return
+		}
 		h.retry(hdr, from, t)
 		return
 	}
