@@ -93,7 +93,10 @@ func (l *loop) read(c *conn, flags uint32, now int64) {
 		l.reopen(c, now)
 		return
 	}
-	l.refill(c, now)
+	// The next requests are timed from now, not from when the loop came
+	// to c: reading and feeding what arrived took time (at a hundred
+	// events a read, tens of microseconds) that is not the server's.
+	l.refill(c, l.e.now())
 }
 
 // feed hands received bytes to c's session; false means c failed and was

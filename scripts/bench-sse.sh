@@ -30,7 +30,8 @@
 # WIRE=1 (h2c only) also captures the loopback while gust measures
 # (tcpdump on the server's CPU, from a second before the window; every
 # event is in it, some 60 bytes each: keep DUR short) and prints the wire's
-# truth beside gust's (scripts/sse-wire.py): the time from each request's
+# truth over gust's measured window (its report's start and duration)
+# beside gust's (scripts/sse-wire.py): the time from each request's
 # write to its first event's write and between events, which holds the
 # request's trip and the server's queue that the server's clock misses.
 #
@@ -141,14 +142,22 @@ if [[ -n $wire && -z $dumped ]]; then # the streams took longer to begin than th
   "${srvcpu[@]}" tcpdump -i lo -s 0 -B 262144 --time-stamp-precision=nano -w "$pcap" "tcp port $port" 2> "$pcap.log" & dump=$!
 fi
 wait $gen
-tg=$(date +%s.%N)
 if [[ -n $wire ]]; then
   kill -INT $dump; wait $dump || true
   grep -E 'dropped by kernel' "$pcap.log" >&2; rm -f "$pcap.log"
 fi
 w1=$(syscw) t1=$(date +%s.%N)
 get "$truthbase/events/truth" > "$truth"
-if [[ -n $wire ]]; then python3 scripts/sse-wire.py --from "$t0" --to "$tg" "$pcap" "$port" > "$wiretruth"; fi
+if [[ -n $wire ]]; then
+  # The wire's truth over gust's own window (its report's start and
+  # duration, to the millisecond): the first and last moments of a run
+  # weigh on a p99 of first events.
+  read -r wfrom wto < <(python3 -c 'import datetime, json, sys
+r = json.load(open(sys.argv[1]))
+s = datetime.datetime.strptime(r["start"], "%Y-%m-%dT%H:%M:%S.%f%z").timestamp()
+print(s, s + r["duration_s"])' "$out")
+  python3 scripts/sse-wire.py --from "$wfrom" --to "$wto" "$pcap" "$port" > "$wiretruth"
+fi
 python3 - "$out" "$truth" "$(tail -1 "$tm")" "$streams" "$basekb" "$basestreams" "$w0" "$w1" "$t0" "$t1" "$proto" "$conns" "$wiretruth" <<'PY'
 import json, os, sys
 gust = json.load(open(sys.argv[1]))["sse"]
