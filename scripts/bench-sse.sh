@@ -28,7 +28,7 @@
 # server's queue too, so it is the gaps that measure gust's accuracy.
 #
 # WIRE=1 (h2c only) also captures the loopback while gust measures
-# (tcpdump on the server's CPU, from a second before the window; every
+# (tcpdump on the server's CPU, from 1.5 s before the warm-up's end; every
 # event is in it, some 60 bytes each: keep DUR short) and prints the wire's
 # truth over gust's measured window (its report's start and duration)
 # beside gust's (scripts/sse-wire.py): the time from each request's
@@ -94,7 +94,8 @@ else
   "${srvcpu[@]}" bin/gust serve --addr "127.0.0.1:$port" "${srvflags[@]}" 2>/dev/null & srv=$!
 fi
 out=$(mktemp) tm=$(mktemp) truth=$(mktemp) basetm=$(mktemp) pcap=$(mktemp) wiretruth=$(mktemp)
-trap 'kill $srv 2>/dev/null; rm -f "$out" "$tm" "$truth" "$basetm" "$pcap" "$wiretruth"' EXIT
+dump=
+trap 'kill $srv 2>/dev/null; [[ -z $dump ]] || kill -INT $dump 2>/dev/null; rm -f "$out" "$tm" "$truth" "$basetm" "$pcap" "$wiretruth"' EXIT
 base="$scheme://127.0.0.1:$port"
 get() { curl -fsSk "$@"; }
 for _ in $(seq 50); do
@@ -122,7 +123,7 @@ warm_ms=$(python3 -c 'import re,sys; m=re.fullmatch(r"([0-9.]+)(ms|s|m)", sys.ar
 warm_end=$(( $(date +%s%3N) + warm_ms ))
 begun() { get "$truthbase/events/truth" | sed -E 's/^\{"streams":([0-9]+).*/\1/'; }
 get -o /dev/null "$truthbase/events/truth?reset=1"
-# The capture starts a second before the window (tcpdump's own start
+# The capture starts 1.5 s before the warm-up's end (tcpdump's own start
 # takes the server's CPU a moment: inside the window it would stall the
 # events gust and the server time, unseen by the capture), and the wire's
 # truth is taken over the window only.

@@ -26,6 +26,7 @@ Prints one JSON object: streams, events, the first_event and gap
 percentiles in microseconds (p50, p90, p99, max), and what could not be
 followed (connections never in step, gaps in the capture).
 """
+import decimal
 import json
 import struct
 import sys
@@ -137,7 +138,7 @@ def percentiles(v):
 def main():
     args, window = sys.argv[1:], [0, 1 << 63]
     while len(args) > 2 and args[0] in ("--from", "--to"):
-        window[args[0] == "--to"] = int(float(args[1]) * 1e9)
+        window[args[0] == "--to"] = int(decimal.Decimal(args[1]) * 10**9)
         args = args[2:]
     if len(args) != 2:
         sys.exit("usage: sse-wire.py [--from UNIX_SECONDS] [--to UNIX_SECONDS] CAPTURE.pcap SERVER_PORT")

@@ -60,7 +60,11 @@ func stampsOn(t *testing.T, fd int, w net.Conn, fds []unix.PollFd) {
 			t.Fatal(err)
 		}
 		waitReadable(t, fds)
-		if _, rx, err := ReadStamped(fd, buf, oob); err != nil || rx != 0 {
+		_, rx, err := ReadStamped(fd, buf, oob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rx != 0 {
 			return
 		}
 	}
@@ -91,8 +95,8 @@ func TestReadStampedGivesTheArrivalNotTheRead(t *testing.T) {
 	if err != nil || string(buf[:n]) != "event" {
 		t.Fatalf("read %q, %v", buf[:n], err)
 	}
-	if rx < before.UnixNano() || rx > after.UnixNano()+int64(5*time.Millisecond) {
-		t.Errorf("stamp %s; the write was between %s and %s", time.Unix(0, rx).Format(time.StampMicro), before.Format(time.StampMicro), after.Format(time.StampMicro))
+	if rx < before.UnixNano() {
+		t.Errorf("stamp %s; the write began at %s (and ended at %s)", time.Unix(0, rx).Format(time.StampMicro), before.Format(time.StampMicro), after.Format(time.StampMicro))
 	}
 	if read.UnixNano()-rx < int64(15*time.Millisecond) {
 		t.Errorf("stamp only %s before the read made 20 ms after the arrival", time.Duration(read.UnixNano()-rx))
