@@ -123,10 +123,10 @@ warm_ms=$(python3 -c 'import re,sys; m=re.fullmatch(r"([0-9.]+)(ms|s|m)", sys.ar
 warm_end=$(( $(date +%s%3N) + warm_ms ))
 begun() { get "$truthbase/events/truth" | sed -E 's/^\{"streams":([0-9]+).*/\1/'; }
 get -o /dev/null "$truthbase/events/truth?reset=1"
-# The capture starts 1.5 s before the warm-up's end (tcpdump's own start
-# takes the server's CPU a moment: inside the window it would stall the
-# events gust and the server time, unseen by the capture), and the wire's
-# truth is taken over the window only.
+# The capture starts 1.5 s before the warm-up's end, and the wire's truth
+# is taken over gust's window only (a capture begun inside the window, on
+# the server's CPU, had p99s up to 1.3 ms off both gust's and the server's
+# clocks).
 dumped=
 while (( $(begun) < streams || $(date +%s%3N) < warm_end )); do
   kill -0 $gen 2>/dev/null || { echo "bench-sse: gust load ended before its $streams streams had begun" >&2; exit 1; }
